@@ -1,0 +1,12 @@
+"""The built-in capabilities. This list *is* the registry: nothing is loaded at run time."""
+
+from __future__ import annotations
+
+from spyglass.capabilities import health
+from spyglass.core.registry import Registry
+
+BUILTIN = Registry(
+    [
+        health.CAPABILITY,
+    ]
+)

@@ -1,0 +1,60 @@
+"""``system.health``: is Spyglass working, is web access on, which providers are set up."""
+
+from __future__ import annotations
+
+from spyglass.core.capability import JSON, Bounds, Capability, Network, SideEffect
+from spyglass.core.context import InvocationContext
+from spyglass.core.policy import WEB_ACCESS
+from spyglass.version import __version__
+
+ARGUMENTS: JSON = {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": False,
+}
+
+RESULT: JSON = {
+    "type": "object",
+    "properties": {
+        "status": {"const": "ok"},
+        "version": {"type": "string"},
+        "web_access_enabled": {"type": "boolean"},
+        "search_providers": {"type": "array", "items": {"type": "string"}},
+        "search_fallback": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["status", "version", "web_access_enabled", "search_providers"],
+    "additionalProperties": False,
+}
+
+
+def provider_names(spec: str) -> list[str]:
+    """Provider names in a ``"searxng:70,duckduckgo:30"`` spec, without weights."""
+    return [part.split(":", 1)[0].strip() for part in spec.split(",") if part.strip()]
+
+
+async def run(context: InvocationContext) -> JSON:
+    search = context.settings.search
+    return {
+        "status": "ok",
+        "version": __version__,
+        "web_access_enabled": context.policy.enabled(WEB_ACCESS),
+        "search_providers": provider_names(search.providers),
+        "search_fallback": list(search.fallback),
+    }
+
+
+CAPABILITY = Capability(
+    name="system.health",
+    version=1,
+    title="Spyglass health",
+    description=(
+        "Report whether Spyglass is working, whether the owner has enabled web access, "
+        "and which search providers are configured."
+    ),
+    argument_schema=ARGUMENTS,
+    result_schema=RESULT,
+    side_effect=SideEffect.READ_ONLY,
+    network=Network.LOCAL,
+    bounds=Bounds(timeout_seconds=5, max_result_bytes=4096, max_invocations_per_turn=3),
+    handler=run,
+)

@@ -1,0 +1,51 @@
+"""The ``spyglass`` command line."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import typer
+
+from spyglass.cli import audit, config, policy
+from spyglass.cli.capabilities import capabilities
+from spyglass.version import __version__
+
+app = typer.Typer(
+    name="spyglass",
+    help="Let a local AI assistant search and read the web, with your approval for every call.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"spyglass {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log more detail to stderr."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+
+
+app.command("capabilities")(capabilities)
+app.add_typer(policy.app, name="policy")
+app.add_typer(audit.app, name="audit")
+app.add_typer(config.app, name="config")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,72 @@
+"""``spyglass config``: the effective settings, where they come from, and a template."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from spyglass.cli.invoke import load_runtime
+from spyglass.cli.output import EXIT_FAILED, JSON_OPTION, fail, print_json, stdout
+from spyglass.paths import Paths
+from spyglass.settings import TEMPLATE
+
+app = typer.Typer(help="Show the effective settings and where they live.", no_args_is_help=True)
+
+
+@app.command()
+def show(
+    json_output: bool = JSON_OPTION,
+) -> None:
+    """Print the effective settings (file, then SPYGLASS_* variables), secrets masked."""
+    runtime = load_runtime()
+    data = runtime.settings.public_dict()
+    if json_output:
+        print_json(data)
+        return
+    import tomli_w
+
+    console = stdout()
+    console.print(f"[dim]# effective settings; file: {runtime.paths.config_file}[/]")
+    console.print(tomli_w.dumps(_drop_none(data)), markup=False)
+
+
+def _drop_none(value: Any) -> Any:
+    # TOML has no null: an unset optional value is left out, as it would be in the file.
+    if isinstance(value, dict):
+        return {k: _drop_none(v) for k, v in value.items() if v is not None}
+    return value
+
+
+@app.command()
+def path(
+    json_output: bool = JSON_OPTION,
+) -> None:
+    """Print where each Spyglass file lives."""
+    paths = Paths.from_env()
+    files = {
+        "home": paths.home,
+        "config": paths.config_file,
+        "policy": paths.policy_file,
+        "audit": paths.audit_file,
+        "database": paths.database_file,
+        "api_token": paths.api_token_file,
+    }
+    if json_output:
+        print_json({k: str(v) for k, v in files.items()})
+        return
+    console = stdout()
+    for key, value in files.items():
+        console.print(f"{key:10} {value}", markup=False)
+
+
+@app.command()
+def init(force: bool = typer.Option(False, "--force", help="Overwrite an existing file.")) -> None:
+    """Write a commented settings template to the config file."""
+    paths = Paths.from_env()
+    target = paths.config_file
+    if target.exists() and not force:
+        fail(f"{target} already exists", EXIT_FAILED, hint="add --force to overwrite it")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(TEMPLATE, encoding="utf-8")
+    stdout().print(f"wrote {target}", markup=False)

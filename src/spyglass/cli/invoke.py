@@ -1,0 +1,131 @@
+"""The one path every CLI command takes to call a capability.
+
+It runs the executor with channel ``cli``; when the capability needs approval it shows the
+exact arguments and asks y/N on the terminal, or takes ``--yes`` for a call the person typed
+themselves. ``--json`` prints the Outcome; otherwise ``render`` draws the result.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from spyglass.cli.output import (
+    EXIT_DENIED,
+    EXIT_FOR_STATUS,
+    EXIT_USAGE,
+    fail,
+    print_json,
+    report_problem,
+    stderr,
+    stdout,
+)
+from spyglass.core.outcome import Outcome
+from spyglass.errors import ConfigError
+from spyglass.runtime import Runtime, build_runtime
+
+CHANNEL = "cli"
+
+Renderer = Callable[[Outcome, Console], None]
+
+
+def load_runtime(overrides: Mapping[str, Any] | None = None) -> Runtime:
+    try:
+        return build_runtime(overrides=overrides)
+    except ConfigError as exc:
+        fail(str(exc), EXIT_USAGE, hint="`spyglass config path` shows which files are read")
+
+
+def run_capability(
+    name: str,
+    arguments: dict[str, Any],
+    *,
+    json_output: bool,
+    yes: bool,
+    render: Renderer | None = None,
+    runtime: Runtime | None = None,
+) -> NoReturn:
+    """Invoke ``name`` with ``arguments``, asking for approval if needed, then exit."""
+    runtime = runtime or load_runtime()
+    executor = runtime.executor
+    outcome = executor.invoke(name, None, arguments, channel=CHANNEL)
+    pending = outcome.pending_confirmation
+    if pending is not None:
+        if not yes and not sys.stdin.isatty():
+            # No person to ask: the token stays unused and expires on its own.
+            if json_output:
+                print_json(outcome.to_dict())
+            fail(
+                f"{name} needs your approval and there is no terminal to ask on",
+                EXIT_DENIED,
+                hint="run it in a terminal to answer the prompt, or add --yes to approve "
+                "a call you typed yourself",
+            )
+        if yes or _ask(runtime, outcome):
+            outcome = executor.invoke(
+                name,
+                pending.version,
+                arguments,
+                channel=CHANNEL,
+                confirmation_token=pending.token,
+            )
+        else:
+            outcome = executor.deny(pending.token, channel=CHANNEL)
+    _finish(outcome, json_output=json_output, render=render)
+
+
+def _ask(runtime: Runtime, outcome: Outcome) -> bool:
+    """Show the exact call and ask y/N on the terminal. ``False`` when nobody can answer."""
+    pending = outcome.pending_confirmation
+    if pending is None:
+        return False
+    capability = runtime.registry.get(pending.capability, pending.version)
+    console = stderr()
+    title = capability.title if capability else pending.capability
+    console.print(
+        Text.assemble(
+            ("Approve ", "bold"),
+            (title, "bold cyan"),
+            (f" ({pending.capability} v{pending.version})", "dim"),
+        )
+    )
+    console.print(
+        Text(
+            "This call leaves this machine: what is shown below is sent to the internet.",
+            style="yellow",
+        )
+    )
+    for key, value in pending.arguments.items():
+        console.print(Text.assemble((f"  {key}: ", "bold"), (_literal(value), "")))
+    try:
+        answer = typer.prompt("Approve? [y/N]", default="", show_default=False, err=True)
+    except (EOFError, typer.Abort):
+        return False
+    return answer.strip().lower() in {"y", "yes"}
+
+
+def _literal(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    import json
+
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _finish(outcome: Outcome, *, json_output: bool, render: Renderer | None) -> NoReturn:
+    code = EXIT_FOR_STATUS[outcome.status]
+    if json_output:
+        print_json(outcome.to_dict())
+    elif outcome.ok:
+        if render is not None:
+            render(outcome, stdout())
+        else:
+            print_json(outcome.result)
+    else:
+        report_problem(outcome)
+    raise typer.Exit(code)

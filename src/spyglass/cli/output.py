@@ -1,0 +1,72 @@
+"""Printing for the CLI: rich for people, plain JSON for programs, exit codes for both."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+
+from spyglass.core.outcome import Outcome
+
+#: Exit codes, part of the CLI's contract (design §10).
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_REJECTED = 3
+EXIT_DENIED = 4
+
+#: The shared ``--json`` flag of every command.
+JSON_OPTION = typer.Option(False, "--json", help="Print JSON for programs.")
+
+EXIT_FOR_STATUS = {
+    "ok": EXIT_OK,
+    "failed": EXIT_FAILED,
+    "rejected": EXIT_REJECTED,
+    "denied": EXIT_DENIED,
+    "pending_confirmation": EXIT_DENIED,
+}
+
+
+def stdout() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+def stderr() -> Console:
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def print_json(value: Any) -> None:
+    """Machine output: one JSON document on stdout, nothing else."""
+    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.flush()
+
+
+def fail(message: str, code: int = EXIT_FAILED, *, hint: str | None = None) -> NoReturn:
+    """Print ``error: message`` (and a hint) to stderr and exit with ``code``."""
+    console = stderr()
+    console.print(f"[bold red]error:[/] {_escape(message)}")
+    if hint:
+        console.print(f"[dim]hint:[/] {_escape(hint)}")
+    raise typer.Exit(code)
+
+
+def report_problem(outcome: Outcome) -> None:
+    """Say, for a person, why an invocation did not succeed."""
+    console = stderr()
+    if outcome.error is None:
+        return
+    label = {"rejected": "refused", "denied": "not approved", "failed": "failed"}.get(
+        outcome.status, outcome.status
+    )
+    console.print(
+        f"[bold red]{label}:[/] {_escape(outcome.error.message)} [dim]({outcome.error.code})[/]"
+    )
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)

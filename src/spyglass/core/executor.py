@@ -1,0 +1,504 @@
+"""The deterministic executor: resolve → validate → policy → confirm → execute → audit.
+
+Every call from every front end passes through :meth:`Executor.ainvoke`. The core is async;
+:meth:`Executor.invoke` adapts it for synchronous callers (the CLI) by running the coroutine
+on a fresh event loop, so it must not be called from inside a running loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from spyglass.core.audit import AuditSink
+from spyglass.core.capability import Capability
+from spyglass.core.confirmation import (
+    TOKEN_TTL_SECONDS,
+    Binding,
+    ConfirmationStore,
+    PendingRecord,
+    canonical_json,
+    new_token,
+)
+from spyglass.core.context import InvocationContext, Services, Turn
+from spyglass.core.outcome import Code, ErrorInfo, Outcome, PendingConfirmation, Stage, Status
+from spyglass.core.policy import PolicySource
+from spyglass.core.registry import Registry
+from spyglass.core.schema import validation_error
+from spyglass.errors import CapabilityError
+from spyglass.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+#: Extra seconds the executor waits past a capability's own configured deadline, so the
+#: capability can report its own, more precise, timeout first.
+TIMEOUT_GRACE_SECONDS = 2.0
+
+POLICY_HINT = {
+    "web_access_enabled": (
+        "web access is off. The owner can turn it on with `spyglass policy enable`, "
+        "the console switch, or POST /api/v1/policy"
+    ),
+}
+
+
+@dataclass
+class _Attempt:
+    """What the audit event needs to know about one attempt, filled in as stages pass."""
+
+    invocation_id: str
+    channel: str
+    started: float
+    capability: Capability | None = None
+    confirmed_by: str | None = None
+    recovered: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Executor:
+    """Runs capabilities from one registry under the owner's policy and confirmation."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        *,
+        settings: Settings,
+        policy: PolicySource,
+        audit: AuditSink,
+        confirmations: ConfirmationStore,
+        services: Services | None = None,
+        delegated_channels: frozenset[str] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.registry = registry
+        self.settings = settings
+        self.policy = policy
+        self.audit = audit
+        self.confirmations = confirmations
+        self.services = services or Services(settings)
+        self.delegated_channels = (
+            settings.channels.delegated() if delegated_channels is None else delegated_channels
+        )
+        self.clock = clock
+
+    # -- public API -------------------------------------------------------------------------
+
+    def invoke(
+        self,
+        name: str,
+        version: int | None,
+        arguments: Any,
+        *,
+        channel: str,
+        turn: Turn | None = None,
+        confirmation_token: str | None = None,
+        recovered: bool = False,
+    ) -> Outcome:
+        """Synchronous form of :meth:`ainvoke`, for code that has no event loop."""
+        return asyncio.run(
+            self.ainvoke(
+                name,
+                version,
+                arguments,
+                channel=channel,
+                turn=turn,
+                confirmation_token=confirmation_token,
+                recovered=recovered,
+            )
+        )
+
+    async def ainvoke(
+        self,
+        name: str,
+        version: int | None,
+        arguments: Any,
+        *,
+        channel: str,
+        turn: Turn | None = None,
+        confirmation_token: str | None = None,
+        recovered: bool = False,
+    ) -> Outcome:
+        """Run one invocation attempt through every stage and audit it exactly once.
+
+        ``version=None`` means the newest registered version (what a model's tool call
+        names). ``recovered`` marks a call parsed out of text a model leaked.
+        """
+        attempt = _Attempt(
+            invocation_id=uuid.uuid4().hex,
+            channel=channel,
+            started=time.perf_counter(),
+            recovered=recovered,
+        )
+        turn = turn or Turn()
+        outcome = await self._run(attempt, name, version, arguments, turn, confirmation_token)
+        self._audit(attempt, outcome)
+        return outcome
+
+    def deny(self, token: str, *, channel: str, conversation_id: str | None = None) -> Outcome:
+        """The owner said no: the token is spent and a ``denied`` outcome is audited."""
+        attempt = _Attempt(
+            invocation_id=uuid.uuid4().hex, channel=channel, started=time.perf_counter()
+        )
+        record = self.confirmations.take(token)
+        if record is None or record.binding.conversation_id != conversation_id:
+            outcome = self._stop(
+                attempt,
+                "unknown",
+                None,
+                "confirm",
+                "rejected",
+                Code.INVALID_CONFIRMATION,
+                "this confirmation is unknown, already answered or expired; ask again",
+                reason="unknown",
+            )
+        else:
+            capability = self.registry.get(record.binding.capability, record.binding.version)
+            attempt.capability = capability
+            attempt.invocation_id = record.invocation_id
+            outcome = self._stop(
+                attempt,
+                record.binding.capability,
+                record.binding.version,
+                "confirm",
+                "denied",
+                Code.DENIED,
+                "the owner declined this call",
+            )
+        self._audit(attempt, outcome)
+        return outcome
+
+    # -- the pipeline -----------------------------------------------------------------------
+
+    async def _run(
+        self,
+        attempt: _Attempt,
+        name: str,
+        version: int | None,
+        arguments: Any,
+        turn: Turn,
+        token: str | None,
+    ) -> Outcome:
+        # 1. resolve
+        capability = self.registry.get(name, version) if isinstance(name, str) else None
+        if capability is None:
+            known = ", ".join(sorted({c.name for c in self.registry}))
+            shown = name[:64] if isinstance(name, str) else "?"
+            what = f"{shown} v{version}" if version is not None else shown
+            return self._stop(
+                attempt,
+                shown,
+                version,
+                "resolve",
+                "rejected",
+                Code.UNKNOWN_CAPABILITY,
+                f"unknown capability {what}; available: {known}",
+            )
+        attempt.capability = capability
+        cname, cversion = capability.name, capability.version
+
+        # 2. validate
+        if not isinstance(arguments, dict):
+            problem: str | None = "arguments must be a JSON object"
+        else:
+            problem = validation_error(capability.argument_schema, arguments)
+        if problem is not None:
+            return self._stop(
+                attempt,
+                cname,
+                cversion,
+                "validate",
+                "rejected",
+                Code.INVALID_ARGUMENTS,
+                f"invalid arguments: {problem}",
+            )
+
+        # 3. policy, read fresh from disk on every call
+        if capability.policy_key is not None and not self.policy.enabled(capability.policy_key):
+            hint = POLICY_HINT.get(
+                capability.policy_key, f"{capability.policy_key} is off in the owner's policy"
+            )
+            return self._stop(
+                attempt, cname, cversion, "policy", "rejected", Code.POLICY_DISABLED, hint
+            )
+
+        # The turn cap is an execution bound, but checking it before asking the owner avoids
+        # asking for approval of a call that could never run.
+        limit = capability.bounds.max_invocations_per_turn
+        if turn.would_exceed(cname, limit):
+            return self._turn_limit(attempt, capability)
+
+        # 4. confirm
+        if capability.requires_confirmation:
+            if attempt.channel in self.delegated_channels:
+                attempt.confirmed_by = "delegated"
+            elif token is None:
+                return self._pending(attempt, capability, arguments, turn)
+            else:
+                refusal = self._consume(attempt, capability, arguments, turn, token)
+                if refusal is not None:
+                    return refusal
+                attempt.confirmed_by = "owner"
+
+        # 5. execute, bounded
+        if not turn.reserve(cname, limit):
+            return self._turn_limit(attempt, capability)
+        return await self._execute(attempt, capability, arguments, turn)
+
+    def _pending(
+        self, attempt: _Attempt, capability: Capability, arguments: dict[str, Any], turn: Turn
+    ) -> Outcome:
+        record = PendingRecord(
+            token=new_token(),
+            binding=Binding(
+                capability.name, capability.version, canonical_json(arguments), turn.conversation_id
+            ),
+            invocation_id=attempt.invocation_id,
+            expires_at=self.clock() + TOKEN_TTL_SECONDS,
+        )
+        self.confirmations.put(record)
+        return Outcome(
+            status="pending_confirmation",
+            capability=capability.name,
+            version=capability.version,
+            invocation_id=attempt.invocation_id,
+            stage="confirm",
+            pending_confirmation=PendingConfirmation(
+                token=record.token,
+                capability=capability.name,
+                version=capability.version,
+                arguments=arguments,
+                expires_in_seconds=TOKEN_TTL_SECONDS,
+            ),
+        )
+
+    def _consume(
+        self,
+        attempt: _Attempt,
+        capability: Capability,
+        arguments: dict[str, Any],
+        turn: Turn,
+        token: str,
+    ) -> Outcome | None:
+        cname, cversion = capability.name, capability.version
+        record = self.confirmations.take(token) if isinstance(token, str) else None
+        if record is None:
+            return self._stop(
+                attempt,
+                cname,
+                cversion,
+                "confirm",
+                "rejected",
+                Code.INVALID_CONFIRMATION,
+                "this confirmation is unknown or was already used; ask again",
+                reason="unknown",
+            )
+        if record.expires_at < self.clock():
+            return self._stop(
+                attempt,
+                cname,
+                cversion,
+                "confirm",
+                "denied",
+                Code.INVALID_CONFIRMATION,
+                "this confirmation expired before it was approved; ask again",
+                reason="expired",
+            )
+        expected = Binding(cname, cversion, canonical_json(arguments), turn.conversation_id)
+        if record.binding.conversation_id != expected.conversation_id:
+            return self._stop(
+                attempt,
+                cname,
+                cversion,
+                "confirm",
+                "rejected",
+                Code.INVALID_CONFIRMATION,
+                "this confirmation belongs to another conversation",
+                reason="conversation",
+            )
+        if record.binding != expected:
+            return self._stop(
+                attempt,
+                cname,
+                cversion,
+                "confirm",
+                "rejected",
+                Code.INVALID_CONFIRMATION,
+                "this confirmation was given for a different call; ask again",
+                reason="mismatch",
+            )
+        attempt.invocation_id = record.invocation_id
+        return None
+
+    async def _execute(
+        self, attempt: _Attempt, capability: Capability, arguments: dict[str, Any], turn: Turn
+    ) -> Outcome:
+        cname, cversion = capability.name, capability.version
+        context = InvocationContext(
+            arguments=arguments,
+            invocation_id=attempt.invocation_id,
+            channel=attempt.channel,
+            turn=turn,
+            settings=self.settings,
+            services=self.services,
+            policy=self.policy,
+            max_result_bytes=capability.bounds.max_result_bytes,
+        )
+        timeout = self._timeout(capability)
+        try:
+            result = await asyncio.wait_for(capability.handler(context), timeout)
+        except CapabilityError as exc:
+            attempt.extra["provider"] = context.provider
+            return self._stop(
+                attempt,
+                cname,
+                cversion,
+                "execute",
+                exc.status,
+                exc.code,
+                exc.message,
+                retryable=exc.retryable,
+                reason=exc.reason,
+            )
+        except TimeoutError:
+            attempt.extra["provider"] = context.provider
+            return self._stop(
+                attempt,
+                cname,
+                cversion,
+                "execute",
+                "failed",
+                Code.TIMEOUT,
+                f"{cname} did not finish within {timeout:g} seconds; try again later",
+                retryable=True,
+            )
+        except Exception:
+            attempt.extra["provider"] = context.provider
+            logger.exception("capability %s v%s raised", cname, cversion)
+            return self._stop(
+                attempt,
+                cname,
+                cversion,
+                "execute",
+                "failed",
+                Code.EXECUTION_FAILED,
+                f"{cname} failed unexpectedly; the details are in the Spyglass log",
+            )
+        attempt.extra["provider"] = context.provider
+
+        problem = validation_error(capability.result_schema, result)
+        if problem is not None:
+            logger.error(
+                "capability %s v%s returned an invalid result: %s", cname, cversion, problem
+            )
+            return self._stop(
+                attempt,
+                cname,
+                cversion,
+                "execute",
+                "failed",
+                Code.INVALID_RESULT,
+                f"{cname} produced a result that breaks its schema",
+            )
+        size = len(json.dumps(result, ensure_ascii=False).encode("utf-8"))
+        attempt.extra["result_bytes"] = size
+        if size > capability.bounds.max_result_bytes:
+            return self._stop(
+                attempt,
+                cname,
+                cversion,
+                "execute",
+                "failed",
+                Code.RESULT_TOO_LARGE,
+                f"{cname} result is {size} bytes, over the "
+                f"{capability.bounds.max_result_bytes}-byte bound",
+            )
+        return Outcome(
+            status="ok",
+            capability=cname,
+            version=cversion,
+            invocation_id=attempt.invocation_id,
+            stage="execute",
+            result=result,
+            provider=context.provider,
+        )
+
+    def _timeout(self, capability: Capability) -> float:
+        if capability.timeout_setting is None:
+            return capability.bounds.timeout_seconds
+        value: Any = self.settings
+        for part in capability.timeout_setting.split("."):
+            value = getattr(value, part)
+        return float(value) + TIMEOUT_GRACE_SECONDS
+
+    def _turn_limit(self, attempt: _Attempt, capability: Capability) -> Outcome:
+        limit = capability.bounds.max_invocations_per_turn
+        return self._stop(
+            attempt,
+            capability.name,
+            capability.version,
+            "execute",
+            "rejected",
+            Code.TURN_LIMIT_EXCEEDED,
+            f"{capability.name} may run at most {limit} time(s) per turn; "
+            "answer with what you have",
+        )
+
+    def _stop(
+        self,
+        attempt: _Attempt,
+        name: str,
+        version: int | None,
+        stage: Stage,
+        status: Status,
+        code: str,
+        message: str,
+        *,
+        retryable: bool = False,
+        reason: str | None = None,
+    ) -> Outcome:
+        return Outcome(
+            status=status,
+            capability=name,
+            version=version,
+            invocation_id=attempt.invocation_id,
+            stage=stage,
+            error=ErrorInfo(code=str(code), message=message, retryable=retryable, reason=reason),
+            provider=attempt.extra.get("provider"),
+        )
+
+    # -- audit ------------------------------------------------------------------------------
+
+    def _audit(self, attempt: _Attempt, outcome: Outcome) -> None:
+        capability = attempt.capability
+        event: dict[str, Any] = {
+            "ts": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "event_id": uuid.uuid4().hex,
+            "invocation_id": attempt.invocation_id,
+            # An unknown name came from the caller and could carry anything: never logged.
+            "capability": capability.name if capability else None,
+            "version": capability.version if capability else None,
+            "side_effect": capability.side_effect.value if capability else None,
+            "network": capability.network.value if capability else None,
+            "confirmation": capability.confirmation.value if capability else None,
+            "channel": attempt.channel,
+            "stage": outcome.stage,
+            "outcome": outcome.status,
+            "code": outcome.error.code if outcome.error else None,
+            "result_bytes": attempt.extra.get("result_bytes", 0),
+            "duration_ms": round((time.perf_counter() - attempt.started) * 1000, 3),
+        }
+        if attempt.confirmed_by is not None:
+            event["confirmed_by"] = attempt.confirmed_by
+        provider = attempt.extra.get("provider")
+        if provider is not None:
+            event["provider"] = provider
+        if attempt.recovered:
+            event["recovered"] = True
+        self.audit.record(event)

@@ -1,0 +1,103 @@
+"""The Outcome of an invocation: what every front end prints, returns or shows."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Literal
+
+Status = Literal["ok", "rejected", "failed", "pending_confirmation", "denied"]
+Stage = Literal["resolve", "validate", "policy", "confirm", "execute"]
+
+
+class Code(StrEnum):
+    """Error codes the executor itself produces. Capabilities add their own (``FETCH_*``...)."""
+
+    UNKNOWN_CAPABILITY = "UNKNOWN_CAPABILITY"
+    INVALID_ARGUMENTS = "INVALID_ARGUMENTS"
+    POLICY_DISABLED = "POLICY_DISABLED"
+    INVALID_CONFIRMATION = "INVALID_CONFIRMATION"
+    CONFIRMATION_REQUIRED = "CONFIRMATION_REQUIRED"
+    DENIED = "DENIED"
+    TIMEOUT = "TIMEOUT"
+    RESULT_TOO_LARGE = "RESULT_TOO_LARGE"
+    TURN_LIMIT_EXCEEDED = "TURN_LIMIT_EXCEEDED"
+    INVALID_RESULT = "INVALID_RESULT"
+    EXECUTION_FAILED = "EXECUTION_FAILED"
+
+
+@dataclass(frozen=True)
+class ErrorInfo:
+    code: str
+    message: str
+    retryable: bool = False
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"code": self.code}
+        if self.reason is not None:
+            data["reason"] = self.reason
+        data["message"] = self.message
+        data["retryable"] = self.retryable
+        return data
+
+
+@dataclass(frozen=True)
+class PendingConfirmation:
+    token: str
+    capability: str
+    version: int
+    arguments: dict[str, Any]
+    expires_in_seconds: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "token": self.token,
+            "capability": self.capability,
+            "version": self.version,
+            "arguments": self.arguments,
+            "expires_in_seconds": self.expires_in_seconds,
+        }
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The answer to one invocation attempt. Only the keys that apply are serialised."""
+
+    status: Status
+    capability: str
+    version: int | None
+    invocation_id: str
+    stage: Stage
+    result: dict[str, Any] | None = None
+    error: ErrorInfo | None = None
+    pending_confirmation: PendingConfirmation | None = None
+    #: Search or fetch provider that ran, for the audit log and the person; not serialised
+    #: into the Outcome JSON when absent.
+    provider: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "status": self.status,
+            "capability": self.capability,
+            "version": self.version,
+            "invocation_id": self.invocation_id,
+            "stage": self.stage,
+        }
+        if self.result is not None:
+            data["result"] = self.result
+        if self.error is not None:
+            data["error"] = self.error.to_dict()
+        if self.pending_confirmation is not None:
+            data["pending_confirmation"] = self.pending_confirmation.to_dict()
+        if self.provider is not None:
+            data["provider"] = self.provider
+        return data
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)

@@ -1,0 +1,106 @@
+"""JSON Schema validation with messages that name the field but never echo its value."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+MAX_NESTING = 32
+
+
+def _path(error: ValidationError) -> str:
+    parts = [str(part) for part in error.absolute_path]
+    return ".".join(parts) if parts else "arguments"
+
+
+def _describe(error: ValidationError) -> str:
+    # jsonschema's own messages repeat the offending value, which may be a megabyte long or
+    # carry content that must not be echoed; describe the rule instead.
+    field = _path(error)
+    rule = error.validator
+    expected: Any = error.validator_value
+    instance: Any = error.instance
+    schema: Any = error.schema
+    if rule == "required":
+        missing = [name for name in expected if name not in (instance or {})]
+        return f"{', '.join(missing) or field} is required"
+    if rule == "additionalProperties":
+        allowed = sorted((schema.get("properties") or {}).keys())
+        extra = sorted(set(instance) - set(allowed)) if isinstance(instance, dict) else []
+        names = ", ".join(_short(name) for name in extra[:3])
+        return f"unexpected field {names}; allowed fields: {', '.join(allowed)}"
+    if rule == "type":
+        return f"{field} must be of type {expected}"
+    if rule == "enum":
+        return f"{field} must be one of {', '.join(map(str, expected))}"
+    if rule in {"minLength", "maxLength"}:
+        word = "at least" if rule == "minLength" else "at most"
+        return f"{field} must be {word} {expected} characters"
+    if rule in {"minimum", "maximum"}:
+        word = "at least" if rule == "minimum" else "at most"
+        return f"{field} must be {word} {expected}"
+    if rule in {"minItems", "maxItems"}:
+        word = "at least" if rule == "minItems" else "at most"
+        return f"{field} must have {word} {expected} items"
+    if rule == "uniqueItems":
+        return f"{field} must not repeat items"
+    if rule == "pattern":
+        return f"{field} has an invalid format"
+    if rule == "format":
+        return f"{field} must be a valid {expected}"
+    if rule == "not":
+        return f"{field} is not allowed here"
+    if rule in {"oneOf", "anyOf", "allOf", "dependentSchemas", "dependentRequired"}:
+        description = schema.get("description") if isinstance(schema, dict) else None
+        return f"{field}: {description}" if description else f"{field} is not a valid combination"
+    return f"{field} is invalid ({rule})"
+
+
+def _short(text: str, limit: int = 40) -> str:
+    text = str(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _depth(value: Any, limit: int) -> int:
+    # Iterative, so a hostile 100 000-deep document cannot exhaust the interpreter's stack.
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            return deepest
+        if isinstance(item, Mapping):
+            stack.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list):
+            stack.extend((child, depth + 1) for child in item)
+    return deepest
+
+
+@lru_cache(maxsize=64)
+def _validator(schema_json: str) -> Draft202012Validator:
+    schema = json.loads(schema_json)
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def validator_for(schema: Mapping[str, Any]) -> Draft202012Validator:
+    return _validator(json.dumps(schema, sort_keys=True))
+
+
+def validation_error(schema: Mapping[str, Any], instance: Any) -> str | None:
+    """``None`` when ``instance`` is valid, else one message naming the first bad field."""
+    if _depth(instance, MAX_NESTING) > MAX_NESTING:
+        return f"arguments are nested more than {MAX_NESTING} levels deep"
+    errors = sorted(
+        validator_for(schema).iter_errors(instance),
+        key=lambda e: (len(list(e.absolute_path)), str(e.validator)),
+    )
+    if not errors:
+        return None
+    return _describe(errors[0])

@@ -1,0 +1,366 @@
+"""The one settings model: TOML file, then ``SPYGLASS_*`` environment variables, then flags.
+
+The model below *is* the settings table: ``docs/configuration.md`` is generated from it and a
+test checks that the two agree. Later sources override earlier ones key by key:
+
+1. defaults written here;
+2. ``$SPYGLASS_HOME/config.toml``;
+3. environment variables ``SPYGLASS_<SECTION>__<KEY>`` (nested keys joined by ``__``,
+   e.g. ``SPYGLASS_FETCH__REDIRECTS=all``); lists may be JSON or comma-separated;
+4. command-line flags, passed as a mapping of dotted keys.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+
+from spyglass.errors import ConfigError
+from spyglass.paths import Paths
+from spyglass.version import __version__
+
+ENV_PREFIX = "SPYGLASS_"
+PROJECT_URL = "https://github.com/spyglass-dev/spyglass"
+DEFAULT_USER_AGENT = f"Spyglass/{__version__} (+{PROJECT_URL})"
+MASK = "********"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _split_list_strings(cls, value: Any, info: Any) -> Any:
+        # Environment variables are strings; accept "a,b" as well as JSON for list settings.
+        field = cls.model_fields.get(info.field_name)
+        if isinstance(value, str) and field is not None and _is_list(field.annotation):
+            text = value.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [part.strip() for part in text.split(",") if part.strip()]
+        return value
+
+
+def _is_list(annotation: Any) -> bool:
+    return getattr(annotation, "__origin__", None) is list
+
+
+class ProviderSettings(_Section):
+    """Settings of one search provider (``search.<provider>``)."""
+
+    base_url: str | None = Field(
+        default=None, description="Override the provider's endpoint; required for searxng."
+    )
+    api_key: SecretStr | None = Field(
+        default=None, description="Secret key for keyed providers; never printed or logged."
+    )
+
+
+class SearchSettings(_Section):
+    """``[search]``: which provider answers ``web.search``."""
+
+    model_config = ConfigDict(extra="allow", validate_assignment=True)
+
+    providers: str = Field(
+        default="duckduckgo",
+        description='One provider name, or weighted "searxng:70,duckduckgo:30".',
+    )
+    fallback: list[str] = Field(
+        default_factory=list,
+        description="Ordered providers tried when the chosen one fails retryably.",
+    )
+    timeout_seconds: float = Field(default=10.0, gt=0, le=120, description="Per provider request.")
+
+    def provider(self, name: str) -> ProviderSettings:
+        """The ``search.<name>`` section, empty when not configured."""
+        extra = self.model_extra or {}
+        value = extra.get(name)
+        if isinstance(value, ProviderSettings):
+            return value
+        if value is None:
+            return ProviderSettings()
+        return ProviderSettings.model_validate(value)
+
+    def provider_sections(self) -> dict[str, ProviderSettings]:
+        """Every configured ``search.<provider>`` section."""
+        return {name: self.provider(name) for name in (self.model_extra or {})}
+
+
+class FetchSettings(_Section):
+    """``[fetch]``: what ``web.fetch`` may reach and how much it reads."""
+
+    redirects: Literal["none", "same-site", "all"] = Field(
+        default="same-site", description="Which redirects are followed (each hop re-checked)."
+    )
+    allow_domains: list[str] = Field(
+        default_factory=list, description="If set, only these hosts and their subdomains."
+    )
+    deny_domains: list[str] = Field(
+        default_factory=list, description="Never these hosts or their subdomains (checked first)."
+    )
+    https_only: bool = Field(default=False, description="Refuse plain http URLs.")
+    allowed_ports: list[int] = Field(
+        default_factory=list, description="Restrict destination ports (empty: any port)."
+    )
+    respect_robots: bool = Field(
+        default=False, description="Check robots.txt (fetched through the same guard)."
+    )
+    max_chars: int = Field(
+        default=20000, ge=500, le=100000, description="Default part size given to the model."
+    )
+    max_page_bytes: int = Field(
+        default=5_000_000, gt=0, description="Cap on a decoded page body, in bytes."
+    )
+    max_pdf_bytes: int = Field(
+        default=20_000_000, gt=0, description="Cap on a decoded PDF body, in bytes."
+    )
+    timeout_seconds: float = Field(
+        default=15.0, gt=0, le=300, description="Total deadline of one fetch."
+    )
+    user_agent: str = Field(
+        default=DEFAULT_USER_AGENT, description="User-Agent sent with every fetch."
+    )
+
+
+class LLMSettings(_Section):
+    """``[llm]``: the OpenAI-compatible model server the console talks to."""
+
+    base_url: str = Field(
+        default="http://127.0.0.1:8080/v1", description="Any OpenAI-compatible server."
+    )
+    model: str = Field(default="", description="Model name sent to the server.")
+    api_key: SecretStr | None = Field(
+        default=None, description="Secret key, if the model server wants one."
+    )
+    max_tool_rounds: int = Field(
+        default=3, ge=0, le=10, description="Tool rounds before the forced answer."
+    )
+    timeout_seconds: float = Field(
+        default=120.0, gt=0, description="Deadline of one model request."
+    )
+    connect_timeout_seconds: float = Field(
+        default=5.0, gt=0, description="Deadline to reach the model server."
+    )
+    system_prompt: str | None = Field(
+        default=None, description="Replace the built-in system prompt."
+    )
+
+
+class ServerSettings(_Section):
+    """``[server]``: where ``spyglass serve`` listens."""
+
+    host: str = Field(default="127.0.0.1", description="Bind address.")
+    port: int = Field(default=8092, ge=1, le=65535, description="Bind port.")
+    max_body_bytes: int = Field(
+        default=1_000_000, gt=0, description="Largest accepted request body."
+    )
+
+
+class HistorySettings(_Section):
+    """``[history]``: conversation storage."""
+
+    enabled: bool = Field(default=True, description="Store conversations.")
+    retention_days: int = Field(
+        default=30, ge=1, description="Delete conversations older than this."
+    )
+
+
+class MCPChannelSettings(_Section):
+    confirmation: Literal["elicit", "delegated"] = Field(
+        default="elicit",
+        description="elicit: ask through MCP elicitation; delegated: the host asks per call.",
+    )
+
+
+class OpenWebUIChannelSettings(_Section):
+    confirmation: Literal["off", "delegated"] = Field(
+        default="off",
+        description="off: the Open WebUI endpoints refuse; delegated: Open WebUI asks per call.",
+    )
+
+
+class ChannelSettings(_Section):
+    """``[channels]``: how each front end obtains the owner's approval."""
+
+    mcp: MCPChannelSettings = Field(default_factory=MCPChannelSettings)
+    openwebui: OpenWebUIChannelSettings = Field(default_factory=OpenWebUIChannelSettings)
+
+    def delegated(self) -> frozenset[str]:
+        """Channels whose host asks the person before every call."""
+        names = set()
+        if self.mcp.confirmation == "delegated":
+            names.add("mcp")
+        if self.openwebui.confirmation == "delegated":
+            names.add("openwebui")
+        return frozenset(names)
+
+
+class Settings(_Section):
+    """Every operator setting of Spyglass."""
+
+    search: SearchSettings = Field(default_factory=SearchSettings)
+    fetch: FetchSettings = Field(default_factory=FetchSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
+    history: HistorySettings = Field(default_factory=HistorySettings)
+    channels: ChannelSettings = Field(default_factory=ChannelSettings)
+
+    def public_dict(self) -> dict[str, Any]:
+        """The effective settings as plain data, with every secret masked."""
+        masked: dict[str, Any] = _mask(self.model_dump(mode="python"))
+        return masked
+
+
+def _mask(value: Any) -> Any:
+    if isinstance(value, SecretStr):
+        return MASK if value.get_secret_value() else None
+    if isinstance(value, dict):
+        return {key: _mask(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_mask(item) for item in value]
+    return value
+
+
+def load_settings(
+    paths: Paths | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Build the effective settings from file, environment and flag overrides.
+
+    Raises :class:`ConfigError` naming the source, key and expectation on any bad value.
+    """
+    paths = paths or Paths.from_env()
+    environ = os.environ if environ is None else environ
+    merged: dict[str, Any] = {}
+    sources: dict[tuple[str, ...], str] = {}
+
+    file_data = _read_toml(paths.config_file)
+    for key, value in _flatten(file_data):
+        _put(merged, key, value)
+        sources[key] = f"{paths.config_file}"
+
+    for name, raw in sorted(environ.items()):
+        if not name.startswith(ENV_PREFIX) or name == "SPYGLASS_HOME" or "__" not in name:
+            continue
+        key = tuple(part.lower() for part in name[len(ENV_PREFIX) :].split("__"))
+        if not all(key):
+            raise ConfigError(f"environment variable {name}: empty key part; use SECTION__KEY")
+        _put(merged, key, raw)
+        sources[key] = f"environment variable {name}"
+
+    for dotted, value in (overrides or {}).items():
+        if value is None:
+            continue
+        key = tuple(dotted.split("."))
+        _put(merged, key, value)
+        sources[key] = f"flag for {dotted}"
+
+    try:
+        return Settings.model_validate(merged)
+    except ValidationError as exc:
+        raise ConfigError(_explain(exc, sources)) from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"a list setting is not valid JSON: {exc.msg}") from None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc}); fix or remove the file") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
+
+
+def _flatten(
+    data: Mapping[str, Any], prefix: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], Any]]:
+    for key, value in data.items():
+        if isinstance(value, Mapping):
+            yield from _flatten(value, (*prefix, key))
+        else:
+            yield (*prefix, key), value
+
+
+def _put(target: dict[str, Any], key: tuple[str, ...], value: Any) -> None:
+    node = target
+    for part in key[:-1]:
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            child = {}
+            node[part] = child
+        node = child
+    node[key[-1]] = value
+
+
+def _explain(exc: ValidationError, sources: Mapping[tuple[str, ...], str]) -> str:
+    lines = []
+    for error in exc.errors():
+        key = tuple(str(part) for part in error["loc"])
+        dotted = ".".join(key)
+        where = sources.get(key, "settings")
+        if error["type"] == "extra_forbidden":
+            what = "is not a setting (check the spelling; `spyglass config show` lists them)"
+        else:
+            what = error["msg"].lower()
+        lines.append(f"{where}: {dotted} {what}")
+    return "invalid settings:\n  " + "\n  ".join(lines)
+
+
+TEMPLATE = """\
+# Spyglass settings. Every key is optional; the value shown is the default.
+# Environment variables override this file: SPYGLASS_<SECTION>__<KEY>, e.g.
+# SPYGLASS_FETCH__REDIRECTS=all. `spyglass config show` prints the effective settings.
+
+[search]
+# One provider, or weighted: "searxng:70,duckduckgo:30"
+# providers = "duckduckgo"
+# fallback = []
+# timeout_seconds = 10
+
+# [search.searxng]
+# base_url = "http://127.0.0.1:8888"
+
+# [search.brave]
+# api_key = "..."
+
+[fetch]
+# redirects = "same-site"   # none, same-site or all
+# allow_domains = []
+# deny_domains = []
+# https_only = false
+# allowed_ports = []
+# respect_robots = false
+# max_chars = 20000
+# timeout_seconds = 15
+
+[llm]
+# base_url = "http://127.0.0.1:8080/v1"
+# model = ""
+# max_tool_rounds = 3
+
+[server]
+# host = "127.0.0.1"
+# port = 8092
+
+[history]
+# enabled = true
+# retention_days = 30
+
+[channels.mcp]
+# confirmation = "elicit"     # elicit or delegated
+
+[channels.openwebui]
+# confirmation = "off"        # off or delegated
+"""

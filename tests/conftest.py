@@ -1,0 +1,35 @@
+"""Fixtures shared by every test: an isolated Spyglass home and a runtime built on it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from spyglass.paths import Paths
+from spyglass.runtime import Runtime, build_runtime
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A fresh ``SPYGLASS_HOME``; no ``SPYGLASS_*`` variable from the outside leaks in."""
+    import os
+
+    for name in list(os.environ):
+        if name.startswith("SPYGLASS_") and name != "SPYGLASS_TEST_SEARXNG_PYTHON":
+            monkeypatch.delenv(name)
+    folder = tmp_path / "home"
+    folder.mkdir()
+    monkeypatch.setenv("SPYGLASS_HOME", str(folder))
+    yield folder
+
+
+@pytest.fixture
+def paths(home: Path) -> Paths:
+    return Paths(home)
+
+
+@pytest.fixture
+def runtime(paths: Paths) -> Runtime:
+    return build_runtime(paths)
