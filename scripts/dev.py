@@ -4,6 +4,7 @@
     python3 scripts/dev.py serve     # create .venv if missing, install, run `spyglass serve`
     python3 scripts/dev.py test      # create .venv and the test peers if missing, run pytest
     python3 scripts/dev.py lint      # ruff (lint and format check) and mypy
+    python3 scripts/dev.py docs      # regenerate docs/{configuration,cli,capabilities}.md
 
 Extra arguments after the command go to the program it runs (pytest, spyglass serve).
 """
@@ -41,8 +42,6 @@ def _stamp(env: Path, key: str) -> Path:
 
 def ensure_venv(extras: str) -> Path:
     """Create .venv and install the project with ``extras`` unless already done."""
-    if sys.version_info < (3, 11):
-        sys.exit("Spyglass needs Python 3.11 or newer; run this script with python3.11+")
     if not _bin(VENV, "python").exists():
         print(f"creating {VENV}", flush=True)
         venv.EnvBuilder(with_pip=True, clear=False).create(VENV)
@@ -70,8 +69,11 @@ def ensure_searxng() -> Path | None:
             venv.EnvBuilder(with_pip=True).create(SEARXNG_VENV)
         _run(python, "-m", "pip", "install", "--quiet", SEARXNG_REQUIREMENT)
     except (subprocess.CalledProcessError, OSError) as exc:
-        print(f"warning: the SearXNG test peer could not be installed ({exc}); "
-              "its tests will be skipped", file=sys.stderr)
+        print(
+            f"warning: the SearXNG test peer could not be installed ({exc}); "
+            "its tests will be skipped",
+            file=sys.stderr,
+        )
         return None
     stamp.touch()
     return python
@@ -88,8 +90,7 @@ def test(args: list[str]) -> int:
     searxng = ensure_searxng()
     if searxng is not None:
         environ["SPYGLASS_TEST_SEARXNG_PYTHON"] = str(searxng)
-    return subprocess.call([str(_bin(env, "python")), "-m", "pytest", *args], cwd=ROOT,
-                           env=environ)
+    return subprocess.call([str(_bin(env, "python")), "-m", "pytest", *args], cwd=ROOT, env=environ)
 
 
 def lint(args: list[str]) -> int:
@@ -106,10 +107,20 @@ def lint(args: list[str]) -> int:
     return failed
 
 
-COMMANDS = {"serve": serve, "test": test, "lint": lint}
+def docs(args: list[str]) -> int:
+    env = ensure_venv("dev")
+    code = "from pathlib import Path; from spyglass import docgen; "
+    code += "print(*docgen.write(Path('docs')), sep='\\n')"
+    return subprocess.call([str(_bin(env, "python")), "-c", code], cwd=ROOT)
+
+
+COMMANDS = {"serve": serve, "test": test, "lint": lint, "docs": docs}
 
 
 def main() -> int:
+    if sys.version_info < (3, 11):  # noqa: UP036 - this script runs before the venv exists
+        print("Spyglass needs Python 3.11 or newer; run this script with python3.11+")
+        return 2
     if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
         print(__doc__)
         return 2

@@ -19,7 +19,15 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from spyglass.errors import ConfigError
 from spyglass.paths import Paths
@@ -76,6 +84,25 @@ class SearchSettings(_Section):
         description="Ordered providers tried when the chosen one fails retryably.",
     )
     timeout_seconds: float = Field(default=10.0, gt=0, le=120, description="Per provider request.")
+
+    @model_validator(mode="after")
+    def _provider_sections(self) -> SearchSettings:
+        # Any other key under [search] is one provider's section: validate it as such, so
+        # secrets become SecretStr and typos inside a section are reported.
+        extra = self.__pydantic_extra__ or {}
+        for name, value in list(extra.items()):
+            if isinstance(value, ProviderSettings):
+                continue
+            if not isinstance(value, Mapping):
+                raise ValueError(f"search.{name} must be a table of provider settings")
+            try:
+                extra[name] = ProviderSettings.model_validate(dict(value))
+            except ValidationError as exc:
+                problems = "; ".join(
+                    f"{'.'.join(map(str, e['loc']))}: {e['msg'].lower()}" for e in exc.errors()
+                )
+                raise ValueError(f"search.{name}: {problems}") from None
+        return self
 
     def provider(self, name: str) -> ProviderSettings:
         """The ``search.<name>`` section, empty when not configured."""

@@ -8,7 +8,7 @@ import sys
 import typer
 
 from spyglass.cli import audit, config, policy
-from spyglass.cli.capabilities import capabilities
+from spyglass.cli.capabilities import capabilities, invoke
 from spyglass.version import __version__
 
 app = typer.Typer(
@@ -41,6 +41,7 @@ def _main(
 
 
 app.command("capabilities")(capabilities)
+app.command("invoke")(invoke)
 app.add_typer(policy.app, name="policy")
 app.add_typer(audit.app, name="audit")
 app.add_typer(config.app, name="config")

@@ -8,8 +8,8 @@ import typer
 from rich.syntax import Syntax
 from rich.table import Table
 
-from spyglass.cli.invoke import load_runtime
-from spyglass.cli.output import JSON_OPTION, print_json, stdout
+from spyglass.cli.invoke import load_runtime, run_capability
+from spyglass.cli.output import EXIT_USAGE, JSON_OPTION, fail, print_json, stdout
 
 
 def capabilities(
@@ -63,3 +63,22 @@ def capabilities(
             console.print(
                 Syntax(json.dumps(item[label], indent=2), "json", background_color="default")
             )
+
+
+def invoke(
+    name: str = typer.Argument(..., help="Capability name, e.g. system.health or web.search."),
+    arguments: str = typer.Argument("{}", help="Arguments as a JSON object."),
+    version: int | None = typer.Option(None, "--version", help="Exact version (default: newest)."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Approve this call you typed yourself."),
+    json_output: bool = JSON_OPTION,
+) -> None:
+    """Call any capability with JSON arguments, through the same checks as every front end."""
+    try:
+        parsed = json.loads(arguments)
+    except json.JSONDecodeError as exc:
+        fail(
+            f"ARGUMENTS is not valid JSON: {exc.msg} at character {exc.pos}",
+            EXIT_USAGE,
+            hint='write it as a JSON object, e.g. \'{"query": "llama.cpp release notes"}\'',
+        )
+    run_capability(name, parsed, json_output=json_output, yes=yes, version=version)

@@ -49,11 +49,12 @@ def run_capability(
     yes: bool,
     render: Renderer | None = None,
     runtime: Runtime | None = None,
+    version: int | None = None,
 ) -> NoReturn:
     """Invoke ``name`` with ``arguments``, asking for approval if needed, then exit."""
     runtime = runtime or load_runtime()
     executor = runtime.executor
-    outcome = executor.invoke(name, None, arguments, channel=CHANNEL)
+    outcome = executor.invoke(name, version, arguments, channel=CHANNEL)
     pending = outcome.pending_confirmation
     if pending is not None:
         if not yes and not sys.stdin.isatty():

@@ -33,6 +33,8 @@ def _describe(error: ValidationError) -> str:
         allowed = sorted((schema.get("properties") or {}).keys())
         extra = sorted(set(instance) - set(allowed)) if isinstance(instance, dict) else []
         names = ", ".join(_short(name) for name in extra[:3])
+        if not allowed:
+            return f"unexpected field {names}; this capability takes no arguments"
         return f"unexpected field {names}; allowed fields: {', '.join(allowed)}"
     if rule == "type":
         return f"{field} must be of type {expected}"
@@ -50,11 +52,16 @@ def _describe(error: ValidationError) -> str:
     if rule == "uniqueItems":
         return f"{field} must not repeat items"
     if rule == "pattern":
-        return f"{field} has an invalid format"
+        # A schema may say what the pattern means, since the pattern itself is unreadable.
+        hint = schema.get("description") if isinstance(schema, dict) else None
+        return (
+            f"{field} has an invalid format ({hint})" if hint else f"{field} has an invalid format"
+        )
     if rule == "format":
         return f"{field} must be a valid {expected}"
     if rule == "not":
-        return f"{field} is not allowed here"
+        hint = schema.get("description") if isinstance(schema, dict) else None
+        return f"{field}: {hint}" if hint else f"{field} is not allowed here"
     if rule in {"oneOf", "anyOf", "allOf", "dependentSchemas", "dependentRequired"}:
         description = schema.get("description") if isinstance(schema, dict) else None
         return f"{field}: {description}" if description else f"{field} is not a valid combination"

@@ -1,0 +1,47 @@
+"""``spyglass config show|path|init``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli.support import run
+
+
+def test_show_prints_effective_settings_with_secrets_masked(home: Path) -> None:
+    (home / "config.toml").write_text('[search.brave]\napi_key = "sk-very-secret"\n')
+    env = {"SPYGLASS_LLM__API_KEY": "sk-also-secret", "SPYGLASS_FETCH__REDIRECTS": "none"}
+    shown = run("config", "show", "--json", home=home, env=env)
+    assert shown.code == 0
+    data = json.loads(shown.stdout)
+    assert data["fetch"]["redirects"] == "none"
+    assert data["search"]["brave"]["api_key"] == "********"
+    human = run("config", "show", home=home, env=env)
+    for output in (shown.stdout, human.stdout, human.stderr):
+        assert "sk-very-secret" not in output and "sk-also-secret" not in output
+    assert 'redirects = "none"' in human.stdout
+
+
+def test_malformed_config_is_a_clear_usage_error_naming_the_file(home: Path) -> None:
+    (home / "config.toml").write_text("[fetch]\nmax_chars = 'many'\n")
+    result = run("config", "show", home=home)
+    assert result.code == 2
+    assert str(home / "config.toml") in result.stderr
+    assert "fetch.max_chars" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_path_lists_every_file_under_the_home(home: Path) -> None:
+    data = json.loads(run("config", "path", "--json", home=home).stdout)
+    assert data["home"] == str(home)
+    assert data["policy"] == str(home / "capabilities" / "policy.json")
+    assert data["audit"] == str(home / "audit" / "capabilities.jsonl")
+
+
+def test_init_writes_a_template_that_loads_and_refuses_to_overwrite(home: Path) -> None:
+    assert run("config", "init", home=home).code == 0
+    assert "[fetch]" in (home / "config.toml").read_text()
+    assert run("config", "show", home=home).code == 0
+    again = run("config", "init", home=home)
+    assert again.code == 1 and "--force" in again.stderr
+    assert run("config", "init", "--force", home=home).code == 0

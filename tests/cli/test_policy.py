@@ -1,0 +1,37 @@
+"""``spyglass policy show|enable|disable``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli.support import run
+
+
+def test_web_access_is_off_on_a_fresh_home(home: Path) -> None:
+    result = run("policy", "show", "--json", home=home)
+    assert result.code == 0
+    assert json.loads(result.stdout)["web_access_enabled"] is False
+
+
+def test_enable_explains_what_it_means_and_disable_turns_it_off(home: Path) -> None:
+    enabled = run("policy", "enable", home=home)
+    assert enabled.code == 0
+    assert "leave this machine" in enabled.stdout and "approve" in enabled.stdout
+    assert json.loads((home / "capabilities" / "policy.json").read_text()) == {
+        "web_access_enabled": True
+    }
+    assert json.loads(run("policy", "show", "--json", home=home).stdout)["web_access_enabled"]
+    run("policy", "disable", home=home)
+    assert "off" in run("policy", "show", home=home).stdout
+
+
+def test_malformed_policy_file_reads_as_off_with_a_warning(home: Path) -> None:
+    policy = home / "capabilities" / "policy.json"
+    policy.parent.mkdir(parents=True)
+    policy.write_text("{broken")
+    result = run("policy", "show", home=home)
+    assert result.code == 0
+    assert "off" in result.stdout
+    assert str(policy) in result.stderr
+    assert "Traceback" not in result.stderr

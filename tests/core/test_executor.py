@@ -1,0 +1,439 @@
+"""The six-stage pipeline: each stage refuses at exactly that stage; every attempt is audited."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from spyglass.core.audit import AuditLog
+from spyglass.core.capability import Bounds, Network, SideEffect
+from spyglass.core.confirmation import TOKEN_TTL_SECONDS, InMemoryConfirmationStore
+from spyglass.core.context import Turn
+from spyglass.core.executor import Executor
+from spyglass.core.policy import WEB_ACCESS, PolicyFile
+from spyglass.core.registry import Registry
+from spyglass.errors import CapabilityError
+from spyglass.settings import Settings
+from tests.support import capabilities as fixtures
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Harness:
+    def __init__(self, tmp_path: Path, *caps: Any, delegated: frozenset[str] = frozenset()):
+        self.policy = PolicyFile(tmp_path / "capabilities" / "policy.json")
+        self.audit_path = tmp_path / "audit.jsonl"
+        self.clock = Clock()
+        self.store = InMemoryConfirmationStore(clock=self.clock)
+        self.executor = Executor(
+            Registry(caps or [fixtures.make()]),
+            settings=Settings(),
+            policy=self.policy,
+            audit=AuditLog(self.audit_path),
+            confirmations=self.store,
+            delegated_channels=delegated,
+            clock=self.clock,
+        )
+
+    def events(self) -> list[dict[str, Any]]:
+        if not self.audit_path.exists():
+            return []
+        return [json.loads(line) for line in self.audit_path.read_text().splitlines()]
+
+    def approve(self, name: str, arguments: Any, **kwargs: Any) -> Any:
+        pending = self.executor.invoke(name, None, arguments, channel="test", **kwargs)
+        assert pending.status == "pending_confirmation", pending
+        token = pending.pending_confirmation.token
+        return self.executor.invoke(
+            name, None, arguments, channel="test", confirmation_token=token, **kwargs
+        )
+
+
+@pytest.fixture
+def harness(tmp_path: Path) -> Harness:
+    h = Harness(tmp_path)
+    h.policy.set(WEB_ACCESS, True)
+    return h
+
+
+def test_unknown_capability_is_rejected_at_resolve_and_audited_without_its_name(
+    harness: Harness,
+) -> None:
+    outcome = harness.executor.invoke("web.secret_canary", None, {}, channel="test")
+    assert (outcome.status, outcome.stage) == ("rejected", "resolve")
+    assert outcome.error and outcome.error.code == "UNKNOWN_CAPABILITY"
+    [event] = harness.events()
+    assert event["capability"] is None
+    assert "canary" not in harness.audit_path.read_text()
+
+
+def test_unknown_version_is_rejected_at_resolve(harness: Harness) -> None:
+    outcome = harness.executor.invoke("test.echo", 2, {"text": "a"}, channel="test")
+    assert (outcome.status, outcome.stage, outcome.error.code) == (
+        "rejected",
+        "resolve",
+        "UNKNOWN_CAPABILITY",
+    )
+
+
+@pytest.mark.parametrize(
+    ("arguments", "fragment"),
+    [
+        ({}, "text is required"),
+        ({"text": "a", "extra": 1}, "unexpected field extra"),
+        ({"text": 5}, "text must be of type string"),
+        ({"text": "x" * 1_000_000}, "text must be at most 200 characters"),
+        ({"text": "a", "count": 9}, "count must be at most 5"),
+        ("not an object", "arguments must be a JSON object"),
+        ([1, 2], "arguments must be a JSON object"),
+    ],
+)
+def test_bad_arguments_are_rejected_at_validate_naming_the_field(
+    harness: Harness, arguments: Any, fragment: str
+) -> None:
+    outcome = harness.executor.invoke("test.echo", 1, arguments, channel="test")
+    assert (outcome.status, outcome.stage) == ("rejected", "validate")
+    assert outcome.error.code == "INVALID_ARGUMENTS"
+    assert fragment in outcome.error.message
+    assert len(outcome.error.message) < 300
+
+
+def test_deeply_nested_arguments_are_rejected_without_recursion_errors(
+    harness: Harness,
+) -> None:
+    nested: Any = "leaf"
+    for _ in range(100_000):
+        nested = {"a": nested}
+    outcome = harness.executor.invoke("test.echo", 1, {"text": "a", "x": nested}, channel="test")
+    assert (outcome.stage, outcome.error.code) == ("validate", "INVALID_ARGUMENTS")
+
+
+def test_policy_off_rejects_before_any_confirmation_is_issued(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    outcome = h.executor.invoke("test.echo", 1, {"text": "a"}, channel="test")
+    assert (outcome.status, outcome.stage, outcome.error.code) == (
+        "rejected",
+        "policy",
+        "POLICY_DISABLED",
+    )
+    assert "spyglass policy enable" in outcome.error.message
+    assert len(h.store) == 0
+
+
+def test_policy_change_applies_to_the_next_call_without_a_new_executor(harness: Harness) -> None:
+    assert harness.executor.invoke("test.echo", 1, {"text": "a"}, channel="t").status == (
+        "pending_confirmation"
+    )
+    harness.policy.set(WEB_ACCESS, False)
+    assert harness.executor.invoke("test.echo", 1, {"text": "a"}, channel="t").stage == "policy"
+
+
+def test_external_call_without_token_returns_pending_with_literal_arguments(
+    harness: Harness,
+) -> None:
+    arguments = {"text": "exact   words, not a paraphrase"}
+    outcome = harness.executor.invoke("test.echo", 1, arguments, channel="test")
+    assert outcome.status == "pending_confirmation"
+    pending = outcome.pending_confirmation
+    assert pending.arguments == arguments
+    assert pending.expires_in_seconds == TOKEN_TTL_SECONDS
+    assert len(pending.token) >= 22  # at least 128 bits, URL-safe
+    assert outcome.result is None
+
+
+def test_approved_call_executes_once_with_the_pending_invocation_id(harness: Harness) -> None:
+    pending = harness.executor.invoke("test.echo", 1, {"text": "hi"}, channel="test")
+    token = pending.pending_confirmation.token
+    outcome = harness.executor.invoke(
+        "test.echo", 1, {"text": "hi"}, channel="test", confirmation_token=token
+    )
+    assert outcome.status == "ok" and outcome.result == {"echo": "hi"}
+    assert outcome.invocation_id == pending.invocation_id
+    again = harness.executor.invoke(
+        "test.echo", 1, {"text": "hi"}, channel="test", confirmation_token=token
+    )
+    assert (again.status, again.error.code, again.error.reason) == (
+        "rejected",
+        "INVALID_CONFIRMATION",
+        "unknown",
+    )
+    events = harness.events()
+    assert [e["outcome"] for e in events] == ["pending_confirmation", "ok", "rejected"]
+    assert events[1]["confirmed_by"] == "owner"
+
+
+def test_token_for_other_arguments_is_rejected_and_spent(harness: Harness) -> None:
+    pending = harness.executor.invoke("test.echo", 1, {"text": "safe"}, channel="test")
+    token = pending.pending_confirmation.token
+    swapped = harness.executor.invoke(
+        "test.echo", 1, {"text": "other"}, channel="test", confirmation_token=token
+    )
+    assert (swapped.stage, swapped.error.code, swapped.error.reason) == (
+        "confirm",
+        "INVALID_CONFIRMATION",
+        "mismatch",
+    )
+    retry = harness.executor.invoke(
+        "test.echo", 1, {"text": "safe"}, channel="test", confirmation_token=token
+    )
+    assert retry.error.reason == "unknown"
+
+
+def test_token_for_another_capability_is_rejected(tmp_path: Path) -> None:
+    h = Harness(tmp_path, fixtures.make("test.echo"), fixtures.make("test.other"))
+    h.policy.set(WEB_ACCESS, True)
+    token = h.executor.invoke("test.echo", 1, {"text": "a"}, channel="t").pending_confirmation.token
+    outcome = h.executor.invoke(
+        "test.other", 1, {"text": "a"}, channel="t", confirmation_token=token
+    )
+    assert outcome.error.reason == "mismatch"
+
+
+def test_expired_token_is_denied(harness: Harness) -> None:
+    pending = harness.executor.invoke("test.echo", 1, {"text": "a"}, channel="test")
+    harness.clock.now += TOKEN_TTL_SECONDS + 1
+    outcome = harness.executor.invoke(
+        "test.echo",
+        1,
+        {"text": "a"},
+        channel="test",
+        confirmation_token=pending.pending_confirmation.token,
+    )
+    assert (outcome.status, outcome.error.code, outcome.error.reason) == (
+        "denied",
+        "INVALID_CONFIRMATION",
+        "expired",
+    )
+
+
+def test_forged_token_is_rejected(harness: Harness) -> None:
+    outcome = harness.executor.invoke(
+        "test.echo", 1, {"text": "a"}, channel="test", confirmation_token="A" * 32
+    )
+    assert (outcome.status, outcome.stage, outcome.error.reason) == (
+        "rejected",
+        "confirm",
+        "unknown",
+    )
+
+
+def test_token_from_another_conversation_is_rejected(harness: Harness) -> None:
+    pending = harness.executor.invoke(
+        "test.echo", 1, {"text": "a"}, channel="test", turn=Turn(conversation_id="c1")
+    )
+    outcome = harness.executor.invoke(
+        "test.echo",
+        1,
+        {"text": "a"},
+        channel="test",
+        turn=Turn(conversation_id="c2"),
+        confirmation_token=pending.pending_confirmation.token,
+    )
+    assert outcome.error.reason == "conversation"
+
+
+def test_denial_spends_the_token_and_is_audited_as_denied(harness: Harness) -> None:
+    pending = harness.executor.invoke("test.echo", 1, {"text": "a"}, channel="test")
+    token = pending.pending_confirmation.token
+    denied = harness.executor.deny(token, channel="test")
+    assert (denied.status, denied.error.code) == ("denied", "DENIED")
+    assert denied.invocation_id == pending.invocation_id
+    later = harness.executor.invoke(
+        "test.echo", 1, {"text": "a"}, channel="test", confirmation_token=token
+    )
+    assert later.error.reason == "unknown"
+    assert [e["outcome"] for e in harness.events()] == [
+        "pending_confirmation",
+        "denied",
+        "rejected",
+    ]
+
+
+def test_delegated_channel_runs_without_token_and_records_who_confirmed(tmp_path: Path) -> None:
+    h = Harness(tmp_path, delegated=frozenset({"mcp"}))
+    h.policy.set(WEB_ACCESS, True)
+    outcome = h.executor.invoke("test.echo", 1, {"text": "a"}, channel="mcp")
+    assert outcome.status == "ok"
+    assert h.events()[-1]["confirmed_by"] == "delegated"
+    assert h.executor.invoke("test.echo", 1, {"text": "a"}, channel="console").status == (
+        "pending_confirmation"
+    )
+
+
+def test_local_read_only_capability_runs_automatically(tmp_path: Path) -> None:
+    local = fixtures.make("test.local", network=Network.LOCAL, policy_key=None)
+    h = Harness(tmp_path, local)
+    outcome = h.executor.invoke("test.local", 1, {"text": "a"}, channel="test")
+    assert outcome.status == "ok"
+    assert h.events()[-1]["confirmation"] == "automatic"
+
+
+def test_mutating_local_capability_still_needs_confirmation(tmp_path: Path) -> None:
+    mutating = fixtures.make(
+        "test.write", network=Network.LOCAL, side_effect=SideEffect.MUTATING, policy_key=None
+    )
+    h = Harness(tmp_path, mutating)
+    assert h.executor.invoke("test.write", 1, {"text": "a"}, channel="t").status == (
+        "pending_confirmation"
+    )
+
+
+def test_timeout_cancels_the_work_and_fails_with_timeout(tmp_path: Path) -> None:
+    slow = fixtures.make(
+        "test.slow",
+        network=Network.LOCAL,
+        policy_key=None,
+        handler=fixtures.hang,
+        bounds=Bounds(timeout_seconds=0.05),
+    )
+    h = Harness(tmp_path, slow)
+    turn = Turn()
+    outcome = h.executor.invoke("test.slow", 1, {"text": "a"}, channel="t", turn=turn)
+    assert (outcome.status, outcome.error.code, outcome.error.retryable) == (
+        "failed",
+        "TIMEOUT",
+        True,
+    )
+    assert turn.cache == {"started": True, "cancelled": True}
+
+
+def test_result_over_the_byte_bound_fails_as_too_large(tmp_path: Path) -> None:
+    big = fixtures.make(
+        "test.big",
+        network=Network.LOCAL,
+        policy_key=None,
+        handler=fixtures.returning({"echo": "é" * 600}),
+        bounds=Bounds(timeout_seconds=5, max_result_bytes=1000),
+    )
+    h = Harness(tmp_path, big)
+    outcome = h.executor.invoke("test.big", 1, {"text": "a"}, channel="t")
+    # 600 two-byte characters: under 1000 characters but over 1000 bytes once serialised.
+    assert (outcome.status, outcome.error.code) == ("failed", "RESULT_TOO_LARGE")
+    assert h.events()[-1]["result_bytes"] > 1000
+
+
+def test_result_that_breaks_its_schema_is_never_passed_on(tmp_path: Path) -> None:
+    wrong = fixtures.make(
+        "test.wrong",
+        network=Network.LOCAL,
+        policy_key=None,
+        handler=fixtures.returning({"echo": 1, "leak": "secret"}),
+    )
+    h = Harness(tmp_path, wrong)
+    outcome = h.executor.invoke("test.wrong", 1, {"text": "a"}, channel="t")
+    assert (outcome.status, outcome.error.code, outcome.result) == (
+        "failed",
+        "INVALID_RESULT",
+        None,
+    )
+
+
+def test_unexpected_exception_becomes_a_safe_execution_failure(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    broken = fixtures.make(
+        "test.broken",
+        network=Network.LOCAL,
+        policy_key=None,
+        handler=fixtures.raising(RuntimeError("db password hunter2")),
+    )
+    h = Harness(tmp_path, broken)
+    outcome = h.executor.invoke("test.broken", 1, {"text": "a"}, channel="t")
+    assert (outcome.status, outcome.error.code) == ("failed", "EXECUTION_FAILED")
+    assert "hunter2" not in outcome.to_json()
+    assert "Traceback" not in outcome.to_json()
+    assert "hunter2" in caplog.text  # the traceback goes to the log instead
+
+
+def test_capability_error_becomes_a_structured_outcome(tmp_path: Path) -> None:
+    refusing = fixtures.make(
+        "test.refuse",
+        network=Network.LOCAL,
+        policy_key=None,
+        handler=fixtures.raising(
+            CapabilityError(
+                "FETCH_TARGET_REJECTED", "refused", reason="private_address", status="rejected"
+            )
+        ),
+    )
+    h = Harness(tmp_path, refusing)
+    outcome = h.executor.invoke("test.refuse", 1, {"text": "a"}, channel="t")
+    assert outcome.to_dict()["error"] == {
+        "code": "FETCH_TARGET_REJECTED",
+        "reason": "private_address",
+        "message": "refused",
+        "retryable": False,
+    }
+    assert (outcome.status, outcome.stage) == ("rejected", "execute")
+
+
+def test_turn_limit_refuses_the_extra_call_before_asking_the_owner(tmp_path: Path) -> None:
+    h = Harness(
+        tmp_path, fixtures.make(bounds=Bounds(timeout_seconds=5, max_invocations_per_turn=1))
+    )
+    h.policy.set(WEB_ACCESS, True)
+    turn = Turn()
+    assert h.approve("test.echo", {"text": "a"}, turn=turn).status == "ok"
+    second = h.executor.invoke("test.echo", 1, {"text": "b"}, channel="test", turn=turn)
+    assert (second.status, second.error.code) == ("rejected", "TURN_LIMIT_EXCEEDED")
+    assert len(h.store) == 0
+    assert h.executor.invoke("test.echo", 1, {"text": "b"}, channel="t").status == (
+        "pending_confirmation"
+    )  # a new turn starts afresh
+
+
+def test_every_attempt_writes_exactly_one_audit_event(harness: Harness) -> None:
+    harness.executor.invoke("nope", None, {}, channel="t")
+    harness.executor.invoke("test.echo", 1, {}, channel="t")
+    harness.approve("test.echo", {"text": "a"})
+    assert len(harness.events()) == 4
+    assert {e["channel"] for e in harness.events()} == {"t", "test"}
+
+
+async def test_async_invoke_runs_on_the_callers_loop(harness: Harness) -> None:
+    pending = await harness.executor.ainvoke("test.echo", 1, {"text": "a"}, channel="t")
+    outcome = await harness.executor.ainvoke(
+        "test.echo",
+        1,
+        {"text": "a"},
+        channel="t",
+        confirmation_token=pending.pending_confirmation.token,
+    )
+    assert outcome.result == {"echo": "a"}
+
+
+async def test_fifty_concurrent_approvals_of_one_token_execute_once(tmp_path: Path) -> None:
+    runs: list[int] = []
+
+    async def counting(context: Any) -> dict[str, str]:
+        runs.append(1)
+        await asyncio.sleep(0)
+        return {"echo": "x"}
+
+    h = Harness(
+        tmp_path,
+        fixtures.make(
+            handler=counting, bounds=Bounds(timeout_seconds=5, max_invocations_per_turn=100)
+        ),
+    )
+    h.policy.set(WEB_ACCESS, True)
+    pending = await h.executor.ainvoke("test.echo", 1, {"text": "a"}, channel="t")
+    token = pending.pending_confirmation.token
+    outcomes = await asyncio.gather(
+        *(
+            h.executor.ainvoke("test.echo", 1, {"text": "a"}, channel="t", confirmation_token=token)
+            for _ in range(50)
+        )
+    )
+    assert [o.status for o in outcomes].count("ok") == 1
+    assert len(runs) == 1

@@ -1,0 +1,71 @@
+"""The policy file: off unless it literally says on, read fresh, written atomically."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+from pathlib import Path
+
+import pytest
+
+from spyglass.core.policy import WEB_ACCESS, PolicyFile
+
+
+def test_missing_file_means_web_access_is_off(tmp_path: Path) -> None:
+    assert PolicyFile(tmp_path / "policy.json").enabled(WEB_ACCESS) is False
+
+
+@pytest.mark.parametrize("content", [b"{not json", b"[true]", b'"on"', b"\xff\xfe", b""])
+def test_malformed_file_means_off_with_a_warning_naming_the_file(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, content: bytes
+) -> None:
+    path = tmp_path / "policy.json"
+    path.write_bytes(content)
+    assert PolicyFile(path).enabled(WEB_ACCESS) is False
+    assert str(path) in caplog.text
+
+
+@pytest.mark.parametrize("value", ["true", 1, "yes", None])
+def test_only_a_literal_true_turns_a_switch_on(tmp_path: Path, value: object) -> None:
+    path = tmp_path / "policy.json"
+    path.write_text(json.dumps({WEB_ACCESS: value}))
+    assert PolicyFile(path).enabled(WEB_ACCESS) is False
+
+
+def test_set_writes_a_file_that_is_read_back_on_the_next_call(tmp_path: Path) -> None:
+    policy = PolicyFile(tmp_path / "capabilities" / "policy.json")
+    policy.set(WEB_ACCESS, True)
+    assert policy.enabled(WEB_ACCESS)
+    assert json.loads(policy.path.read_text()) == {WEB_ACCESS: True}
+    PolicyFile(policy.path).set(WEB_ACCESS, False)
+    assert not policy.enabled(WEB_ACCESS)
+    assert list(policy.path.parent.iterdir()) == [policy.path]  # no temp files left behind
+
+
+def test_unknown_switch_cannot_be_set(tmp_path: Path) -> None:
+    with pytest.raises(KeyError):
+        PolicyFile(tmp_path / "p.json").set("launch_missiles", True)
+
+
+def _flip(path: str, rounds: int) -> None:
+    policy = PolicyFile(Path(path))
+    for i in range(rounds):
+        policy.set(WEB_ACCESS, i % 2 == 0)
+
+
+def test_concurrent_writers_never_leave_a_torn_file(tmp_path: Path) -> None:
+    path = tmp_path / "policy.json"
+    ctx = multiprocessing.get_context("spawn")
+    writers = [ctx.Process(target=_flip, args=(str(path), 40)) for _ in range(4)]
+    for writer in writers:
+        writer.start()
+    reader = PolicyFile(path)
+    seen = 0
+    while any(w.is_alive() for w in writers):
+        if path.exists():
+            json.loads(path.read_text())  # must always parse
+            seen += 1
+    for writer in writers:
+        writer.join(timeout=30)
+        assert writer.exitcode == 0
+    assert isinstance(reader.enabled(WEB_ACCESS), bool)

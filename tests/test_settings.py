@@ -1,0 +1,109 @@
+"""One settings model: defaults, then TOML, then SPYGLASS_* variables, then flags."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from spyglass.errors import ConfigError
+from spyglass.paths import Paths
+from spyglass.settings import MASK, Settings, load_settings
+
+
+def _paths(tmp_path: Path, toml: str | None = None) -> Paths:
+    if toml is not None:
+        (tmp_path / "config.toml").write_text(toml)
+    return Paths(tmp_path)
+
+
+def test_defaults_match_the_design_table(tmp_path: Path) -> None:
+    s = load_settings(_paths(tmp_path), environ={})
+    assert s.search.providers == "duckduckgo" and s.search.fallback == []
+    assert s.search.timeout_seconds == 10
+    assert s.fetch.redirects == "same-site" and s.fetch.max_chars == 20000
+    assert (s.fetch.max_page_bytes, s.fetch.max_pdf_bytes) == (5_000_000, 20_000_000)
+    assert s.fetch.timeout_seconds == 15 and s.fetch.user_agent.startswith("Spyglass/")
+    assert s.llm.base_url == "http://127.0.0.1:8080/v1" and s.llm.max_tool_rounds == 3
+    assert (s.server.host, s.server.port) == ("127.0.0.1", 8092)
+    assert (s.history.enabled, s.history.retention_days) == (True, 30)
+    assert s.channels.mcp.confirmation == "elicit"
+    assert s.channels.openwebui.confirmation == "off"
+
+
+def test_environment_overrides_file_and_flags_override_environment(tmp_path: Path) -> None:
+    paths = _paths(
+        tmp_path, '[fetch]\nredirects = "none"\nmax_chars = 1000\n[server]\nport = 9000\n'
+    )
+    s = load_settings(
+        paths,
+        environ={"SPYGLASS_FETCH__REDIRECTS": "all", "SPYGLASS_SERVER__PORT": "9100"},
+        overrides={"server.port": 9200},
+    )
+    assert s.fetch.redirects == "all"
+    assert s.fetch.max_chars == 1000
+    assert s.server.port == 9200
+
+
+def test_list_settings_accept_json_or_commas_from_the_environment(tmp_path: Path) -> None:
+    s = load_settings(
+        _paths(tmp_path),
+        environ={
+            "SPYGLASS_FETCH__DENY_DOMAINS": "a.example, b.example",
+            "SPYGLASS_FETCH__ALLOWED_PORTS": "[443, 8443]",
+        },
+    )
+    assert s.fetch.deny_domains == ["a.example", "b.example"]
+    assert s.fetch.allowed_ports == [443, 8443]
+
+
+def test_provider_sections_come_from_file_and_environment(tmp_path: Path) -> None:
+    paths = _paths(tmp_path, '[search.searxng]\nbase_url = "http://127.0.0.1:8888"\n')
+    s = load_settings(paths, environ={"SPYGLASS_SEARCH__BRAVE__API_KEY": "sk-secret"})
+    assert s.search.provider("searxng").base_url == "http://127.0.0.1:8888"
+    key = s.search.provider("brave").api_key
+    assert key is not None and key.get_secret_value() == "sk-secret"
+    assert s.search.provider("kagi").api_key is None
+
+
+def test_secrets_are_masked_in_the_public_view(tmp_path: Path) -> None:
+    s = load_settings(
+        _paths(tmp_path),
+        environ={"SPYGLASS_SEARCH__BRAVE__API_KEY": "sk-1", "SPYGLASS_LLM__API_KEY": "sk-2"},
+    )
+    public = s.public_dict()
+    assert public["search"]["brave"]["api_key"] == MASK
+    assert public["llm"]["api_key"] == MASK
+    assert "sk-1" not in repr(public) and "sk-2" not in repr(public)
+
+
+def test_malformed_toml_names_the_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"config\.toml: not valid TOML"):
+        load_settings(_paths(tmp_path, "[fetch\n"), environ={})
+
+
+def test_invalid_value_names_the_source_key_and_expectation(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_settings(_paths(tmp_path), environ={"SPYGLASS_FETCH__REDIRECTS": "sometimes"})
+    message = str(info.value)
+    assert "SPYGLASS_FETCH__REDIRECTS" in message
+    assert "fetch.redirects" in message
+    assert "'none', 'same-site' or 'all'" in message
+
+
+def test_unknown_key_in_the_file_is_an_error_naming_it(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_settings(_paths(tmp_path, "[fetch]\nredirect = 'all'\n"), environ={})
+    assert "fetch.redirect is not a setting" in str(info.value)
+    assert "config.toml" in str(info.value)
+
+
+def test_out_of_range_value_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"fetch\.max_chars"):
+        load_settings(_paths(tmp_path, "[fetch]\nmax_chars = 10\n"), environ={})
+
+
+def test_delegated_channels_follow_the_channel_settings() -> None:
+    s = Settings.model_validate({"channels": {"mcp": {"confirmation": "delegated"}}})
+    assert s.channels.delegated() == frozenset({"mcp"})
+    assert Settings().channels.delegated() == frozenset()
