@@ -62,7 +62,6 @@ _EXPORTS = {
 }
 
 __all__ = [
-    "__version__",
     "BUILTIN",
     "Bounds",
     "Capability",
@@ -85,6 +84,7 @@ __all__ = [
     "SideEffect",
     "SpyglassError",
     "Turn",
+    "__version__",
     "build_runtime",
     "load_settings",
 ]
