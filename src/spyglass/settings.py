@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -154,6 +155,28 @@ class FetchSettings(_Section):
         default=DEFAULT_USER_AGENT, description="User-Agent sent with every fetch."
     )
 
+    @field_validator("allow_domains", "deny_domains")
+    @classmethod
+    def _host_names(cls, value: list[str]) -> list[str]:
+        return [_domain_entry(entry) for entry in value]
+
+
+_DOMAIN_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
+
+
+def _domain_entry(entry: str) -> str:
+    """A domain-list entry as lower-case ASCII (``*.`` and a trailing dot dropped)."""
+    text = entry.strip().lower().rstrip(".")
+    text = text.removeprefix("*.")
+    try:
+        ascii_name = text.encode("idna").decode("ascii")
+    except UnicodeError:
+        ascii_name = ""
+    labels = ascii_name.split(".")
+    if len(labels) < 2 or not all(_DOMAIN_LABEL.match(label) for label in labels):
+        raise ValueError(f'{entry!r} is not a host name; write entries like "example.com"')
+    return ascii_name
+
 
 class LLMSettings(_Section):
     """``[llm]``: the OpenAI-compatible model server the console talks to."""
@@ -183,9 +206,14 @@ class ServerSettings(_Section):
     """``[server]``: where ``spyglass serve`` listens."""
 
     host: str = Field(default="127.0.0.1", description="Bind address.")
-    port: int = Field(default=8092, ge=1, le=65535, description="Bind port.")
+    port: int = Field(default=8092, ge=0, le=65535, description="Bind port (0 picks a free port).")
     max_body_bytes: int = Field(
         default=1_000_000, gt=0, description="Largest accepted request body."
+    )
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Extra Host names accepted besides loopback, e.g. host.docker.internal "
+        "for Open WebUI in Docker.",
     )
 
 

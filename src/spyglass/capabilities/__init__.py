@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from spyglass.capabilities import health
+from spyglass.capabilities import fetch, health, search
 from spyglass.core.registry import Registry
 
 BUILTIN = Registry(
     [
         health.CAPABILITY,
+        fetch.CAPABILITY,
+        search.CAPABILITY,
     ]
 )

@@ -7,7 +7,8 @@ import sys
 
 import typer
 
-from spyglass.cli import audit, config, policy
+from spyglass.cli import audit, config, mcp, policy, search, serve
+from spyglass.cli import fetch as fetch_command
 from spyglass.cli.capabilities import capabilities, invoke
 from spyglass.version import __version__
 
@@ -42,9 +43,13 @@ def _main(
 
 app.command("capabilities")(capabilities)
 app.command("invoke")(invoke)
+app.command("fetch")(fetch_command.fetch)
+app.command("search")(search.search)
+app.command("serve")(serve.serve)
 app.add_typer(policy.app, name="policy")
 app.add_typer(audit.app, name="audit")
 app.add_typer(config.app, name="config")
+app.add_typer(mcp.app, name="mcp")
 
 
 def main() -> None:

@@ -1,0 +1,114 @@
+"""How much the MCP front end adds to a web_search call, per transport and protocol era.
+
+Runs web_search against a loopback SearXNG-shaped peer with ``channels.mcp.confirmation =
+delegated`` (so no person is in the loop) and reports, per path, the median and 95th
+percentile of a full tools/call round trip, next to the executor called directly. Also times
+how long a stdio host waits from spawning ``spyglass mcp`` to its first tools/list answer.
+
+    .venv/bin/python -m bench.mcp_latency [--calls 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from tests.mcp.peers import serve
+from tests.mcp.processes import SPYGLASS, environment, http_server
+
+from spyglass.core.policy import WEB_ACCESS
+from spyglass.mcp.server import build_server
+from spyglass.paths import Paths
+from spyglass.runtime import Runtime, build_runtime
+
+ARGUMENTS = {"query": "harbour tides", "count": 2}
+
+
+def _summary(name: str, samples: list[float]) -> str:
+    ordered = sorted(samples)
+    p95 = ordered[max(0, round(0.95 * len(ordered)) - 1)]
+    return f"| {name} | {len(samples)} | {statistics.median(ordered):.2f} | {p95:.2f} |"
+
+
+async def _timed(calls: int, call: Callable[[], Awaitable[object]]) -> list[float]:
+    await call()  # warm-up: first-use imports and connection set-up are not per-call cost
+    samples = []
+    for _ in range(calls):
+        started = time.perf_counter()
+        await call()
+        samples.append((time.perf_counter() - started) * 1000)
+    return samples
+
+
+async def _client_call(client: Client) -> None:
+    result = await client.call_tool("web_search", ARGUMENTS)
+    if result.is_error:
+        raise SystemExit(f"benchmark call failed: {result.content}")
+
+
+async def main(calls: int) -> None:
+    rows = []
+    with serve("searxng") as peer, tempfile.TemporaryDirectory() as folder:
+        home = Path(folder)
+        settings = {
+            "search.providers": "searxng",
+            "search.searxng.base_url": peer.base_url,
+            "channels.mcp.confirmation": "delegated",
+        }
+        runtime: Runtime = build_runtime(Paths(home), overrides=settings)
+        runtime.policy.set(WEB_ACCESS, True)
+
+        async def direct() -> None:
+            outcome = await runtime.executor.ainvoke("web.search", None, ARGUMENTS, channel="mcp")
+            assert outcome.ok, outcome.to_json()
+
+        rows.append(_summary("executor directly (no MCP)", await _timed(calls, direct)))
+        server = build_server(runtime)
+        for era in ("legacy", "2026-07-28"):
+            async with Client(server, mode=era) as client:
+                samples = await _timed(calls, lambda: _client_call(client))
+            rows.append(_summary(f"in-process, {era}", samples))
+
+        env = environment(
+            home,
+            SPYGLASS_SEARCH__PROVIDERS="searxng",
+            SPYGLASS_SEARCH__SEARXNG__BASE_URL=peer.base_url,
+            SPYGLASS_CHANNELS__MCP__CONFIRMATION="delegated",
+        )
+        params = StdioServerParameters(command=SPYGLASS, args=["mcp"], env=env)
+        startups = []
+        for _ in range(5):
+            started = time.perf_counter()
+            async with Client(stdio_client(params, errlog=sys.stderr), mode="legacy") as client:
+                await client.list_tools()
+                startups.append((time.perf_counter() - started) * 1000)
+        for era in ("legacy", "auto"):
+            async with Client(stdio_client(params, errlog=sys.stderr), mode=era) as client:
+                samples = await _timed(calls, lambda: _client_call(client))
+            rows.append(_summary(f"stdio subprocess, {era}", samples))
+        with http_server(env) as running:
+            for era in ("legacy", "auto"):
+                async with Client(running.url, mode=era) as client:
+                    samples = await _timed(calls, lambda: _client_call(client))
+                rows.append(_summary(f"Streamable HTTP, {era}", samples))
+
+    print("| path | calls | median ms | p95 ms |")
+    print("|---|---|---|---|")
+    print("\n".join(rows))
+    print(
+        f"\nstdio spawn to first tools/list: median {statistics.median(startups):.0f} ms (5 runs)"
+    )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--calls", type=int, default=200)
+    asyncio.run(main(parser.parse_args().calls))

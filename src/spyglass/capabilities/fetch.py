@@ -1,0 +1,162 @@
+"""``web.fetch``: read one public web page as Markdown, in parts, behind the SSRF guard."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from spyglass.core.capability import JSON, Bounds, Capability, Network, SideEffect
+from spyglass.core.context import InvocationContext
+from spyglass.core.policy import WEB_ACCESS
+from spyglass.fetch.fetcher import FetchConfig, FetchedPage, Fetcher
+from spyglass.fetch.guard import MAX_URL_CHARS
+from spyglass.fetch.paging import Part, part
+from spyglass.fetch.robots import RobotsRules
+from spyglass.fetch.services import DIALLER, RESOLVER, SSL_CONTEXT
+
+MIN_CHARS = 500
+MAX_CHARS = 100_000
+#: Turn-cache keys: extracted pages by URL, and robots.txt rules by robots URL.
+PAGES_KEY = "web.fetch/pages"
+ROBOTS_KEY = "web.fetch/robots"
+PROVIDER = "direct"
+
+ARGUMENTS: JSON = {
+    "type": "object",
+    "properties": {
+        "url": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": MAX_URL_CHARS,
+            "description": "The http or https address of the page to read.",
+        },
+        "offset": {
+            "type": "integer",
+            "minimum": 0,
+            "default": 0,
+            "description": "Character offset to start from; use next_offset of the previous part.",
+        },
+        "max_chars": {
+            "type": "integer",
+            "minimum": MIN_CHARS,
+            "maximum": MAX_CHARS,
+            "description": "Largest part to return, in characters (default set by the owner).",
+        },
+    },
+    "required": ["url"],
+    "additionalProperties": False,
+}
+
+RESULT: JSON = {
+    "type": "object",
+    "properties": {
+        "url": {"type": "string"},
+        "final_url": {"type": "string"},
+        "status": {"type": "integer"},
+        "content_type": {"type": "string"},
+        "title": {"type": "string"},
+        "text": {"type": "string"},
+        "offset": {"type": "integer", "minimum": 0},
+        "next_offset": {"type": "integer", "minimum": 1},
+        "total_chars": {"type": "integer", "minimum": 0},
+        "truncated": {"type": "boolean"},
+        "redirected": {"type": "boolean"},
+        "redirect_chain": {"type": "array", "items": {"type": "string"}},
+        "retrieved_at": {"type": "string"},
+    },
+    "required": [
+        "url",
+        "final_url",
+        "status",
+        "content_type",
+        "text",
+        "offset",
+        "total_chars",
+        "truncated",
+        "redirected",
+        "retrieved_at",
+    ],
+    "additionalProperties": False,
+}
+
+
+async def run(context: InvocationContext) -> JSON:
+    arguments = context.arguments
+    url: str = arguments["url"]
+    offset: int = arguments.get("offset", 0)
+    max_chars: int = arguments.get("max_chars", context.settings.fetch.max_chars)
+    pages: dict[str, FetchedPage] = context.turn.cache.setdefault(PAGES_KEY, {})
+    context.provider = PROVIDER
+    page = pages.get(url)
+    if page is None:
+        page = await _download(context, url)
+        pages[url] = page
+    return fitted(page, offset, max_chars, context.max_result_bytes)
+
+
+async def _download(context: InvocationContext, url: str) -> FetchedPage:
+    # The settings model already validated the domain lists, so this cannot fail here.
+    config = FetchConfig.from_settings(context.settings.fetch)
+    robots: dict[str, RobotsRules] = context.turn.cache.setdefault(ROBOTS_KEY, {})
+    services = context.services
+    async with Fetcher(
+        config,
+        services.get(RESOLVER),
+        services.get(DIALLER),
+        ssl_context=services.get(SSL_CONTEXT),
+    ) as fetcher:
+        return await fetcher.fetch(url, robots_cache=robots)
+
+
+def fitted(page: FetchedPage, offset: int, max_chars: int, max_bytes: int) -> JSON:
+    """The result for one part, shortened until its JSON fits in ``max_bytes``."""
+    chars = max_chars
+    while True:
+        result = _result(page, part(page.document.text, offset, chars))
+        size = len(json.dumps(result, ensure_ascii=False).encode("utf-8"))
+        if size <= max_bytes or chars <= 1:
+            return result
+        # Shrink in proportion to the overshoot; multi-byte text needs a few rounds at most.
+        chars = max(1, int(chars * max_bytes / size * 0.95))
+
+
+def _result(page: FetchedPage, piece: Part) -> JSON:
+    result: dict[str, Any] = {
+        "url": page.url,
+        "final_url": page.final_url,
+        "status": page.status,
+        "content_type": page.content_type,
+    }
+    if page.document.title:
+        result["title"] = page.document.title
+    result["text"] = piece.text
+    result["offset"] = piece.offset
+    if piece.next_offset is not None:
+        result["next_offset"] = piece.next_offset
+    result["total_chars"] = piece.total_chars
+    result["truncated"] = piece.truncated
+    result["redirected"] = page.redirected
+    if page.redirect_chain:
+        result["redirect_chain"] = list(page.redirect_chain)
+    result["retrieved_at"] = page.retrieved_at
+    return result
+
+
+CAPABILITY = Capability(
+    name="web.fetch",
+    version=1,
+    title="Read a web page",
+    description=(
+        "Read one public web page (HTML, text, Markdown, JSON or PDF) and return its main "
+        "content as Markdown. Long pages come in parts: call again with offset=next_offset "
+        "to read on. A redirect to another site is reported, not followed."
+    ),
+    argument_schema=ARGUMENTS,
+    result_schema=RESULT,
+    side_effect=SideEffect.READ_ONLY,
+    network=Network.EXTERNAL,
+    bounds=Bounds(timeout_seconds=15, max_result_bytes=450_000, max_invocations_per_turn=5),
+    handler=run,
+    policy_key=WEB_ACCESS,
+    timeout_setting="fetch.timeout_seconds",
+)

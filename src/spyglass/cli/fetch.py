@@ -1,0 +1,89 @@
+"""``spyglass fetch URL``: read a web page as Markdown, after your approval."""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.text import Text
+
+from spyglass.cli.invoke import run_capability
+from spyglass.cli.output import JSON_OPTION
+from spyglass.core.outcome import Outcome
+
+CAPABILITY = "web.fetch"
+
+# Web text must not drive the terminal: escape sequences and other control characters go.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean(text: str) -> str:
+    return _CONTROL.sub("", text)
+
+
+def fetch(
+    url: str = typer.Argument(..., help="The http or https address to read."),
+    offset: int = typer.Option(
+        0, "--offset", min=0, help="Start at this character (next_offset of the last part)."
+    ),
+    max_chars: int | None = typer.Option(
+        None, "--max-chars", min=500, max=100_000, help="Largest part, in characters."
+    ),
+    raw: bool = typer.Option(False, "--raw", help="Print only the text, no title or styling."),
+    json_output: bool = JSON_OPTION,
+    yes: bool = typer.Option(False, "--yes", "-y", help="Approve this call without asking."),
+) -> None:
+    """Read one public web page and print its main content as Markdown."""
+    arguments: dict[str, Any] = {"url": url}
+    if offset:
+        arguments["offset"] = offset
+    if max_chars is not None:
+        arguments["max_chars"] = max_chars
+    renderer = _render_raw if raw else _render
+    run_capability(CAPABILITY, arguments, json_output=json_output, yes=yes, render=renderer)
+
+
+def _render_raw(outcome: Outcome, console: Console) -> None:
+    result = outcome.result or {}
+    sys.stdout.write(clean(str(result.get("text", ""))))
+    if result.get("text"):
+        sys.stdout.write("\n")
+    sys.stdout.flush()
+
+
+def _render(outcome: Outcome, console: Console) -> None:
+    result = outcome.result or {}
+    title = result.get("title")
+    if title:
+        console.print(Text(clean(str(title)), style="bold"))
+    console.print(Text(clean(str(result.get("final_url", ""))), style="dim"))
+    if result.get("redirected") and not result.get("text"):
+        console.print(
+            Text(
+                "The page redirects to another site (shown above). It was not followed: "
+                "fetch that address to read it.",
+                style="yellow",
+            )
+        )
+        return
+    console.print()
+    text = clean(str(result.get("text", "")))
+    if console.is_terminal:
+        console.print(Markdown(text, hyperlinks=False))
+    else:
+        console.print(Text(text))
+    next_offset = result.get("next_offset")
+    if next_offset is not None:
+        total = result.get("total_chars")
+        console.print()
+        console.print(
+            Text(
+                f"[part ends at character {next_offset} of {total}; read on with "
+                f"--offset {next_offset}]",
+                style="dim",
+            )
+        )

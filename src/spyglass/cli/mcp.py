@@ -1,0 +1,91 @@
+"""``spyglass mcp``: serve web search and fetch to MCP hosts, and print their configuration."""
+
+from __future__ import annotations
+
+import contextlib
+
+import anyio
+import typer
+
+from spyglass.cli.invoke import load_runtime
+from spyglass.cli.output import EXIT_FAILED, fail, stderr
+from spyglass.mcp.addresses import DEFAULT_HTTP_PORT
+from spyglass.mcp.clients import DELEGATED_ENV, Host, snippet
+
+#: Built once at import (ruff B008); typer lists the Host choices in --help.
+CLIENT_OPTION = typer.Option(Host.CLAUDE, "--client", help="Which MCP host to configure.")
+
+app = typer.Typer(
+    help="Serve web_search and web_fetch to MCP hosts (stdio unless --http).",
+    invoke_without_command=True,
+)
+
+
+@app.callback(invoke_without_command=True)
+def serve(
+    ctx: typer.Context,
+    http: bool = typer.Option(
+        False, "--http", help="Serve Streamable HTTP on 127.0.0.1 instead of stdio."
+    ),
+    port: int = typer.Option(
+        DEFAULT_HTTP_PORT, "--port", min=0, max=65535, help="Port for --http (0: any free)."
+    ),
+) -> None:
+    """Serve MCP over stdio (for hosts that launch Spyglass) or Streamable HTTP."""
+    if ctx.invoked_subcommand is not None:
+        return
+    # The MCP SDK takes a good part of a second to import: only the serving path pays for it.
+    from spyglass.mcp.transport import bind_loopback, serve_http, serve_stdio
+
+    runtime = load_runtime()
+    if not http:
+        # stdout is the protocol stream from here on: nothing else may be printed to it.
+        with contextlib.suppress(KeyboardInterrupt):
+            anyio.run(serve_stdio, runtime)
+        return
+    try:
+        sock = bind_loopback(port)
+    except OSError as exc:
+        fail(
+            f"cannot listen on 127.0.0.1:{port} ({exc.strerror or exc})",
+            EXIT_FAILED,
+            hint="choose another port with --port, or stop what is using this one",
+        )
+
+    def ready(url: str) -> None:
+        console = stderr()
+        console.print(f"Spyglass MCP server (Streamable HTTP) at [bold]{url}[/]")
+        console.print("[dim]Loopback only. Ctrl-C stops it.[/]")
+
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            anyio.run(lambda: serve_http(runtime, sock, ready=ready))
+    finally:
+        sock.close()
+
+
+@app.command("config")
+def config(
+    client: Host = CLIENT_OPTION,
+    port: int = typer.Option(
+        DEFAULT_HTTP_PORT, "--port", min=1, max=65535, help="Port of `spyglass mcp --http`."
+    ),
+    delegated: bool = typer.Option(
+        False,
+        "--delegated",
+        help="State that the host asks you before every tool call, so Spyglass does not ask "
+        "again (sets channels.mcp.confirmation=delegated for this server).",
+    ),
+) -> None:
+    """Print a ready-to-paste configuration snippet for an MCP host."""
+    result = snippet(client, port=port, delegated=delegated)
+    # The snippet alone goes to stdout so it can be piped into a file; guidance goes to stderr.
+    typer.echo(result.text.rstrip("\n"))
+    console = stderr()
+    console.print(f"[dim]{result.where}[/]", highlight=False)
+    if client is Host.OPENWEBUI and delegated:
+        console.print(
+            f"[dim]Start the server with {DELEGATED_ENV}=delegated spyglass mcp --http "
+            f"--port {port}[/]",
+            highlight=False,
+        )

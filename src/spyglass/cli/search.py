@@ -1,0 +1,85 @@
+"""``spyglass search QUERY``: one ``web.search`` call, approved by the person who typed it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from spyglass.cli.invoke import load_runtime, run_capability
+from spyglass.cli.output import EXIT_USAGE, JSON_OPTION, fail
+from spyglass.core.outcome import Outcome
+from spyglass.search.providers import PROVIDERS
+
+# Module-level, as list-valued options must not be built in argument defaults.
+SITE_OPTION = typer.Option(
+    None, "--site", help="Only results from this host and its subdomains (repeatable)."
+)
+EXCLUDE_OPTION = typer.Option(
+    None, "--exclude", help="No results from this host or its subdomains (repeatable)."
+)
+
+
+def render(outcome: Outcome, console: Console) -> None:
+    """A numbered list of title, URL and snippet; web text is shown literally, never as markup."""
+    result = outcome.result or {}
+    results: list[dict[str, Any]] = result.get("results", [])
+    provider = result.get("provider", "?")
+    if not results:
+        console.print(Text(f"No results from {provider}.", style="bold"))
+    for number, item in enumerate(results, start=1):
+        console.print(Text.assemble((f"{number}. ", "bold"), (item["title"], "bold")))
+        console.print(Text("   " + item["url"], style="cyan"))
+        if item["snippet"]:
+            console.print(Text("   " + item["snippet"]))
+        console.print()
+    summary = f"{len(results)} result(s) from {provider}"
+    if result.get("partial"):
+        summary += " (partial: some of its sources did not answer)"
+    console.print(Text(summary, style="dim"))
+    for note in result.get("notes", []):
+        console.print(Text("note: " + note, style="yellow"))
+
+
+def search(
+    query: str = typer.Argument(..., help="What to search for."),
+    count: int = typer.Option(5, "--count", "-n", help="How many results (1–10)."),
+    time_range: str | None = typer.Option(
+        None, "--time-range", help="Only recent results: day, week, month or year."
+    ),
+    site: list[str] | None = SITE_OPTION,
+    exclude: list[str] | None = EXCLUDE_OPTION,
+    provider: str | None = typer.Option(
+        None, "--provider", help="Use this provider instead of search.providers."
+    ),
+    json_output: bool = JSON_OPTION,
+    yes: bool = typer.Option(False, "--yes", "-y", help="Approve this search without asking."),
+) -> None:
+    """Search the web (needs web access on; asks before anything leaves this machine)."""
+    overrides: dict[str, Any] = {}
+    if provider is not None:
+        if provider not in PROVIDERS:
+            fail(
+                f"{provider!r} is not a search provider",
+                EXIT_USAGE,
+                hint=f"use one of {', '.join(sorted(PROVIDERS))}",
+            )
+        # Naming a provider means exactly that one: no weighted choice, no fallback.
+        overrides = {"search.providers": provider, "search.fallback": []}
+    arguments: dict[str, Any] = {"query": query, "count": count}
+    if time_range is not None:
+        arguments["time_range"] = time_range
+    if site:
+        arguments["include_domains"] = [name.lower() for name in site]
+    if exclude:
+        arguments["exclude_domains"] = [name.lower() for name in exclude]
+    run_capability(
+        "web.search",
+        arguments,
+        json_output=json_output,
+        yes=yes,
+        render=render,
+        runtime=load_runtime(overrides) if overrides else None,
+    )

@@ -1,0 +1,135 @@
+"""``spyglass serve``: the HTTP API, the console and the Open WebUI endpoints on one port."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+
+import httpx
+import typer
+import uvicorn
+
+from spyglass.cli.invoke import load_runtime
+from spyglass.cli.output import EXIT_FAILED, EXIT_USAGE, fail, stderr
+from spyglass.service.app import create_app
+from spyglass.service.auth import load_or_create_token
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """Bind before starting, so port 0 works and the real port is known for the Host check."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # IPPROTO_TCP spelled out: asyncio only turns Nagle off (TCP_NODELAY) for sockets whose
+    # proto says TCP, and without it every small response waits ~40 ms for a delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+    except OSError as exc:
+        sock.close()
+        fail(
+            f"cannot listen on {host}:{port} ({exc.strerror})",
+            EXIT_FAILED,
+            hint="is another spyglass serve running? choose another port with --port",
+        )
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+def url_host(host: str) -> str:
+    if host in ("0.0.0.0", "::"):  # noqa: S104 - comparing, not binding
+        return "127.0.0.1"
+    return f"[{host}]" if ":" in host else host
+
+
+def serve(
+    host: str | None = typer.Option(None, "--host", help="Bind address (server.host)."),
+    port: int | None = typer.Option(None, "--port", help="Bind port (server.port)."),
+    allow_remote: bool = typer.Option(
+        False, "--allow-remote", help="Allow binding an address other than loopback."
+    ),
+    print_login_url: bool = typer.Option(
+        False,
+        "--print-login-url",
+        help="Ask the running service for a new one-time console link, print it and exit.",
+    ),
+) -> None:
+    """Run the Spyglass service: HTTP API, console and Open WebUI endpoints."""
+    runtime = load_runtime({"server.host": host, "server.port": port})
+    settings = runtime.settings
+    if print_login_url:
+        _print_login_url(runtime.paths.api_token_file, settings.server.host, settings.server.port)
+        return
+    host = settings.server.host
+    if not is_loopback(host):
+        if not allow_remote:
+            fail(
+                f"refusing to listen on {host}: only loopback addresses are allowed by default",
+                EXIT_USAGE,
+                hint="add --allow-remote if other machines should reach this service "
+                "(anyone who can reach it still needs the API token)",
+            )
+        stderr().print(
+            f"[yellow]warning:[/] listening on {host}: other machines on the network can "
+            "reach this service; keep the API token secret."
+        )
+    sock = bind(host, settings.server.port)
+    port = sock.getsockname()[1]
+    app = create_app(runtime, port=port, extra_hosts=[url_host(host)])
+    code = app.state.spyglass.login_codes.issue()
+    console = stderr()
+    base = f"http://{url_host(host)}:{port}"
+    console.print(f"Spyglass data: {runtime.paths.home}", markup=False)
+    console.print(f"  history: {runtime.paths.database_file}", markup=False)
+    console.print(f"  audit log: {runtime.paths.audit_file}", markup=False)
+    console.print(f"  API token: {runtime.paths.api_token_file}", markup=False)
+    console.print(f"API: {base}/api/v1 (model server: {settings.llm.base_url})", markup=False)
+    console.print(
+        f"Open the console (link works once, for 10 minutes):\n  {base}/login?code={code}",
+        markup=False,
+    )
+    console.print("Press Ctrl-C to stop.")
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", server_header=False)
+    server = uvicorn.Server(config)
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:  # pragma: no cover - uvicorn handles SIGINT itself
+        pass
+    finally:
+        sock.close()
+    console.print("Spyglass stopped.")
+
+
+def _print_login_url(token_file: object, host: str, port: int) -> None:
+    from pathlib import Path
+
+    path = Path(str(token_file))
+    if not path.exists():
+        fail("no API token yet: start `spyglass serve` first", EXIT_FAILED)
+    token = load_or_create_token(path)
+    base = f"http://{url_host(host)}:{port}"
+    try:
+        response = httpx.post(
+            f"{base}/api/v1/login-codes",
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=5,
+            trust_env=False,
+        )
+    except httpx.HTTPError:
+        fail(
+            f"no Spyglass service answers at {base}",
+            EXIT_FAILED,
+            hint="start it with `spyglass serve` (it prints a console link itself)",
+        )
+    if response.status_code != 200:
+        fail(f"the service at {base} refused (HTTP {response.status_code})", EXIT_FAILED)
+    typer.echo(f"{base}{response.json()['path']}")

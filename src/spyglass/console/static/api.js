@@ -1,0 +1,128 @@
+// The console's only way to talk to the service: JSON requests, the CSRF header on every
+// mutating request, and the streaming conversation endpoint.
+
+import { readEvents } from "./sse.js";
+
+/** A failed request, carrying the service's error code and its human message. */
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.name = "ApiError";
+    this.status = status;
+    this.code = code;
+  }
+}
+
+let csrfToken = "";
+const unauthorizedListeners = new Set();
+
+/** Call `listener` whenever the service says the session is missing or expired. */
+export function onUnauthorized(listener) {
+  unauthorizedListeners.add(listener);
+}
+
+async function errorFrom(response) {
+  let code = `HTTP_${response.status}`;
+  let message = `The service answered ${response.status} ${response.statusText}.`;
+  try {
+    const body = await response.json();
+    if (body && body.error) {
+      code = String(body.error.code || code);
+      message = String(body.error.message || message);
+    }
+  } catch {
+    // Not JSON: keep the status-based message.
+  }
+  if (response.status === 401) for (const listener of unauthorizedListeners) listener();
+  return new ApiError(response.status, code, message);
+}
+
+async function request(method, path, { body, accept = "application/json", signal } = {}) {
+  const headers = { Accept: accept };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (method !== "GET" && method !== "HEAD") headers["X-CSRF-Token"] = csrfToken;
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: "same-origin",
+      cache: "no-store",
+      signal,
+    });
+  } catch (error) {
+    if (error && error.name === "AbortError") throw error;
+    throw new ApiError(0, "SERVICE_UNREACHABLE", "Cannot reach the Spyglass service. Is `spyglass serve` still running?");
+  }
+  if (!response.ok) throw await errorFrom(response);
+  return response;
+}
+
+async function json(method, path, body) {
+  const response = await request(method, path, { body });
+  if (response.status === 204) return null;
+  return response.json();
+}
+
+/** Load the session; remembers its CSRF token for later mutating requests. */
+export async function loadSession() {
+  const session = await json("GET", "/api/v1/session");
+  csrfToken = session.csrf_token;
+  return session;
+}
+
+export function getPolicy() {
+  return json("GET", "/api/v1/policy");
+}
+
+export function setWebAccess(enabled) {
+  return json("POST", "/api/v1/policy", { web_access_enabled: enabled });
+}
+
+export function listConversations(query = "") {
+  const q = query.trim();
+  return json("GET", q ? `/api/v1/conversations?q=${encodeURIComponent(q)}` : "/api/v1/conversations");
+}
+
+export function getConversation(id) {
+  return json("GET", `/api/v1/conversations/${encodeURIComponent(id)}`);
+}
+
+export function deleteConversation(id) {
+  return json("DELETE", `/api/v1/conversations/${encodeURIComponent(id)}`);
+}
+
+/**
+ * Send a message (or a confirmation answer) and stream the turn.
+ * @param {object} body  `{conversation_id?, text}` or `{conversation_id, confirmation}`
+ * @param {(name: string, data: any) => void} onEvent  called for every event, in order
+ * @param {AbortSignal} signal  aborting it stops the turn (the service keeps what was said)
+ * @returns {Promise<object|null>} the `done` response, or null when the stream ended without one
+ */
+export async function streamMessage(body, onEvent, signal) {
+  const response = await request("POST", "/api/v1/conversation/message", {
+    body,
+    accept: "text/event-stream",
+    signal,
+  });
+  const type = response.headers.get("Content-Type") || "";
+  if (!type.startsWith("text/event-stream")) {
+    // A service that answers JSON anyway: replay it as the events it stands for.
+    const done = await response.json();
+    onEvent("done", done);
+    return done;
+  }
+  let done = null;
+  for await (const { event, data } of readEvents(response.body)) {
+    let payload;
+    try {
+      payload = JSON.parse(data);
+    } catch {
+      continue; // A malformed event is skipped rather than ending the turn on screen.
+    }
+    if (event === "done") done = payload;
+    onEvent(event, payload);
+  }
+  return done;
+}

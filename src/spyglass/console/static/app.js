@@ -1,0 +1,104 @@
+// The console's entry point: sign in, then wire the header, the history and the chat together.
+
+import { getConversation, loadSession, onUnauthorized } from "./api.js";
+import { Chat } from "./chat.js";
+import { hideGate, showGate } from "./gate.js";
+import { History } from "./history.js";
+import { WebSwitch } from "./policy.js";
+
+const $ = (id) => document.getElementById(id);
+
+let toastTimer = 0;
+function toast(message) {
+  const box = $("toast");
+  box.textContent = message;
+  box.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => {
+    box.hidden = true;
+  }, 6000);
+}
+
+function setDrawer(open) {
+  document.body.classList.toggle("drawer-open", open);
+  $("history-toggle").setAttribute("aria-expanded", String(open));
+  $("history-toggle").setAttribute("aria-label", open ? "Hide conversations" : "Show conversations");
+  $("scrim").hidden = !open;
+}
+
+let webSwitch = null;
+
+function start(session) {
+  hideGate();
+  if (webSwitch) {
+    // Signed in again after the session ended: the page is already wired.
+    webSwitch.show(session.web_access_enabled);
+    return;
+  }
+  webSwitch = new WebSwitch({ button: $("web-switch"), hint: $("policy-hint") }, { onError: toast });
+  webSwitch.show(session.web_access_enabled);
+
+  let history;
+  const chat = new Chat(
+    {
+      transcript: $("transcript"),
+      messages: $("messages"),
+      emptyState: $("empty-state"),
+      status: $("status-line"),
+      confirmSlot: $("confirm-slot"),
+      composer: $("composer"),
+      input: $("composer-input"),
+      send: $("send-button"),
+      stop: $("stop-button"),
+    },
+    {
+      onTurnSaved: (id) => {
+        history.setActive(id);
+        history.refresh();
+      },
+      onError: toast,
+    },
+  );
+  history = new History(
+    { list: $("history-list"), empty: $("history-empty"), search: $("history-search") },
+    {
+      onOpen: async (id) => {
+        try {
+          const conversation = await getConversation(id);
+          chat.show(conversation);
+          history.setActive(id);
+          setDrawer(false);
+        } catch (error) {
+          toast(`Could not open the conversation: ${error.message}`);
+        }
+      },
+      onDeleted: (id) => {
+        if (chat.conversationId === id) chat.reset();
+      },
+      onError: toast,
+    },
+  );
+
+  $("new-conversation").addEventListener("click", () => {
+    chat.reset();
+    history.setActive(null);
+    setDrawer(false);
+  });
+  $("history-toggle").addEventListener("click", () => setDrawer(!document.body.classList.contains("drawer-open")));
+  $("scrim").addEventListener("click", () => setDrawer(false));
+  history.refresh();
+  $("composer-input").focus();
+}
+
+async function boot() {
+  try {
+    start(await loadSession());
+  } catch (error) {
+    if (error.status === 401) showGate("signed_out", boot);
+    else showGate("unreachable", boot);
+  }
+}
+
+// Any request answered 401 later means the session ended while the page was open.
+onUnauthorized(() => showGate("expired", boot));
+boot();

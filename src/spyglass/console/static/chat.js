@@ -1,0 +1,242 @@
+// The conversation: sending a message, streaming the turn into the transcript, asking the owner
+// about pending calls, stopping, starting over and reopening a stored conversation.
+
+import { ApiError, streamMessage } from "./api.js";
+import { showConfirmation } from "./confirm.js";
+import { AssistantMessage, userMessage } from "./message.js";
+import { runningText } from "./tools.js";
+
+const NEAR_BOTTOM_PX = 80;
+
+export class Chat {
+  /**
+   * @param {object} ui  the page's elements
+   * @param {{onTurnSaved: (id: string) => void, onError: (message: string) => void}} hooks
+   */
+  constructor(ui, hooks) {
+    this.ui = ui;
+    this.hooks = hooks;
+    this.conversationId = null;
+    this.controller = null;
+    this.card = null;
+    this.busy = false;
+    this.locked = false;
+
+    ui.composer.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.submit();
+    });
+    ui.input.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        this.submit();
+      }
+    });
+    ui.input.addEventListener("input", () => this.autosize());
+    ui.stop.addEventListener("click", () => this.stop());
+    this.updateComposer();
+  }
+
+  autosize() {
+    const input = this.ui.input;
+    input.style.height = "auto";
+    input.style.height = `${Math.min(input.scrollHeight, 200)}px`;
+  }
+
+  /** Clear the transcript for a new conversation. */
+  reset() {
+    this.stop();
+    this.dismissCard();
+    this.conversationId = null;
+    this.ui.messages.replaceChildren();
+    this.ui.emptyState.hidden = false;
+    this.setStatus("");
+    this.ui.input.value = "";
+    this.autosize();
+    this.ui.input.focus();
+  }
+
+  /** Show a stored conversation and continue it. */
+  show(conversation) {
+    this.stop();
+    this.dismissCard();
+    this.conversationId = conversation.id;
+    this.ui.messages.replaceChildren();
+    for (const message of conversation.messages ?? []) {
+      if (message.role === "user") this.ui.messages.append(userMessage(String(message.text ?? "")));
+      else this.ui.messages.append(AssistantMessage.fromHistory(message).element);
+    }
+    this.ui.emptyState.hidden = this.ui.messages.childElementCount > 0;
+    this.setStatus("");
+    this.ui.transcript.scrollTop = this.ui.transcript.scrollHeight;
+  }
+
+  submit() {
+    const text = this.ui.input.value.trim();
+    if (!text || this.busy || this.locked) return;
+    this.ui.input.value = "";
+    this.autosize();
+    this.ui.emptyState.hidden = true;
+    this.ui.messages.append(userMessage(text));
+    const view = new AssistantMessage();
+    this.ui.messages.append(view.element);
+    this.scrollToEnd(true);
+    const body = { text };
+    if (this.conversationId) body.conversation_id = this.conversationId;
+    this.runTurn(body, view);
+  }
+
+  stop() {
+    if (this.controller) this.controller.abort();
+  }
+
+  async runTurn(body, view, status = "Thinking…") {
+    const controller = new AbortController();
+    this.controller = controller;
+    this.setBusy(true);
+    view.setPending(true);
+    this.setStatus(status);
+    let pending = null;
+    let done = null;
+    try {
+      done = await streamMessage(body, (name, data) => {
+        if (name === "pending_confirmation") pending = data;
+        this.onEvent(view, name, data);
+      }, controller.signal);
+      view.reconcile(done);
+      pending = done?.pending_confirmation ?? pending;
+      if (!done && !pending && !controller.signal.aborted) view.note("The answer ended early: the connection to Spyglass closed. Ask again to retry.", "error");
+    } catch (error) {
+      if (controller.signal.aborted) {
+        view.note("Stopped. What was written so far is kept.", "info");
+      } else if (error instanceof ApiError && error.code === "INVALID_CONFIRMATION") {
+        view.note(`That approval is no longer valid: ${error.message} Ask again if you still want it.`, "error");
+      } else if (error instanceof ApiError) {
+        view.note(error.message, "error");
+      } else {
+        view.note("Something went wrong while reading the answer. Ask again to retry.", "error");
+      }
+    } finally {
+      view.setPending(false);
+      if (this.controller === controller) this.controller = null;
+      this.setBusy(false);
+      this.setStatus("");
+      this.scrollToEnd(false);
+    }
+    if (this.conversationId) this.hooks.onTurnSaved(this.conversationId);
+    if (pending && !controller.signal.aborted) await this.confirm(pending, view);
+  }
+
+  onEvent(view, name, data) {
+    const follow = this.isNearBottom();
+    switch (name) {
+      case "turn":
+        if (data.conversation_id) this.conversationId = String(data.conversation_id);
+        break;
+      case "reasoning":
+        view.appendReasoning(String(data.delta ?? ""));
+        break;
+      case "content":
+        view.appendContent(String(data.delta ?? ""));
+        this.setStatus("");
+        break;
+      case "tool_start":
+        view.toolStart(data.capability, data.arguments);
+        this.setStatus(runningText(data.capability, data.arguments));
+        break;
+      case "tool_end":
+        view.toolEnd(data);
+        this.setStatus("Thinking…");
+        break;
+      case "pending_confirmation":
+        this.setStatus("Waiting for your approval.");
+        break;
+      case "citations":
+        view.setCitations(data.citations);
+        break;
+      case "error":
+        view.note(String(data.error?.message ?? "The turn failed."), "error");
+        break;
+      case "done":
+        if (data.conversation_id) this.conversationId = String(data.conversation_id);
+        break;
+      default:
+        break;
+    }
+    if (follow) this.scrollToEnd(false);
+  }
+
+  async confirm(pending, view) {
+    this.setLocked(true);
+    this.setStatus("Waiting for your approval.");
+    const card = showConfirmation(this.ui.confirmSlot, pending);
+    this.card = card;
+    this.scrollToEnd(false);
+    const decision = await card.decision;
+    if (this.card !== card) return; // dismissed by a new conversation
+    this.card = null;
+    if (decision === "expired") {
+      this.setLocked(false);
+      this.setStatus("");
+      for (const block of view.blocks) {
+        if (!block.settled) block.finish({ status: "denied", message: "the request expired before it was approved" });
+      }
+      this.ui.input.focus();
+      return;
+    }
+    card.element.remove();
+    this.setLocked(false);
+    const approved = decision === "approve";
+    // An approved call runs at once, so it shows as running before the service says more.
+    if (approved) view.block(pending.capability, pending.arguments).running();
+    const status = approved ? runningText(pending.capability, pending.arguments) : "Thinking…";
+    await this.runTurn({ conversation_id: this.conversationId, confirmation: { token: pending.token, approve: approved } }, view, status);
+    this.ui.input.focus();
+  }
+
+  dismissCard() {
+    if (this.card) {
+      const card = this.card;
+      this.card = null;
+      card.remove();
+    }
+    this.setLocked(false);
+  }
+
+  setBusy(busy) {
+    this.busy = busy;
+    this.updateComposer();
+  }
+
+  setLocked(locked) {
+    this.locked = locked;
+    this.updateComposer();
+  }
+
+  updateComposer() {
+    const { input, send, stop, composer } = this.ui;
+    input.disabled = this.locked;
+    input.placeholder = this.locked ? "Answer the request above first" : "Ask anything";
+    composer.classList.toggle("composer-locked", this.locked);
+    send.hidden = this.busy;
+    send.disabled = this.locked;
+    stop.hidden = !this.busy;
+  }
+
+  setStatus(text) {
+    this.ui.status.textContent = text;
+    this.ui.status.classList.toggle("status-active", Boolean(text));
+  }
+
+  isNearBottom() {
+    const t = this.ui.transcript;
+    return t.scrollHeight - t.scrollTop - t.clientHeight < NEAR_BOTTOM_PX;
+  }
+
+  scrollToEnd(force) {
+    if (!force && !this.isNearBottom()) return;
+    requestAnimationFrame(() => {
+      this.ui.transcript.scrollTop = this.ui.transcript.scrollHeight;
+    });
+  }
+}

@@ -1,0 +1,1 @@
+"""Conversation turns: the model proposes, the executor decides, the owner approves."""

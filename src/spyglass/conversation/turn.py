@@ -1,0 +1,292 @@
+"""One conversation turn (design §9): stream → run proposed calls → append results → repeat.
+
+A turn is an async generator of ``(event, data)`` pairs — the HTTP layer sends them as
+Server-Sent Events or collects them into one JSON answer. The turn always ends with
+``done`` carrying the whole response; if the client goes away the generator is closed and
+what was produced so far is still saved.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Any
+
+from spyglass.conversation.events import tool_event
+from spyglass.conversation.pending import PausedTurn, PendingTurnStore, TurnState, expiry
+from spyglass.conversation.transcript import is_untrusted, replay, tool_message, tool_payload
+from spyglass.core.capability import Capability
+from spyglass.core.context import Turn
+from spyglass.core.outcome import Outcome
+from spyglass.history.store import HistoryStore
+from spyglass.llm.client import Completion, ModelClient, ModelUnavailable
+from spyglass.llm.prompt import system_prompt
+from spyglass.llm.toolcalls import ToolCall
+from spyglass.runtime import Runtime
+
+logger = logging.getLogger(__name__)
+
+Event = tuple[str, dict[str, Any]]
+
+#: Calls beyond this many in one model response are dropped: no model needs more at once.
+MAX_CALLS_PER_ROUND = 8
+TITLE_CHARS = 80
+
+
+class TurnRefused(Exception):
+    """The request cannot start or resume a turn; ``code`` and ``status`` go to HTTP."""
+
+    def __init__(self, code: str, message: str, status: int) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+class ConversationService:
+    """Runs turns for one channel (``console`` for the console and the HTTP API)."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        model: ModelClient,
+        history: HistoryStore,
+        pending: PendingTurnStore,
+        *,
+        channel: str = "console",
+    ) -> None:
+        self.runtime = runtime
+        self.model = model
+        self.history = history
+        self.pending = pending
+        self.channel = channel
+
+    # -- what the model may use -----------------------------------------------------------
+
+    def offered(self) -> list[Capability]:
+        """Capabilities whose owner switch is on (web access off → no web tools at all)."""
+        policy = self.runtime.policy
+        return [
+            c
+            for c in self.runtime.registry.latest()
+            if c.policy_key is None or policy.enabled(c.policy_key)
+        ]
+
+    # -- starting and resuming ------------------------------------------------------------
+
+    def start(self, conversation_id: str | None, text: str) -> TurnState:
+        """A new turn on a new or existing conversation. Raises :class:`TurnRefused`."""
+        known = conversation_id is None or self.history.exists(conversation_id)
+        if not known and self.history.enabled:
+            assert conversation_id is not None
+            raise TurnRefused(
+                "NOT_FOUND",
+                f"no conversation with id {conversation_id[:64]!r}; leave out "
+                "conversation_id to start a new one",
+                404,
+            )
+        conversation_id = conversation_id or uuid.uuid4().hex
+        turn_id = uuid.uuid4().hex
+        earlier = replay(self.history.messages(conversation_id))
+        prompt = system_prompt(self.offered(), self.runtime.settings.llm.system_prompt)
+        messages = [{"role": "system", "content": prompt}, *earlier]
+        messages.append({"role": "user", "content": text})
+        self.history.add_user(conversation_id, turn_id, text, title=text[:TITLE_CHARS])
+        return TurnState(
+            conversation_id=conversation_id,
+            turn_id=turn_id,
+            messages=messages,
+            turn=Turn(conversation_id=conversation_id, id=turn_id),
+        )
+
+    def resume(self, conversation_id: str, token: str) -> TurnState:
+        """The paused turn a confirmation token belongs to. Raises :class:`TurnRefused`."""
+        paused = self.pending.take(token, conversation_id)
+        if paused is None:
+            raise TurnRefused(
+                "INVALID_CONFIRMATION",
+                "this confirmation is unknown, already answered, expired or belongs to "
+                "another conversation; send the request again to get a new one",
+                400,
+            )
+        return paused.state
+
+    # -- running --------------------------------------------------------------------------
+
+    async def run(
+        self, state: TurnState, answer: tuple[str, bool] | None = None
+    ) -> AsyncGenerator[Event, None]:
+        """Drive the turn to its end or to the next confirmation, yielding events."""
+        yield "turn", {"conversation_id": state.conversation_id, "turn_id": state.turn_id}
+        paused: dict[str, Any] | None = None
+        failed = False
+        try:
+            try:
+                async for event in self._steps(state, answer):
+                    if event[0] == "pending_confirmation":
+                        paused = event[1]
+                    yield event
+            except ModelUnavailable as exc:
+                failed = True
+                yield "error", {"error": {"code": "MODEL_UNAVAILABLE", "message": exc.message}}
+        finally:
+            # Also on cancellation (the client went away): what was produced is kept.
+            self._save(state)
+        if not failed or state.citations.to_list():
+            yield "citations", {"citations": state.citations.to_list()}
+        yield "done", response(state, paused)
+
+    async def _steps(
+        self, state: TurnState, answer: tuple[str, bool] | None
+    ) -> AsyncIterator[Event]:
+        if answer is not None:
+            token, approve = answer
+            event = await self._answer(state, token, approve)
+            yield "tool_end", event
+        limits = self.runtime.settings.llm
+        while True:
+            while state.queue:
+                call = state.queue[0]
+                name = self._capability_name(call)
+                yield "tool_start", {"capability": name, "arguments": _shown(call)}
+                outcome = await self.runtime.executor.ainvoke(
+                    name,
+                    None,
+                    call.arguments,
+                    channel=self.channel,
+                    turn=state.turn,
+                    recovered=call.recovered,
+                )
+                if outcome.pending_confirmation is not None:
+                    pending = outcome.pending_confirmation.to_dict()
+                    state.waiting = pending
+                    state.waiting_event = len(state.events)
+                    event = tool_event(outcome, call.arguments)
+                    state.events.append(event)
+                    self.pending.put(
+                        PausedTurn(pending["token"], state, expiry(self.runtime.executor.clock))
+                    )
+                    yield "tool_end", event
+                    yield "pending_confirmation", pending
+                    return
+                yield "tool_end", self._record(state, call, outcome)
+            final = state.rounds >= limits.max_tool_rounds
+            tools = [] if final else self.offered()
+            completion: Completion | None = None
+            async for item in self.model.stream(
+                state.messages, [c.openai_tool() for c in tools] or None
+            ):
+                if isinstance(item, Completion):
+                    completion = item
+                elif item.kind == "content":
+                    state.text += item.text
+                    yield "content", {"delta": item.text}
+                else:
+                    state.reasoning += item.text
+                    yield "reasoning", {"delta": item.text}
+            if completion is None:  # pragma: no cover - the client always ends with one
+                raise ModelUnavailable("the model server ended without an answer")
+            if completion.malformed_calls:
+                logger.warning(
+                    "dropped %d malformed tool-call block(s)", completion.malformed_calls
+                )
+            calls = completion.tool_calls[:MAX_CALLS_PER_ROUND] if tools else []
+            message: dict[str, Any] = {"role": "assistant", "content": completion.content or None}
+            if calls:
+                message["tool_calls"] = [c.as_message_entry() for c in calls]
+                if completion.reasoning:
+                    # Servers such as llama-server expect the reasoning that led to a call
+                    # back with it; the others ignore the field.
+                    message["reasoning_content"] = completion.reasoning
+            state.messages.append(message)
+            if not calls:
+                return
+            state.rounds += 1
+            state.queue = list(calls)
+
+    async def _answer(self, state: TurnState, token: str, approve: bool) -> dict[str, Any]:
+        waiting = state.waiting or {}
+        call = state.queue[0]
+        executor = self.runtime.executor
+        if approve:
+            outcome = await executor.ainvoke(
+                waiting["capability"],
+                waiting["version"],
+                waiting["arguments"],
+                channel=self.channel,
+                turn=state.turn,
+                confirmation_token=token,
+                recovered=call.recovered,
+            )
+        else:
+            outcome = executor.deny(
+                token, channel=self.channel, conversation_id=state.conversation_id
+            )
+        event = self._record(state, call, outcome, replace=state.waiting_event)
+        state.waiting = state.waiting_event = None
+        return event
+
+    def _record(
+        self, state: TurnState, call: ToolCall, outcome: Outcome, replace: int | None = None
+    ) -> dict[str, Any]:
+        """Give the model the outcome as a tool result and the person a ToolEvent."""
+        capability = self.runtime.registry.get(outcome.capability, outcome.version)
+        payload = tool_payload(outcome)
+        untrusted = is_untrusted(capability, outcome)
+        state.messages.append(tool_message(call.id, payload, untrusted))
+        state.exchanges.append(
+            {
+                "id": call.id,
+                "name": call.name,
+                "arguments": call.arguments_text,
+                "payload": payload,
+                "untrusted": untrusted,
+            }
+        )
+        state.citations.add_outcome(outcome)
+        event = tool_event(outcome, call.arguments)
+        if replace is not None and replace < len(state.events):
+            state.events[replace] = event
+        else:
+            state.events.append(event)
+        if state.queue and state.queue[0] is call:
+            state.queue.pop(0)
+        return event
+
+    def _capability_name(self, call: ToolCall) -> str:
+        return self.runtime.registry.name_for_wire(call.name) or call.name
+
+    def _save(self, state: TurnState) -> None:
+        try:
+            self.history.save_assistant(
+                state.conversation_id,
+                state.turn_id,
+                text=state.text,
+                reasoning=state.reasoning,
+                events=state.events,
+                citations=state.citations.to_list(),
+                exchanges=state.exchanges,
+            )
+        except Exception:
+            # History is a record, not the answer: a full disk must not break the reply.
+            logger.exception("could not save the turn to history")
+
+
+def _shown(call: ToolCall) -> dict[str, Any]:
+    return call.arguments if isinstance(call.arguments, dict) else {}
+
+
+def response(state: TurnState, pending: dict[str, Any] | None) -> dict[str, Any]:
+    """The message endpoint's JSON answer (also the data of the final ``done`` event)."""
+    data: dict[str, Any] = {
+        "conversation_id": state.conversation_id,
+        "turn_id": state.turn_id,
+        "text": state.text,
+    }
+    if state.reasoning:
+        data["reasoning"] = state.reasoning
+    data["events"] = state.events
+    data["citations"] = state.citations.to_list()
+    data["pending_confirmation"] = pending
+    return data

@@ -1,0 +1,61 @@
+"""Bytes to text: the charset from the header, then the document's own meta tag, then
+detection, so a page that does not declare its encoding still reads correctly."""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+from charset_normalizer import from_bytes
+
+_META_CHARSET = re.compile(
+    rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_:.\-]+)""", re.IGNORECASE
+)
+_XML_DECLARATION = re.compile(rb"""^<\?xml[^>]+encoding\s*=\s*["']([a-zA-Z0-9_.\-]+)""")
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+def known(name: str | None) -> str | None:
+    """The Python codec for a declared charset name, or ``None`` if it is unknown."""
+    if not name:
+        return None
+    try:
+        codec = codecs.lookup(name.strip().strip("\"'"))
+    except LookupError:
+        return None
+    # Browsers read a page labelled ISO-8859-1 or ASCII as windows-1252 (WHATWG Encoding).
+    if codec.name in ("latin-1", "iso8859-1", "ascii"):
+        return "cp1252"
+    return codec.name
+
+
+def declared_in_document(body: bytes) -> str | None:
+    """The charset a ``<meta>`` tag or XML declaration names in the first 8 KB."""
+    head = body[:8192]
+    match = _XML_DECLARATION.match(head) or _META_CHARSET.search(head)
+    return known(match.group(1).decode("ascii", "replace")) if match else None
+
+
+def decode(body: bytes, header_charset: str | None, *, markup: bool) -> str:
+    """Decode ``body``: BOM, header charset, meta charset (markup only), UTF-8, detection."""
+    for bom, name in _BOMS:
+        if body.startswith(bom):
+            return body.decode(name, errors="replace")
+    candidates: list[str | None] = [known(header_charset)]
+    if markup:
+        candidates.append(declared_in_document(body))
+    for candidate in candidates:
+        if candidate:
+            return body.decode(candidate, errors="replace")
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    best = from_bytes(body).best()
+    if best is not None and best.encoding:
+        return body.decode(best.encoding, errors="replace")
+    return body.decode("utf-8", errors="replace")

@@ -1,0 +1,68 @@
+"""The error codes and refusal reasons of ``web.fetch`` (design §8), as ready exceptions.
+
+Every failure the fetcher reports is a :class:`~spyglass.errors.CapabilityError` so the
+executor turns it into an Outcome. Messages say what happened and what to do; they never
+contain a resolved IP address (that would make ``web.fetch`` a DNS oracle).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from spyglass.errors import CapabilityError
+
+TARGET_REJECTED = "FETCH_TARGET_REJECTED"
+HTTP_ERROR = "FETCH_HTTP_ERROR"
+UNSUPPORTED_CONTENT = "FETCH_UNSUPPORTED_CONTENT"
+TOO_LARGE = "FETCH_TOO_LARGE"
+NETWORK_ERROR = "FETCH_NETWORK_ERROR"
+TIMEOUT = "TIMEOUT"
+OFFSET_OUT_OF_RANGE = "OFFSET_OUT_OF_RANGE"
+
+Reason = Literal[
+    "scheme",
+    "credentials",
+    "malformed_url",
+    "port",
+    "private_address",
+    "domain_denied",
+    "domain_not_allowed",
+    "robots",
+]
+
+PRIVATE_MESSAGE = (
+    "the address is on your own network (or is a special-use or cloud metadata "
+    "address); only public web addresses can be fetched"
+)
+
+
+class TargetRejected(CapabilityError):
+    """The destination is refused before any byte is sent to it."""
+
+    def __init__(self, reason: Reason, message: str) -> None:
+        super().__init__(TARGET_REJECTED, message, reason=reason, status="rejected")
+
+
+def private_address() -> TargetRejected:
+    return TargetRejected("private_address", PRIVATE_MESSAGE)
+
+
+def network_error(message: str) -> CapabilityError:
+    return CapabilityError(NETWORK_ERROR, message, retryable=True)
+
+
+def timeout(seconds: float) -> CapabilityError:
+    return CapabilityError(
+        TIMEOUT,
+        f"the page did not arrive within {seconds:g} seconds; try again later or "
+        "raise fetch.timeout_seconds",
+        retryable=True,
+    )
+
+
+def too_large(limit: int, what: str) -> CapabilityError:
+    return CapabilityError(
+        TOO_LARGE,
+        f"the {what} is larger than the {limit:,}-byte limit; it was not read further "
+        f"(fetch.max_{'pdf' if what == 'PDF' else 'page'}_bytes sets the limit)",
+    )

@@ -1,0 +1,296 @@
+"""Destination checks made before any connection: URL shape, scheme, port, host, domains.
+
+No HTTP client lives here. The URL is parsed once with :class:`httpx.URL`, the same parser
+the client that connects uses, so the two can never disagree about the host. A host that
+is an IP literal in any spelling the operating system accepts (``127.1``, ``0x7f000001``,
+``017700000001``) becomes that address and is judged by :mod:`spyglass.fetch.addresses`.
+Names are judged later, by the addresses they resolve to, at connect time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from ipaddress import IPv4Address, IPv6Address
+
+import httpx
+
+from spyglass.errors import ConfigError
+from spyglass.fetch.addresses import IPAddress, refusal
+from spyglass.fetch.errors import TargetRejected, private_address
+
+MAX_URL_CHARS = 2048
+
+#: Names that always mean this machine, its network or a cloud metadata service. Names that
+#: *resolve* somewhere private are caught by their addresses; these are refused by name so a
+#: resolver that says otherwise cannot help.
+METADATA_NAMES = frozenset(
+    {
+        "metadata",
+        "metadata.google.internal",
+        "metadata.goog",
+        "metadata.azure.com",
+        "metadata.amazonaws.com",
+        "instance-data",
+        "instance-data.ec2.internal",
+        "kubernetes.default",
+        "kubernetes.default.svc",
+        "host.docker.internal",
+        "gateway.docker.internal",
+        "localhost",
+        "ip6-localhost",
+        "ip6-loopback",
+    }
+)
+LOCAL_SUFFIXES = (
+    ".localhost",
+    ".local",
+    ".localdomain",
+    ".internal",
+    ".home.arpa",
+    ".lan",
+    ".intranet",
+    ".cluster.local",
+)
+
+_FORBIDDEN_CHARS = re.compile(r"[\x00-\x20\x7f\\]|\s")
+_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
+_NUMERIC_LABEL = re.compile(r"^(0x[0-9a-f]*|[0-9]+)$")
+
+
+@dataclass(frozen=True)
+class Target:
+    """A URL that passed the checks: the parsed URL plus its host as a literal or a name."""
+
+    url: httpx.URL
+    host: str
+    port: int
+    address: IPAddress | None
+
+    @property
+    def is_literal(self) -> bool:
+        return self.address is not None
+
+
+@dataclass(frozen=True)
+class DomainRules:
+    """The operator's allow and deny lists; a rule matches a host and its subdomains."""
+
+    allow: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+
+    @classmethod
+    def from_settings(cls, allow: Iterable[str], deny: Iterable[str]) -> DomainRules:
+        """Validate the configured lists; :class:`ConfigError` names a bad entry."""
+        return cls(
+            tuple(_domain_entry(d, "fetch.allow_domains") for d in allow),
+            tuple(_domain_entry(d, "fetch.deny_domains") for d in deny),
+        )
+
+    def check(self, host: str) -> None:
+        if any(_within(host, rule) for rule in self.deny):
+            raise TargetRejected(
+                "domain_denied",
+                "this site is on the owner's deny list (fetch.deny_domains)",
+            )
+        if self.allow and not any(_within(host, rule) for rule in self.allow):
+            raise TargetRejected(
+                "domain_not_allowed",
+                "only sites on the owner's allow list can be fetched (fetch.allow_domains)",
+            )
+
+
+@dataclass(frozen=True)
+class Guard:
+    """Checks one URL against the destination rules of design §8 (all but DNS)."""
+
+    https_only: bool = False
+    allowed_ports: tuple[int, ...] = ()
+    domains: DomainRules = DomainRules()
+
+    def check(self, raw: str) -> Target:
+        """Parse and check ``raw``; :class:`TargetRejected` with a reason when refused."""
+        target = parse_target(raw)
+        scheme = target.url.scheme
+        if self.https_only and scheme != "https":
+            raise TargetRejected("scheme", "only https URLs are allowed here (fetch.https_only)")
+        if self.allowed_ports and target.port not in self.allowed_ports:
+            allowed = ", ".join(str(p) for p in self.allowed_ports)
+            raise TargetRejected(
+                "port", f"port {target.port} is not allowed; allowed ports: {allowed}"
+            )
+        if target.address is not None:
+            if refusal(target.address) is not None:
+                raise private_address()
+        else:
+            check_name(target.host)
+        self.domains.check(target.host)
+        return target
+
+
+def parse_target(raw: str) -> Target:
+    """Parse ``raw`` with httpx's parser and refuse anything ambiguous about its host."""
+    if not isinstance(raw, str) or not raw:
+        raise _malformed("the URL is empty")
+    if len(raw) > MAX_URL_CHARS:
+        raise _malformed(f"the URL is longer than {MAX_URL_CHARS} characters")
+    if _FORBIDDEN_CHARS.search(raw):
+        raise _malformed(
+            "the URL contains a backslash, a space or a control character; "
+            "percent-encode them or check the link"
+        )
+    scheme = raw.split(":", 1)[0].lower() if ":" in raw else ""
+    if scheme not in ("http", "https"):
+        shown = f"{scheme}:" if scheme and len(scheme) <= 20 else "this scheme"
+        raise TargetRejected("scheme", f"{shown} URLs cannot be fetched; use http or https")
+    try:
+        url = httpx.URL(raw)
+    except (httpx.InvalidURL, ValueError, UnicodeError):
+        raise _malformed("the URL cannot be parsed") from None
+    if url.scheme not in ("http", "https") or not raw[len(scheme) :].startswith("://"):
+        raise _malformed("the URL must look like http://host/path or https://host/path")
+    if url.userinfo or "@" in raw.split("//", 1)[1].split("/", 1)[0]:
+        raise TargetRejected("credentials", "URLs with a user name or password cannot be fetched")
+    host = url.raw_host.decode("ascii", "replace").lower()
+    if not host:
+        raise _malformed("the URL has no host")
+    port = url.port or (443 if url.scheme == "https" else 80)
+    if not 0 < port < 65536:
+        raise TargetRejected("port", f"{port} is not a valid port")
+    address = host_literal(host)
+    host = _normalise_name(host) if address is None else str(address)
+    return Target(url=url, host=host, port=port, address=address)
+
+
+def host_literal(host: str) -> IPAddress | None:
+    """The address a literal host names, parsed the way the operating system would.
+
+    IPv6 literals come bracket-free from httpx. IPv4 follows ``inet_aton``: one to four
+    dot-separated parts, each decimal, octal (leading ``0``) or hex (``0x``), the last part
+    filling the remaining bytes. A host whose last label is numeric but is not a valid
+    address is refused rather than passed to DNS, as browsers do.
+    """
+    if ":" in host:
+        if "%" in host:
+            # A zone id (fe80::1%25eth0) names an interface of this machine.
+            raise private_address()
+        try:
+            return IPv6Address(host)
+        except ValueError:
+            raise _malformed("the IPv6 address in the URL is not valid") from None
+    name = host[:-1] if host.endswith(".") else host
+    labels = name.split(".")
+    if not labels or not _NUMERIC_LABEL.match(labels[-1]):
+        return None
+    value = inet_aton(name)
+    if value is None:
+        raise _malformed("the host looks like an IP address but is not a valid one")
+    return value
+
+
+def inet_aton(text: str) -> IPv4Address | None:
+    """``inet_aton`` semantics without the C library's trailing-garbage tolerance."""
+    parts = text.split(".")
+    if not 1 <= len(parts) <= 4:
+        return None
+    numbers: list[int] = []
+    for part in parts:
+        number = _aton_part(part)
+        if number is None:
+            return None
+        numbers.append(number)
+    *head, last = numbers
+    if any(n > 255 for n in head) or last >= 256 ** (4 - len(head)):
+        return None
+    value = 0
+    for n in head:
+        value = (value << 8) | n
+    value = (value << (8 * (4 - len(head)))) | last
+    return IPv4Address(value)
+
+
+def _aton_part(part: str) -> int | None:
+    lowered = part.lower()
+    try:
+        if lowered.startswith("0x"):
+            return int(lowered[2:], 16) if len(lowered) > 2 else None
+        if len(lowered) > 1 and lowered.startswith("0"):
+            return int(lowered[1:], 8)
+        return int(lowered, 10) if lowered.isdigit() else None
+    except ValueError:
+        return None
+
+
+def check_name(host: str) -> None:
+    """Refuse names that always mean this machine, its network or a metadata service."""
+    if host in METADATA_NAMES or host.endswith(LOCAL_SUFFIXES):
+        raise private_address()
+    if "." not in host:
+        # A single label is completed by the resolver's search list: a name on the owner's
+        # own network, never a public site.
+        raise private_address()
+
+
+def _normalise_name(host: str) -> str:
+    name = host[:-1] if host.endswith(".") else host
+    if "%" in name or not name:
+        raise _malformed("the host name contains characters a host name cannot have")
+    labels = name.split(".")
+    if not all(_LABEL.match(label) for label in labels):
+        raise _malformed("the host name contains characters a host name cannot have")
+    return name
+
+
+def _within(host: str, rule: str) -> bool:
+    return host == rule or host.endswith("." + rule)
+
+
+def _domain_entry(entry: str, key: str) -> str:
+    text = entry.strip().lower().rstrip(".")
+    if text.startswith("*."):
+        text = text[2:]
+    try:
+        ascii_name = httpx.URL(f"http://{text}/").raw_host.decode("ascii")
+    except (httpx.InvalidURL, ValueError, UnicodeError):
+        ascii_name = ""
+    if not ascii_name or "/" in text or ":" in text or "@" in text:
+        raise ConfigError(f'{key}: {entry!r} is not a host name; write entries like "example.com"')
+    try:
+        _normalise_name(ascii_name)
+    except TargetRejected:
+        raise ConfigError(
+            f'{key}: {entry!r} is not a host name; write entries like "example.com"'
+        ) from None
+    return ascii_name
+
+
+def guard_from_settings(
+    *,
+    https_only: bool,
+    allowed_ports: Sequence[int],
+    allow_domains: Sequence[str],
+    deny_domains: Sequence[str],
+) -> Guard:
+    return Guard(
+        https_only=https_only,
+        allowed_ports=tuple(allowed_ports),
+        domains=DomainRules.from_settings(allow_domains, deny_domains),
+    )
+
+
+def _malformed(why: str) -> TargetRejected:
+    return TargetRejected("malformed_url", f"{why}")
+
+
+__all__ = [
+    "MAX_URL_CHARS",
+    "DomainRules",
+    "Guard",
+    "Target",
+    "check_name",
+    "guard_from_settings",
+    "host_literal",
+    "inet_aton",
+    "parse_target",
+]

@@ -1,0 +1,263 @@
+"""Where conversations are kept: :class:`SQLiteHistory`, or :class:`NullHistory` when off."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Protocol
+
+from spyglass.history.migrations import migrate
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class HistoryStore(Protocol):
+    enabled: bool
+
+    def exists(self, conversation_id: str) -> bool: ...
+    def add_user(self, conversation_id: str, turn_id: str, text: str, *, title: str) -> None: ...
+    def save_assistant(
+        self,
+        conversation_id: str,
+        turn_id: str,
+        *,
+        text: str,
+        reasoning: str,
+        events: list[dict[str, Any]],
+        citations: list[dict[str, Any]],
+        exchanges: list[dict[str, Any]],
+    ) -> None: ...
+    def messages(self, conversation_id: str) -> list[dict[str, Any]]: ...
+    def conversations(self, query: str | None = None) -> list[dict[str, Any]]: ...
+    def conversation(self, conversation_id: str) -> dict[str, Any] | None: ...
+    def delete(self, conversation_id: str) -> bool: ...
+    def prune(self) -> int: ...
+    def close(self) -> None: ...
+
+
+class NullHistory:
+    """``history.enabled = false``: nothing is stored, nothing is found."""
+
+    enabled = False
+
+    def exists(self, conversation_id: str) -> bool:
+        return False
+
+    def add_user(self, conversation_id: str, turn_id: str, text: str, *, title: str) -> None:
+        return None
+
+    def save_assistant(self, conversation_id: str, turn_id: str, **_: Any) -> None:
+        return None
+
+    def messages(self, conversation_id: str) -> list[dict[str, Any]]:
+        return []
+
+    def conversations(self, query: str | None = None) -> list[dict[str, Any]]:
+        return []
+
+    def conversation(self, conversation_id: str) -> dict[str, Any] | None:
+        return None
+
+    def delete(self, conversation_id: str) -> bool:
+        return False
+
+    def prune(self) -> int:
+        return 0
+
+    def close(self) -> None:
+        return None
+
+
+def fts_query(text: str) -> str | None:
+    """Free text → an FTS5 query matching every word (as a prefix), with no FTS syntax."""
+    words = re.findall(r"\w+", text)
+    return " ".join(f'"{word}"*' for word in words[:20]) or None
+
+
+class SQLiteHistory:
+    """One SQLite file; safe to share between threads (one connection under a lock)."""
+
+    enabled = True
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        retention_days: int,
+        clock: Callable[[], datetime] = utc_now,
+    ) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Conversations are private: the file (and its -wal/-shm siblings, which SQLite
+        # creates with the same mode) is readable by the owner only.
+        path.touch(mode=0o600, exist_ok=True)
+        path.chmod(0o600)
+        self.path = path
+        self.retention = timedelta(days=retention_days)
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA foreign_keys = ON")
+        self._db.execute("PRAGMA journal_mode = WAL")
+        # WAL with NORMAL sync: a power cut may lose the last turns, never corrupt the file.
+        self._db.execute("PRAGMA synchronous = NORMAL")
+        self._db.execute("PRAGMA busy_timeout = 5000")
+        with self._lock:
+            self.version = migrate(self._db)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def exists(self, conversation_id: str) -> bool:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)
+            ).fetchone()
+        return row is not None
+
+    def add_user(self, conversation_id: str, turn_id: str, text: str, *, title: str) -> None:
+        now = _stamp(self._clock())
+        with self._lock, self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute(
+                "INSERT INTO conversations(id, title, created_at, updated_at) VALUES (?,?,?,?) "
+                "ON CONFLICT(id) DO UPDATE SET updated_at = excluded.updated_at",
+                (conversation_id, title.strip() or "Untitled", now, now),
+            )
+            self._db.execute(
+                "INSERT INTO messages(conversation_id, turn_id, role, text, created_at) "
+                "VALUES (?,?,?,?,?)",
+                (conversation_id, turn_id, "user", text, now),
+            )
+
+    def save_assistant(
+        self,
+        conversation_id: str,
+        turn_id: str,
+        *,
+        text: str,
+        reasoning: str,
+        events: list[dict[str, Any]],
+        citations: list[dict[str, Any]],
+        exchanges: list[dict[str, Any]],
+    ) -> None:
+        now = _stamp(self._clock())
+        values = (
+            text,
+            reasoning,
+            json.dumps(events, ensure_ascii=False),
+            json.dumps(citations, ensure_ascii=False),
+            json.dumps(exchanges, ensure_ascii=False),
+        )
+        with self._lock, self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            if (
+                self._db.execute(
+                    "SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)
+                ).fetchone()
+                is None
+            ):
+                return  # deleted while the turn ran: do not resurrect it
+            self._db.execute(
+                "INSERT INTO messages(conversation_id, turn_id, role, text, reasoning, events, "
+                "citations, exchanges, created_at) VALUES (?,?,'assistant',?,?,?,?,?,?) "
+                "ON CONFLICT(turn_id, role) DO UPDATE SET text = excluded.text, "
+                "reasoning = excluded.reasoning, events = excluded.events, "
+                "citations = excluded.citations, exchanges = excluded.exchanges",
+                (conversation_id, turn_id, *values, now),
+            )
+            self._db.execute(
+                "UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id)
+            )
+
+    def messages(self, conversation_id: str) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conversation_id,)
+            ).fetchall()
+        return [_message(row) for row in rows]
+
+    def conversations(self, query: str | None = None) -> list[dict[str, Any]]:
+        match = fts_query(query) if query else None
+        with self._lock:
+            if query and match is None:
+                return []
+            if match is None:
+                rows = self._db.execute(
+                    "SELECT * FROM conversations ORDER BY updated_at DESC, rowid DESC"
+                ).fetchall()
+            else:
+                rows = self._db.execute(
+                    "SELECT * FROM conversations WHERE id IN (SELECT m.conversation_id FROM "
+                    "messages_fts JOIN messages m ON m.id = messages_fts.rowid "
+                    "WHERE messages_fts MATCH ?) ORDER BY updated_at DESC, rowid DESC",
+                    (match,),
+                ).fetchall()
+        return [dict(row) for row in rows]
+
+    def conversation(self, conversation_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT * FROM conversations WHERE id = ?", (conversation_id,)
+            ).fetchone()
+        if row is None:
+            return None
+        data = dict(row)
+        data["messages"] = [_public(m) for m in self.messages(conversation_id)]
+        return data
+
+    def delete(self, conversation_id: str) -> bool:
+        with self._lock, self._db:
+            cursor = self._db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+        return cursor.rowcount > 0
+
+    def prune(self) -> int:
+        """Delete conversations not updated within the retention period."""
+        cutoff = _stamp(self._clock() - self.retention)
+        with self._lock, self._db:
+            cursor = self._db.execute("DELETE FROM conversations WHERE updated_at < ?", (cutoff,))
+        return cursor.rowcount
+
+
+def _message(row: sqlite3.Row) -> dict[str, Any]:
+    return {
+        "role": row["role"],
+        "text": row["text"],
+        "reasoning": row["reasoning"],
+        "events": json.loads(row["events"]),
+        "citations": json.loads(row["citations"]),
+        "exchanges": json.loads(row["exchanges"]),
+        "created_at": row["created_at"],
+    }
+
+
+def _public(message: dict[str, Any]) -> dict[str, Any]:
+    """A message as the API shows it: no raw tool exchanges."""
+    data = {"role": message["role"], "text": message["text"]}
+    if message["reasoning"]:
+        data["reasoning"] = message["reasoning"]
+    data["events"] = message["events"]
+    data["citations"] = message["citations"]
+    data["created_at"] = message["created_at"]
+    return data
+
+
+def open_history(path: Path, *, enabled: bool, retention_days: int) -> HistoryStore:
+    """The store the settings ask for; the SQLite one is pruned on opening."""
+    if not enabled:
+        return NullHistory()
+    store = SQLiteHistory(path, retention_days=retention_days)
+    store.prune()
+    return store

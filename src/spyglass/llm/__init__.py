@@ -1,0 +1,1 @@
+"""Talking to the owner's OpenAI-compatible model server (llama-server, Ollama, vLLM, ...)."""

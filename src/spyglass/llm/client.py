@@ -1,0 +1,190 @@
+"""A streaming client for OpenAI-compatible chat completions, normalising what servers send.
+
+``ModelClient.stream`` yields :class:`Delta` pieces (content or reasoning, with any leaked
+tool-call block held back) and ends with one :class:`Completion`. Every way the server can
+fail — unreachable, an error status, a stream that breaks or is not JSON — becomes
+:class:`ModelUnavailable` with a message naming the URL and what to check.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import httpx
+
+from spyglass.llm.toolcalls import LeakGuard, ToolCall, ToolCallAccumulator
+from spyglass.settings import LLMSettings
+
+
+class ModelUnavailable(Exception):
+    """The model server could not give an answer; ``message`` is safe to show."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Delta:
+    kind: Literal["content", "reasoning"]
+    text: str
+
+
+@dataclass
+class Completion:
+    """The whole of one streamed response."""
+
+    content: str
+    reasoning: str
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    finish_reason: str | None = None
+    #: Leaked call blocks that could not be parsed (dropped from the text).
+    malformed_calls: int = 0
+
+
+StreamItem = Delta | Completion
+
+
+class ModelClient:
+    """Talks to ``llm.base_url``. One instance per service; close with :meth:`aclose`."""
+
+    def __init__(
+        self, settings: LLMSettings, *, transport: httpx.AsyncBaseTransport | None = None
+    ) -> None:
+        self.settings = settings
+        self.url = settings.base_url.rstrip("/") + "/chat/completions"
+        self._transport = transport
+        self._client: httpx.AsyncClient | None = None
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            headers = {"Accept": "text/event-stream"}
+            if self.settings.api_key is not None and self.settings.api_key.get_secret_value():
+                headers["Authorization"] = f"Bearer {self.settings.api_key.get_secret_value()}"
+            self._client = httpx.AsyncClient(
+                transport=self._transport,
+                headers=headers,
+                timeout=httpx.Timeout(
+                    self.settings.timeout_seconds, connect=self.settings.connect_timeout_seconds
+                ),
+                # The model server is the owner's own: no proxy from the environment.
+                trust_env=False,
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def _unavailable(self, what: str) -> ModelUnavailable:
+        return ModelUnavailable(
+            f"the model server at {self.url} {what}. Check that it is running, that "
+            "llm.base_url points at its OpenAI-compatible /v1 address"
+            + (
+                f" and that it serves the model {self.settings.model!r}"
+                if self.settings.model
+                else ""
+            )
+            + "."
+        )
+
+    async def stream(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
+    ) -> AsyncIterator[StreamItem]:
+        body: dict[str, Any] = {"messages": messages, "stream": True}
+        if self.settings.model:
+            body["model"] = self.settings.model
+        if tools:
+            body["tools"] = tools
+            body["tool_choice"] = "auto"
+        try:
+            async with self._http().stream("POST", self.url, json=body) as response:
+                if response.status_code >= 400:
+                    await response.aread()
+                    raise self._unavailable(f"answered HTTP {response.status_code}")
+                if response.headers.get("content-type", "").startswith("application/json"):
+                    # A server that ignores "stream": one whole completion, parsed the same way.
+                    whole = (await response.aread()).decode("utf-8", "replace")
+                    payloads = _single(whole)
+                else:
+                    payloads = _sse_data(response)
+                async for item in self._parse(payloads):
+                    yield item
+        except httpx.ConnectError:
+            raise self._unavailable("cannot be reached") from None
+        except httpx.TimeoutException:
+            raise self._unavailable("did not answer in time") from None
+        except httpx.HTTPError:
+            raise self._unavailable("broke off its answer") from None
+
+    async def _parse(self, payloads: AsyncIterator[str]) -> AsyncIterator[StreamItem]:
+        content, reasoning = LeakGuard(), LeakGuard()
+        calls = ToolCallAccumulator()
+        finish: str | None = None
+        done = False
+        async for data in payloads:
+            if data == "[DONE]":
+                done = True
+                break
+            try:
+                chunk = json.loads(data)
+            except ValueError:
+                raise self._unavailable("sent a response that is not JSON") from None
+            if not isinstance(chunk, dict):
+                continue
+            if isinstance(chunk.get("error"), dict | str):
+                raise self._unavailable("reported an error")
+            for choice in chunk.get("choices") or []:
+                if not isinstance(choice, dict):
+                    continue
+                delta = choice.get("delta") or choice.get("message") or {}
+                if isinstance(delta, dict):
+                    for key in ("reasoning_content", "reasoning", "thinking"):
+                        text = delta.get(key)
+                        if isinstance(text, str) and text:
+                            released = reasoning.feed(text)
+                            if released:
+                                yield Delta("reasoning", released)
+                    text = delta.get("content")
+                    if isinstance(text, str) and text:
+                        released = content.feed(text)
+                        if released:
+                            yield Delta("content", released)
+                    for fragment in delta.get("tool_calls") or []:
+                        calls.add(fragment)
+                if isinstance(choice.get("finish_reason"), str):
+                    finish = choice["finish_reason"]
+        if not done and finish is None:
+            raise self._unavailable("broke off its answer")
+        tail, leaked = content.finish()
+        if tail:
+            yield Delta("content", tail)
+        rtail, rleaked = reasoning.finish()
+        if rtail:
+            yield Delta("reasoning", rtail)
+        # Calls are decided from what accumulated, not from finish_reason: servers answer
+        # "stop" with calls, or "tool_calls" with none.
+        found = calls.calls() or [*leaked.calls, *rleaked.calls]
+        yield Completion(
+            content=content.released + tail,
+            reasoning=reasoning.released + rtail,
+            tool_calls=found,
+            finish_reason=finish,
+            malformed_calls=leaked.malformed + rleaked.malformed,
+        )
+
+
+async def _sse_data(response: httpx.Response) -> AsyncIterator[str]:
+    """The ``data:`` payloads of an SSE body (comments and other fields are skipped)."""
+    async for line in response.aiter_lines():
+        if line.startswith("data:"):
+            yield line[5:].strip()
+
+
+async def _single(body: str) -> AsyncIterator[str]:
+    yield body
+    yield "[DONE]"

@@ -1,0 +1,118 @@
+"""Ready-to-paste configuration for MCP hosts (``spyglass mcp config``).
+
+Each snippet launches or reaches *this* Spyglass: the command is the absolute path of the
+running executable, and a ``SPYGLASS_HOME`` in effect is passed on so the host's server uses
+the same policy, settings and audit log as the person's own ``spyglass`` commands.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from spyglass.mcp.addresses import DEFAULT_HTTP_PORT, endpoint_url
+from spyglass.paths import HOME_ENV
+
+SERVER_KEY = "spyglass"
+DELEGATED_ENV = "SPYGLASS_CHANNELS__MCP__CONFIRMATION"
+
+
+class Host(StrEnum):
+    CLAUDE = "claude"
+    LMSTUDIO = "lmstudio"
+    CURSOR = "cursor"
+    OPENWEBUI = "openwebui"
+    CODEX = "codex"
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """The text to paste, its format, and where it goes."""
+
+    text: str
+    format: str  # "json" or "toml"
+    where: str
+
+
+def launch_command(argv0: str | None = None, executable: str | None = None) -> list[str]:
+    """The absolute command that starts this Spyglass's stdio server."""
+    argv0 = argv0 if argv0 is not None else sys.argv[0]
+    executable = executable or sys.executable
+    if Path(argv0).name == "__main__.py" or not argv0:
+        # Started as `python -m spyglass`: repeat that with the same interpreter.
+        return [str(Path(executable).absolute()), "-m", "spyglass", "mcp"]
+    found = shutil.which(argv0) if os.sep not in argv0 else argv0
+    return [str(Path(found or argv0).absolute()), "mcp"]
+
+
+def server_env(*, delegated: bool, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    environ = os.environ if environ is None else environ
+    env: dict[str, str] = {}
+    home = environ.get(HOME_ENV, "").strip()
+    if home:
+        env[HOME_ENV] = str(Path(home).expanduser().absolute())
+    if delegated:
+        env[DELEGATED_ENV] = "delegated"
+    return env
+
+
+def _stdio_entry(command: Sequence[str], env: Mapping[str, str]) -> dict[str, Any]:
+    entry: dict[str, Any] = {"command": command[0], "args": list(command[1:])}
+    if env:
+        entry["env"] = dict(env)
+    return entry
+
+
+WHERE = {
+    Host.CLAUDE: "Claude Desktop: Settings > Developer > Edit Config "
+    '(claude_desktop_config.json); merge into "mcpServers" and restart Claude Desktop.',
+    Host.LMSTUDIO: "LM Studio: Program tab > Install > Edit mcp.json; merge into "
+    '"mcpServers" and save.',
+    Host.CURSOR: "Cursor: ~/.cursor/mcp.json (all projects) or .cursor/mcp.json (one "
+    'project); merge into "mcpServers".',
+    Host.OPENWEBUI: "Open WebUI: start `spyglass mcp --http` first, then add the connection "
+    "under Admin Settings > External Tools (Type: MCP Streamable HTTP), or set this JSON as "
+    "the TOOL_SERVER_CONNECTIONS environment variable of a fresh Open WebUI.",
+    Host.CODEX: "Codex: append to ~/.codex/config.toml.",
+}
+
+
+def snippet(
+    host: Host,
+    *,
+    port: int = DEFAULT_HTTP_PORT,
+    delegated: bool = False,
+    command: Sequence[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Snippet:
+    """The configuration for ``host``; ``delegated`` states the host asks before each call."""
+    command = list(command) if command is not None else launch_command()
+    env = server_env(delegated=delegated, environ=environ)
+    if host is Host.OPENWEBUI:
+        connection = {
+            "type": "mcp",
+            "url": endpoint_url(port),
+            "path": "",
+            "auth_type": "none",
+            "key": "",
+            "config": {"enable": True},
+            "info": {
+                "id": SERVER_KEY,
+                "name": "Spyglass",
+                "description": "Web search and page reading, approved by the owner.",
+            },
+        }
+        return Snippet(json.dumps([connection], indent=2), "json", WHERE[host])
+    entry = _stdio_entry(command, env)
+    if host is Host.CODEX:
+        return Snippet(tomli_w.dumps({"mcp_servers": {SERVER_KEY: entry}}), "toml", WHERE[host])
+    return Snippet(json.dumps({"mcpServers": {SERVER_KEY: entry}}, indent=2), "json", WHERE[host])

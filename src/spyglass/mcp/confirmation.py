@@ -1,0 +1,229 @@
+"""Asking the owner through MCP elicitation before a web call leaves the device.
+
+The executor's token flow does the deciding: a call without a token comes back
+``pending_confirmation``; this module shows the owner the exact call and, on acceptance, runs it
+once more with that token (the executor consumes it exactly once) or, on refusal, spends it with
+``executor.deny``. How the question travels depends on the protocol revision the client speaks:
+
+* up to 2025-11-25, the server sends ``elicitation/create`` mid-call and waits for the answer;
+* from 2026-07-28, the server returns an ``input_required`` result carrying the question and
+  the token (inside ``requestState``, sealed by the SDK so the client can neither read nor
+  change it); the client asks, then retries the call with the answer.
+
+A client that declared no form elicitation cannot ask, and gets :class:`CannotAsk` back.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import mcp.types as types
+from mcp.server.context import ServerRequestContext
+from mcp.types.version import is_version_at_least
+
+from spyglass.core.capability import Capability
+from spyglass.core.confirmation import TOKEN_TTL_SECONDS
+from spyglass.core.context import Turn
+from spyglass.core.executor import Executor
+from spyglass.core.outcome import Outcome
+
+logger = logging.getLogger(__name__)
+
+CHANNEL = "mcp"
+
+#: First protocol revision that carries elicitation inside an ``input_required`` result.
+INPUT_REQUIRED_VERSION = "2026-07-28"
+
+#: Our key in ``inputRequests``/``inputResponses``.
+APPROVAL_KEY = "spyglass_approval"
+_STATE_VERSION = 1
+
+#: The form the owner answers: one yes/no, pre-set to yes so "Accept" means approve.
+APPROVAL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "approve": {
+            "type": "boolean",
+            "title": "Run this call",
+            "description": "Send exactly what is shown above to the internet, once.",
+            "default": True,
+        }
+    },
+}
+
+
+@dataclass(frozen=True)
+class CannotAsk:
+    """The call needs the owner's approval and this client has no way to ask for it."""
+
+    capability: Capability
+
+
+def approval_message(capability: Capability, arguments: dict[str, Any]) -> str:
+    """What the owner sees: which capability, the literal arguments, and that they leave."""
+    lines = [
+        f"Approve {capability.title} ({capability.name} v{capability.version})?",
+        "This call leaves this device: what is shown below is sent to the internet.",
+        "",
+    ]
+    for key, value in arguments.items():
+        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        lines.append(f"{key}: {shown}")
+    return "\n".join(lines)
+
+
+def client_can_elicit(capabilities: types.ClientCapabilities | None) -> bool:
+    """True when the client declared form elicitation (a bare ``elicitation: {}`` counts)."""
+    elicitation = capabilities.elicitation if capabilities is not None else None
+    if elicitation is None:
+        return False
+    return elicitation.form is not None or elicitation.url is None
+
+
+def uses_input_required(protocol_version: str | None) -> bool:
+    return protocol_version is not None and is_version_at_least(
+        protocol_version, INPUT_REQUIRED_VERSION
+    )
+
+
+def approves(answer: types.ElicitResult) -> bool:
+    """Accept means yes, unless the ``approve`` box came back as anything but ``true``.
+
+    A missing box is a yes (some hosts send no content for a bare accept); a cleared box, or a
+    value a careless host spelled as ``"false"`` or ``0``, is a no.
+    """
+    if answer.action != "accept":
+        return False
+    return (answer.content or {}).get("approve", True) is True
+
+
+def encode_state(token: str) -> str:
+    return json.dumps({"v": _STATE_VERSION, "token": token}, separators=(",", ":"))
+
+
+def decode_state(state: str | None) -> str | None:
+    """The token carried in a retry's ``requestState``, or ``None`` when there is none."""
+    if not state:
+        return None
+    try:
+        data = json.loads(state)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or data.get("v") != _STATE_VERSION:
+        return None
+    token = data.get("token")
+    return token if isinstance(token, str) else None
+
+
+class ConfirmationFlow:
+    """Runs one ``tools/call`` through the executor, asking the owner when it must."""
+
+    def __init__(self, executor: Executor, *, ask_timeout: float = TOKEN_TTL_SECONDS) -> None:
+        self.executor = executor
+        self.ask_timeout = ask_timeout
+
+    async def run(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        capability: Capability,
+        arguments: Any,
+        params: types.CallToolRequestParams,
+    ) -> Outcome | types.InputRequiredResult | CannotAsk:
+        """The finished outcome, a question for a 2026-07-28 client, or :class:`CannotAsk`.
+
+        ``arguments`` are whatever the client sent; the executor validates them.
+        """
+        token = decode_state(params.request_state)
+        if token is not None:
+            # A 2026-07-28 retry: this call was already checked and is waiting for its answer.
+            return await self._resume(capability, arguments, token, params)
+
+        turn = Turn()
+        outcome = await self.executor.ainvoke(
+            capability.name, capability.version, arguments, channel=CHANNEL, turn=turn
+        )
+        pending = outcome.pending_confirmation
+        if pending is None:
+            return outcome
+        if not client_can_elicit(ctx.session.client_capabilities):
+            # The token is left unused and expires on its own, as on a terminal with no one to ask.
+            return CannotAsk(capability)
+        if uses_input_required(ctx.protocol_version):
+            return self._question(capability, arguments, pending.token)
+        if not ctx.session.can_send_request:
+            # A handshake-era channel with no way back to the client mid-call cannot ask either.
+            return CannotAsk(capability)
+        return await self._ask_now(ctx, capability, arguments, pending.token, turn)
+
+    def _question(
+        self, capability: Capability, arguments: dict[str, Any], token: str
+    ) -> types.InputRequiredResult:
+        request = types.ElicitRequest(
+            params=types.ElicitRequestFormParams(
+                message=approval_message(capability, arguments),
+                requested_schema=APPROVAL_SCHEMA,
+            )
+        )
+        return types.InputRequiredResult(
+            input_requests={APPROVAL_KEY: request}, request_state=encode_state(token)
+        )
+
+    async def _resume(
+        self,
+        capability: Capability,
+        arguments: dict[str, Any],
+        token: str,
+        params: types.CallToolRequestParams,
+    ) -> Outcome | types.InputRequiredResult:
+        answer = (params.input_responses or {}).get(APPROVAL_KEY)
+        if not isinstance(answer, types.ElicitResult):
+            # Retried without an answer to our question: ask it again, same token.
+            return self._question(capability, arguments, token)
+        return await self._decide(capability, arguments, token, answer, Turn())
+
+    async def _ask_now(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        capability: Capability,
+        arguments: dict[str, Any],
+        token: str,
+        turn: Turn,
+    ) -> Outcome:
+        try:
+            with anyio.fail_after(self.ask_timeout):
+                answer = await ctx.session.elicit_form(
+                    message=approval_message(capability, arguments),
+                    requested_schema=APPROVAL_SCHEMA,
+                    related_request_id=ctx.request_id,
+                )
+        except Exception as exc:
+            # No usable answer (timed out, refused by the host, connection gone): the call does
+            # not run, and the token is spent as a refusal.
+            logger.warning(
+                "approval request for %s got no answer (%s)", capability.name, type(exc).__name__
+            )
+            return self.executor.deny(token, channel=CHANNEL)
+        return await self._decide(capability, arguments, token, answer, turn)
+
+    async def _decide(
+        self,
+        capability: Capability,
+        arguments: dict[str, Any],
+        token: str,
+        answer: types.ElicitResult,
+        turn: Turn,
+    ) -> Outcome:
+        if not approves(answer):
+            return self.executor.deny(token, channel=CHANNEL)
+        return await self.executor.ainvoke(
+            capability.name,
+            capability.version,
+            arguments,
+            channel=CHANNEL,
+            turn=turn,
+            confirmation_token=token,
+        )

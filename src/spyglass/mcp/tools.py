@@ -1,0 +1,54 @@
+"""Which capabilities MCP hosts see, and their MCP tool definitions.
+
+Built from the registry, not from a fixed list: every external capability becomes a tool
+with its own wire name, title, description and schemas, so a new or changed capability
+reaches MCP hosts without code here changing.
+"""
+
+from __future__ import annotations
+
+import mcp.types as types
+
+from spyglass.core.capability import Capability, Network, SideEffect
+from spyglass.core.registry import Registry
+
+
+def exposed(registry: Registry) -> list[Capability]:
+    """The newest version of each external capability, sorted by name (a stable order)."""
+    return [c for c in registry.latest() if c.network is Network.EXTERNAL]
+
+
+def tool_for(capability: Capability) -> types.Tool:
+    """The MCP ``Tool`` for one capability: same schemas, honest annotations."""
+    return types.Tool(
+        name=capability.wire_name,
+        title=capability.title,
+        description=capability.description,
+        input_schema=capability.argument_schema,
+        output_schema=capability.result_schema,
+        annotations=types.ToolAnnotations(
+            title=capability.title,
+            read_only_hint=capability.side_effect is SideEffect.READ_ONLY,
+            open_world_hint=capability.network is Network.EXTERNAL,
+        ),
+    )
+
+
+class ToolTable:
+    """Wire name → capability for the tools this server offers."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.capabilities = exposed(registry)
+        self._by_wire = {c.wire_name: c for c in self.capabilities}
+        self.tools = [tool_for(c) for c in self.capabilities]
+
+    def get(self, wire_name: str) -> Capability | None:
+        return self._by_wire.get(wire_name)
+
+    def input_schema(self, wire_name: str) -> dict[str, object] | None:
+        capability = self.get(wire_name)
+        return capability.argument_schema if capability else None
+
+    @property
+    def names(self) -> list[str]:
+        return [c.wire_name for c in self.capabilities]

@@ -1,0 +1,74 @@
+"""Serving the MCP server: stdio for hosts that launch Spyglass, Streamable HTTP on loopback.
+
+On stdio, stdout carries protocol messages only; logs go to stderr. Over HTTP the server binds
+127.0.0.1 and accepts only requests whose Host names this loopback port and whose Origin, if
+any, is a loopback page — a web page on another site cannot drive it (DNS rebinding).
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+
+import uvicorn
+from mcp.server.stdio import stdio_server
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+
+from spyglass.mcp.addresses import LOOPBACK, MCP_PATH, endpoint_url
+from spyglass.mcp.server import build_server
+from spyglass.runtime import Runtime
+
+
+async def serve_stdio(runtime: Runtime) -> None:
+    """Serve one host over stdin/stdout until it closes the stream."""
+    server = build_server(runtime)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def loopback_security(port: int) -> TransportSecuritySettings:
+    """Host must be this loopback port; a browser Origin must be a loopback page."""
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=[f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"],
+        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+    )
+
+
+def http_app(runtime: Runtime, port: int) -> Starlette:
+    """The Streamable HTTP ASGI app at ``/mcp`` for a server listening on ``port``."""
+    server = build_server(runtime)
+    return server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        host=LOOPBACK,
+        transport_security=loopback_security(port),
+    )
+
+
+def bind_loopback(port: int) -> socket.socket:
+    """A listening socket on 127.0.0.1 (port 0 picks a free one)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((LOOPBACK, port))
+        # Listening before uvicorn starts means early clients wait in the backlog instead of
+        # being refused, so "ready" can be announced as soon as this returns.
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+async def serve_http(
+    runtime: Runtime, sock: socket.socket, *, ready: Callable[[str], None] | None = None
+) -> None:
+    """Serve Streamable HTTP on an already bound loopback socket until stopped."""
+    port = sock.getsockname()[1]
+    app = http_app(runtime, port)
+    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
+    server = uvicorn.Server(config)
+    if ready is not None:
+        ready(endpoint_url(port))
+    await server.serve(sockets=[sock])

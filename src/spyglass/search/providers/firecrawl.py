@@ -1,0 +1,102 @@
+"""Firecrawl search API v2 (Bearer key). Accepts both ``data.web[]`` (v2) and ``data[]`` (v1)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from spyglass.search.model import (
+    AUTH_FAILED,
+    QUOTA_EXCEEDED,
+    REJECTED,
+    ParsedPage,
+    RawResult,
+    SearchFailure,
+    SearchQuery,
+)
+from spyglass.search.provider import (
+    Endpoint,
+    Provider,
+    ProviderRequest,
+    explanation,
+    first_text,
+    join_url,
+    json_or_none,
+    site_terms,
+)
+
+_TBS = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
+
+
+def _said(body: bytes) -> str:
+    data = json_or_none(body)
+    return explanation(data.get("error")) if isinstance(data, dict) else ""
+
+
+class Firecrawl(Provider):
+    name: ClassVar[str] = "firecrawl"
+    default_base_url: ClassVar[str | None] = "https://api.firecrawl.dev"
+    supports_time_range: ClassVar[bool] = True
+    max_count: ClassVar[int] = 20
+
+    def build_request(self, query: SearchQuery, endpoint: Endpoint) -> ProviderRequest:
+        payload: dict[str, Any] = {
+            "query": site_terms(query)[:500],
+            "limit": min(query.count, self.max_count),
+            "sources": [{"type": "web"}],
+        }
+        if query.time_range:
+            payload["tbs"] = _TBS[query.time_range]
+        return ProviderRequest(
+            "POST",
+            join_url(endpoint.base_url, "v2/search"),
+            json=payload,
+            headers={
+                "Accept": "application/json",
+                "Authorization": f"Bearer {endpoint.api_key or ''}",
+            },
+        )
+
+    def explain_error(self, status: int, body: bytes) -> SearchFailure | None:
+        said = _said(body)
+        suffix = f" ({said})" if said else ""
+        if status == 402:
+            return SearchFailure(
+                QUOTA_EXCEEDED,
+                f"firecrawl says the account is out of credits{suffix}; add credits or "
+                "upgrade the Firecrawl plan",
+            )
+        if status == 403:
+            return SearchFailure(
+                AUTH_FAILED,
+                f"firecrawl says this key may not search{suffix}; check the key's scope or "
+                "search.firecrawl.api_key",
+            )
+        if status == 400:
+            return SearchFailure(
+                REJECTED,
+                f"firecrawl refused the search parameters{suffix}; change the query or its filters",
+            )
+        return None
+
+    def parse(self, body: bytes, query: SearchQuery) -> ParsedPage:
+        data = self.load_json(body)
+        if not isinstance(data, dict):
+            raise self.invalid("a JSON object")
+        if data.get("success") is False:
+            said = explanation(data.get("error"))
+            raise self.invalid("success" + (f" (it said: {said})" if said else ""))
+        content = data.get("data")
+        items: Any = content.get("web") if isinstance(content, dict) else content
+        if not isinstance(items, list):
+            raise self.invalid("data.web")
+        return ParsedPage(
+            [
+                RawResult(
+                    title=first_text(item, "title"),
+                    url=first_text(item, "url"),
+                    snippet=first_text(item, "description", "snippet"),
+                )
+                for item in items
+                if isinstance(item, dict)
+            ]
+        )

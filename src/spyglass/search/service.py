@@ -1,0 +1,178 @@
+"""One ``web.search``: route to a provider, ask it, fall back if allowed, clean the answer.
+
+This is the only place that puts routing, configuration, the client and cleaning together;
+the capability module is a thin layer over :func:`search`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+from spyglass.search import client
+from spyglass.search.cleaning import clean_results
+from spyglass.search.model import NOT_CONFIGURED, ParsedPage, SearchFailure, SearchQuery
+from spyglass.search.provider import Endpoint, Provider
+from spyglass.search.routing import plan
+from spyglass.settings import MASK, SearchSettings
+
+#: Below this many seconds left, no fallback is started.
+MIN_ATTEMPT_SECONDS = 0.5
+#: Extra results asked for, so duplicates and filtered hosts do not leave the list short.
+HEADROOM = 2
+
+
+def endpoint_for(provider: Provider, settings: SearchSettings) -> Endpoint:
+    """The configured address and key of ``provider``, or ``SEARCH_NOT_CONFIGURED``."""
+    name = provider.name
+    env = f"SPYGLASS_SEARCH__{name.upper()}"
+    # Sections were validated when the settings were loaded.
+    section = settings.provider(name)
+    base_url = section.base_url or provider.default_base_url
+    if not base_url:
+        raise SearchFailure(
+            NOT_CONFIGURED,
+            f"{name} needs its address: set search.{name}.base_url in config.toml (for example "
+            f'"http://127.0.0.1:8888") or {env}__BASE_URL',
+        )
+    if not base_url.lower().startswith(("http://", "https://")):
+        raise SearchFailure(
+            NOT_CONFIGURED,
+            f"search.{name}.base_url must start with http:// or https://",
+        )
+    key = section.api_key.get_secret_value() if section.api_key is not None else None
+    if provider.needs_key and not key:
+        raise SearchFailure(
+            NOT_CONFIGURED,
+            f"{name} needs an API key: set search.{name}.api_key in config.toml or {env}__API_KEY",
+        )
+    return Endpoint(base_url=base_url, api_key=key or None)
+
+
+def secrets_of(settings: SearchSettings) -> list[str]:
+    """Every configured search key, to be scrubbed from anything shown."""
+    found: list[str] = []
+    for section in settings.provider_sections().values():
+        if section.api_key is not None and section.api_key.get_secret_value():
+            found.append(section.api_key.get_secret_value())
+    return found
+
+
+def redact(text: str, secrets: Collection[str]) -> str:
+    """``text`` with every secret replaced by the mask."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, MASK)
+    return text
+
+
+async def search(
+    query: SearchQuery,
+    settings: SearchSettings,
+    providers: Mapping[str, Provider],
+    *,
+    capability: str,
+    invocation_id: str,
+    report: Callable[[str], None],
+) -> dict[str, Any]:
+    """The ``web.search`` result for ``query``; raises :class:`SearchFailure` otherwise.
+
+    ``report`` is told each provider as it is tried, so the audit names the one that ran.
+    """
+    secrets = secrets_of(settings)
+    try:
+        order = plan(
+            settings.providers,
+            settings.fallback,
+            providers.keys(),
+            capability=capability,
+            invocation_id=invocation_id,
+        )
+        result = await _attempts(query, settings, providers, order, report)
+    except SearchFailure as failure:
+        raise SearchFailure(
+            failure.code, redact(failure.message, secrets), retryable=failure.retryable
+        ) from None
+    # A provider that echoes the key back (in an error text or a result) must not leak it.
+    if "notes" in result:
+        result["notes"] = [redact(note, secrets) for note in result["notes"]]
+    for item in result["results"]:
+        for field in ("title", "url", "snippet"):
+            item[field] = redact(item[field], secrets)
+    return result
+
+
+async def _attempts(
+    query: SearchQuery,
+    settings: SearchSettings,
+    providers: Mapping[str, Provider],
+    order: list[str],
+    report: Callable[[str], None],
+) -> dict[str, Any]:
+    deadline = time.monotonic() + settings.timeout_seconds
+    first: SearchFailure | None = None
+    fallbacks: list[str] = []
+    for position, name in enumerate(order):
+        provider = providers[name]
+        remaining = deadline - time.monotonic()
+        if position and remaining < MIN_ATTEMPT_SECONDS:
+            fallbacks.append(f"{name} not tried (no time left)")
+            break
+        try:
+            if position == 0:
+                report(name)
+            endpoint = endpoint_for(provider, settings)
+            if position:
+                report(name)
+            asked = replace(query, count=min(provider.max_count, query.count + HEADROOM))
+            page = await client.ask(provider, endpoint, asked, timeout=remaining)
+        except SearchFailure as failure:
+            if position == 0:
+                # Without an explicit fallback list, or for a failure that a retry cannot
+                # fix, there is no silent failover.
+                if not failure.retryable or len(order) == 1:
+                    raise
+                first = failure
+            else:
+                fallbacks.append(f"{name}: {failure.message}")
+            continue
+        return _result(query, provider, page, position, first, fallbacks)
+    assert first is not None
+    detail = f" Fallback providers failed too: {'; '.join(fallbacks)}" if fallbacks else ""
+    raise SearchFailure(first.code, first.message + detail, retryable=first.retryable)
+
+
+def _result(
+    query: SearchQuery,
+    provider: Provider,
+    page: ParsedPage,
+    position: int,
+    first: SearchFailure | None,
+    fallbacks: list[str],
+) -> dict[str, Any]:
+    results = clean_results(page.results, query)
+    notes: list[str] = []
+    if position and first is not None:
+        notes.append(
+            f"answered by fallback provider {provider.name}; the first choice failed: "
+            f"{first.message}"
+        )
+        notes.extend(f"fallback {entry}" for entry in fallbacks)
+    notes.extend(page.notes)
+    if query.time_range and not provider.supports_time_range:
+        notes.append(f"{provider.name} cannot limit results by date; time_range was not applied")
+    result: dict[str, Any] = {
+        "query": query.text,
+        "provider": provider.name,
+        "results": results,
+        "result_count": len(results),
+        "retrieved_at": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+    }
+    if page.partial:
+        result["partial"] = True
+    if notes:
+        result["notes"] = notes
+    return result

@@ -1,0 +1,1 @@
+"""The HTTP service behind ``spyglass serve``: API, console, Open WebUI endpoints."""

@@ -1,0 +1,147 @@
+"""``create_app``: the FastAPI application behind ``spyglass serve``."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from spyglass.conversation.pending import InMemoryPendingTurnStore, PendingTurnStore
+from spyglass.conversation.turn import ConversationService
+from spyglass.history.store import HistoryStore, open_history
+from spyglass.llm.client import ModelClient
+from spyglass.runtime import Runtime
+from spyglass.service import errors
+from spyglass.service.auth import (
+    Authenticator,
+    AuthGate,
+    LoginCodes,
+    Sessions,
+    load_or_create_token,
+)
+from spyglass.service.middleware import BodyLimit, HostCheck, SecurityHeaders, allowed_hosts
+from spyglass.service.routes import capabilities as capabilities_routes
+from spyglass.service.routes import console as console_routes
+from spyglass.service.routes import conversation as conversation_routes
+from spyglass.service.routes import history as history_routes
+from spyglass.service.routes import openwebui as openwebui_routes
+from spyglass.service.routes import policy as policy_routes
+from spyglass.service.state import ServiceState
+from spyglass.version import __version__
+
+logger = logging.getLogger(__name__)
+
+PRUNE_INTERVAL_SECONDS = 24 * 3600
+
+
+def create_app(
+    runtime: Runtime,
+    *,
+    port: int | None = None,
+    extra_hosts: Iterable[str] = (),
+    model: ModelClient | None = None,
+    history: HistoryStore | None = None,
+    pending: PendingTurnStore | None = None,
+    api_token: str | None = None,
+) -> FastAPI:
+    """Build the service for ``runtime``. ``port`` is the bound port (for the Host check)."""
+    settings = runtime.settings
+    port = settings.server.port if port is None else port
+    if history is None:
+        history = open_history(
+            runtime.paths.database_file,
+            enabled=settings.history.enabled,
+            retention_days=settings.history.retention_days,
+        )
+    model = model or ModelClient(settings.llm)
+    # The same clock as the executor's tokens, so a paused turn and its token expire together.
+    pending = pending or InMemoryPendingTurnStore(clock=lambda: runtime.executor.clock())
+    sessions = Sessions()
+    token = api_token or load_or_create_token(runtime.paths.api_token_file)
+    authenticator = Authenticator(token, sessions)
+    state = ServiceState(
+        runtime=runtime,
+        conversations=ConversationService(runtime, model, history, pending),
+        history=history,
+        auth=authenticator,
+        login_codes=LoginCodes(),
+        sessions=sessions,
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        pruner = asyncio.create_task(_prune_daily(history))
+        try:
+            yield
+        finally:
+            pruner.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await pruner
+            await model.aclose()
+            history.close()
+
+    app = FastAPI(
+        title="Spyglass",
+        version=__version__,
+        description="Web search and fetch for a local AI assistant, with the owner's approval.",
+        docs_url=None,
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    app.state.spyglass = state
+    errors.install(app)
+    for module in (
+        console_routes,
+        conversation_routes,
+        policy_routes,
+        capabilities_routes,
+        history_routes,
+        openwebui_routes,
+    ):
+        app.include_router(module.router)
+    app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
+    # Added innermost first: SecurityHeaders wraps everything, then Host, auth, body size.
+    app.add_middleware(BodyLimit, limit=settings.server.max_body_bytes)
+    app.add_middleware(AuthGate, authenticator=authenticator)
+    hosts = allowed_hosts(
+        settings.server.host, port, [*extra_hosts, *settings.server.allowed_hosts]
+    )
+    app.add_middleware(HostCheck, hosts=hosts)
+    app.add_middleware(SecurityHeaders)
+    return app
+
+
+def _openapi(app: FastAPI) -> dict[str, Any]:
+    """The schema with the bearer scheme declared on every authenticated operation."""
+    if app.openapi_schema:
+        return app.openapi_schema
+    schema = get_openapi(
+        title=app.title, version=app.version, description=app.description, routes=app.routes
+    )
+    schema.setdefault("components", {})["securitySchemes"] = {
+        "bearer": {"type": "http", "scheme": "bearer"}
+    }
+    for path, operations in schema.get("paths", {}).items():
+        if path == "/api/v1/health":
+            continue
+        for operation in operations.values():
+            operation["security"] = [{"bearer": []}]
+    app.openapi_schema = schema
+    return schema
+
+
+async def _prune_daily(history: HistoryStore) -> None:
+    while True:
+        await asyncio.sleep(PRUNE_INTERVAL_SECONDS)
+        try:
+            removed = await asyncio.to_thread(history.prune)
+        except Exception:
+            logger.exception("history pruning failed")
+        else:
+            if removed:
+                logger.info("history: removed %d expired conversation(s)", removed)

@@ -1,0 +1,90 @@
+"""The console's page and files, the one-time login link, the session and health."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+
+from spyglass.console import STATIC_DIR
+from spyglass.core.policy import WEB_ACCESS
+from spyglass.service.auth import COOKIE, SESSION_TTL_SECONDS
+from spyglass.service.errors import ApiError
+from spyglass.service.state import State
+from spyglass.version import __version__
+
+router = APIRouter()
+
+EXPIRED_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Spyglass: link expired</title></head>
+<body><h1>This console link was already used or has expired</h1>
+<p>Each link printed by <code>spyglass serve</code> works once, for 10 minutes.
+To get a new one, run <code>spyglass serve --print-login-url</code> in a terminal on this
+computer while the service runs (or restart <code>spyglass serve</code>), then open the link it
+prints.</p></body></html>
+"""
+
+
+@router.get("/api/v1/health", operation_id="health", tags=["meta"], summary="Liveness")
+def health() -> dict[str, str]:
+    return {"status": "ok", "version": __version__}
+
+
+@router.get(
+    "/api/v1/session", operation_id="getSession", tags=["meta"], summary="The caller's session"
+)
+def session(request: Request, state: State) -> dict[str, Any]:
+    principal = state.auth.identify(request)
+    csrf = principal.csrf_token if principal and principal.csrf_token else ""
+    return {
+        "csrf_token": csrf,
+        "web_access_enabled": state.runtime.policy.read()[WEB_ACCESS],
+        "version": __version__,
+    }
+
+
+@router.post(
+    "/api/v1/login-codes",
+    operation_id="createLoginCode",
+    tags=["meta"],
+    summary="A new one-time console login code (what `spyglass login-url` uses)",
+)
+def create_login_code(request: Request, state: State) -> dict[str, Any]:
+    code = state.login_codes.issue()
+    return {"code": code, "path": f"/login?code={code}", "expires_in_seconds": 600}
+
+
+@router.get("/login", include_in_schema=False)
+def login(state: State, code: Annotated[str, Query(max_length=200)] = "") -> Response:
+    if not code or not state.login_codes.redeem(code):
+        return HTMLResponse(EXPIRED_PAGE, status_code=401)
+    response = RedirectResponse("/", status_code=303)
+    response.set_cookie(
+        COOKIE,
+        state.sessions.create(),
+        max_age=SESSION_TTL_SECONDS,
+        httponly=True,
+        samesite="strict",
+        path="/",
+    )
+    return response
+
+
+def _static(path: Path) -> Response:
+    base = STATIC_DIR.resolve()
+    target = path.resolve()
+    if not target.is_relative_to(base) or not target.is_file():
+        raise ApiError(404, "NOT_FOUND", "no such console file")
+    return FileResponse(target, headers={"Cache-Control": "no-cache"})
+
+
+@router.get("/", include_in_schema=False)
+def index() -> Response:
+    return _static(STATIC_DIR / "index.html")
+
+
+@router.get("/static/{file_path:path}", include_in_schema=False)
+def static(file_path: str) -> Response:
+    return _static(STATIC_DIR / file_path)

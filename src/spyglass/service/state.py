@@ -1,0 +1,32 @@
+"""What every route reaches through ``request.app.state.spyglass``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from spyglass.conversation.turn import ConversationService
+from spyglass.history.store import HistoryStore
+from spyglass.runtime import Runtime
+from spyglass.service.auth import Authenticator, LoginCodes, Sessions
+
+
+@dataclass
+class ServiceState:
+    runtime: Runtime
+    conversations: ConversationService
+    history: HistoryStore
+    auth: Authenticator
+    login_codes: LoginCodes
+    sessions: Sessions
+
+
+def service_state(request: Request) -> ServiceState:
+    state: ServiceState = request.app.state.spyglass
+    return state
+
+
+#: A route parameter typed ``State`` receives the service state.
+State = Annotated[ServiceState, Depends(service_state)]

@@ -1,0 +1,164 @@
+"""``web.search`` through the real executor: policy, confirmation, result, failures, audit."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from spyglass.core.policy import WEB_ACCESS
+from spyglass.paths import Paths
+from spyglass.runtime import Runtime, build_runtime
+from tests.search.replay import ReplayServer, Reply
+
+QUERY = "very distinctive query words"
+
+
+def _searxng(n: int) -> dict[str, Any]:
+    return {
+        "query": QUERY,
+        "results": [
+            {"url": f"https://r{i}.example/", "title": f"<b>R{i}</b>", "content": f"s{i}"}
+            for i in range(n)
+        ],
+        "unresponsive_engines": [],
+    }
+
+
+def _runtime(paths: Paths, replay: ReplayServer, **extra: Any) -> Runtime:
+    overrides = {"search.providers": "searxng", "search.searxng.base_url": replay.url, **extra}
+    return build_runtime(paths, overrides=overrides)
+
+
+async def _approved(runtime: Runtime, arguments: dict[str, Any]) -> Any:
+    executor = runtime.executor
+    pending = await executor.ainvoke("web.search", 1, arguments, channel="cli")
+    assert pending.status == "pending_confirmation" and pending.pending_confirmation
+    return await executor.ainvoke(
+        "web.search",
+        1,
+        arguments,
+        channel="cli",
+        confirmation_token=pending.pending_confirmation.token,
+    )
+
+
+def _audit(runtime: Runtime) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in runtime.paths.audit_file.read_text().splitlines()]
+
+
+async def test_with_web_access_off_nothing_is_sent(paths: Paths, replay: ReplayServer) -> None:
+    runtime = _runtime(paths, replay)
+    outcome = await runtime.executor.ainvoke("web.search", 1, {"query": QUERY}, channel="cli")
+    assert outcome.status == "rejected" and outcome.error
+    assert outcome.error.code == "POLICY_DISABLED"
+    assert replay.requests == []
+
+
+async def test_a_search_needs_approval_of_the_exact_arguments(
+    paths: Paths, replay: ReplayServer
+) -> None:
+    runtime = _runtime(paths, replay)
+    runtime.policy.set(WEB_ACCESS, True)
+    arguments = {"query": QUERY, "count": 3, "include_domains": ["example.org"]}
+    outcome = await runtime.executor.ainvoke("web.search", 1, arguments, channel="cli")
+    assert outcome.status == "pending_confirmation" and outcome.pending_confirmation
+    assert outcome.pending_confirmation.arguments == arguments
+    assert replay.requests == []
+
+
+async def test_an_approved_search_returns_clean_results_and_audits_the_provider(
+    paths: Paths, replay: ReplayServer
+) -> None:
+    replay.set("/search", Reply(body=_searxng(12)))
+    runtime = _runtime(paths, replay)
+    runtime.policy.set(WEB_ACCESS, True)
+    outcome = await _approved(runtime, {"query": QUERY, "count": 10})
+    assert outcome.status == "ok" and outcome.result
+    assert outcome.result["provider"] == "searxng" and outcome.result["result_count"] == 10
+    assert outcome.result["results"][0] == {
+        "title": "R0",
+        "url": "https://r0.example/",
+        "snippet": "s0",
+    }
+    assert outcome.provider == "searxng"
+    event = _audit(runtime)[-1]
+    assert event["outcome"] == "ok" and event["provider"] == "searxng"
+    assert QUERY not in runtime.paths.audit_file.read_text()
+    assert replay.last.query["q"] == [QUERY]
+
+
+async def test_a_provider_failure_is_a_failed_outcome_with_its_code(
+    paths: Paths, replay: ReplayServer
+) -> None:
+    replay.set("/search", Reply(body={"results": [], "unresponsive_engines": [["g", "CAPTCHA"]]}))
+    runtime = _runtime(paths, replay)
+    runtime.policy.set(WEB_ACCESS, True)
+    outcome = await _approved(runtime, {"query": QUERY})
+    assert outcome.status == "failed" and outcome.error
+    assert outcome.error.code == "SEARCH_RATE_LIMITED" and outcome.error.retryable
+    event = _audit(runtime)[-1]
+    assert event["code"] == "SEARCH_RATE_LIMITED" and event["provider"] == "searxng"
+    assert "CAPTCHA" not in runtime.paths.audit_file.read_text()
+
+
+async def test_an_unconfigured_provider_is_refused_saying_what_to_set(paths: Paths) -> None:
+    runtime = build_runtime(paths, overrides={"search.providers": "brave"})
+    runtime.policy.set(WEB_ACCESS, True)
+    outcome = await _approved(runtime, {"query": QUERY})
+    assert outcome.status == "rejected" and outcome.error
+    assert outcome.error.code == "SEARCH_NOT_CONFIGURED"
+    assert "SPYGLASS_SEARCH__BRAVE__API_KEY" in outcome.error.message
+
+
+async def test_a_slow_provider_gets_the_search_deadline_message_not_a_bare_timeout(
+    paths: Paths, replay: ReplayServer
+) -> None:
+    replay.set("/search", Reply(stall=True))
+    runtime = _runtime(paths, replay, **{"search.timeout_seconds": 0.5})
+    runtime.policy.set(WEB_ACCESS, True)
+    outcome = await _approved(runtime, {"query": QUERY})
+    assert outcome.error and outcome.error.code == "SEARCH_PROVIDER_UNAVAILABLE"
+    assert "0.5 seconds" in outcome.error.message
+
+
+@pytest.mark.parametrize(
+    ("arguments", "words"),
+    [
+        ({"query": "   "}, "query has an invalid format"),
+        ({"query": "x" * 501}, "query must be at most 500 characters"),
+        ({"query": "q", "count": 11}, "count must be at most 10"),
+        ({"query": "q", "time_range": "decade"}, "time_range must be one of day, week"),
+        (
+            {"query": "q", "include_domains": ["a.com"], "exclude_domains": ["b.com"]},
+            "include_domains or exclude_domains, not both",
+        ),
+        ({"query": "q", "include_domains": ["192.168.1.1"]}, "no IP addresses"),
+        ({"query": "q", "exclude_domains": ["nas.local"]}, "local suffixes"),
+        ({"query": "q", "include_domains": ["a.com", "a.com"]}, "must not repeat"),
+        ({"query": "q", "include_domains": [f"d{i}.com" for i in range(11)]}, "at most 10"),
+        ({"query": "q", "engines": "google"}, "unexpected field engines"),
+    ],
+)
+async def test_bad_arguments_are_refused_before_approval(
+    paths: Paths, replay: ReplayServer, arguments: dict[str, Any], words: str
+) -> None:
+    runtime = _runtime(paths, replay)
+    runtime.policy.set(WEB_ACCESS, True)
+    outcome = await runtime.executor.ainvoke("web.search", 1, arguments, channel="cli")
+    assert outcome.status == "rejected" and outcome.stage == "validate" and outcome.error
+    assert words in outcome.error.message
+
+
+def test_web_search_is_registered_as_read_only_external_and_needs_approval(
+    runtime: Runtime,
+) -> None:
+    capability = runtime.registry.get("web.search", 1)
+    assert capability is not None
+    described = capability.describe()
+    assert described["side_effect"] == "read_only" and described["network"] == "external"
+    assert described["confirmation"] == "required"
+    assert described["policy_key"] == "web_access_enabled"
+    assert described["bounds"]["timeout_seconds"] == 10
+    assert capability.openai_tool()["function"]["name"] == "web_search"

@@ -1,0 +1,56 @@
+"""``spyglass fetch`` in a subprocess: refusals, exit codes and hints people can act on."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli.support import run
+
+
+def enable(home: Path) -> None:
+    assert run("policy", "enable", home=home).code == 0
+
+
+def test_with_web_access_off_it_says_how_to_turn_it_on(home: Path) -> None:
+    result = run("fetch", "http://example.com/", "--yes", home=home)
+    assert result.code == 3
+    assert "spyglass policy enable" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_private_url_is_refused_as_on_your_own_network(home: Path) -> None:
+    enable(home)
+    result = run("fetch", "http://127.0.0.1:9/", "--yes", home=home)
+    assert result.code == 3
+    assert "refused: the address is on your own network" in result.stderr
+    assert "FETCH_TARGET_REJECTED" in result.stderr
+
+
+def test_json_output_is_the_outcome_with_the_reason(home: Path) -> None:
+    enable(home)
+    result = run("fetch", "file:///etc/passwd", "--yes", "--json", home=home)
+    assert result.code == 3
+    outcome = json.loads(result.stdout)
+    assert outcome["status"] == "rejected"
+    assert outcome["error"]["code"] == "FETCH_TARGET_REJECTED"
+    assert outcome["error"]["reason"] == "scheme"
+
+
+def test_without_a_terminal_or_yes_nothing_is_fetched(home: Path) -> None:
+    enable(home)
+    result = run("fetch", "http://example.com/", home=home)
+    assert result.code == 4
+    assert "--yes" in result.stderr
+
+
+def test_a_too_small_max_chars_is_a_usage_error(home: Path) -> None:
+    result = run("fetch", "http://example.com/", "--max-chars", "10", home=home)
+    assert result.code == 2
+
+
+def test_web_text_cannot_send_terminal_control_sequences() -> None:
+    from spyglass.cli.fetch import clean
+
+    assert clean("ok\x1b]52;c;cHduZWQ=\x07 \x1b[2Jtext\u202e") == "ok]52;c;cHduZWQ= [2Jtext"
+    assert clean("line\n\ttab") == "line\n\ttab"

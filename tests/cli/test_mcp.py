@@ -1,0 +1,75 @@
+"""``spyglass mcp config``: a snippet each host can parse, launching this very Spyglass."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.cli.support import SPYGLASS, run
+
+
+@pytest.mark.parametrize("client", ["claude", "lmstudio", "cursor"])
+def test_config_for_stdio_hosts_is_mcpservers_json_launching_this_spyglass(
+    home: Path, client: str
+) -> None:
+    result = run("mcp", "config", "--client", client, home=home)
+    assert result.code == 0, result.stderr
+    entry = json.loads(result.stdout)["mcpServers"]["spyglass"]
+    assert entry["command"] == SPYGLASS
+    assert Path(entry["command"]).is_absolute()
+    assert entry["args"] == ["mcp"]
+    # The host's server must use the same state as the person's own commands.
+    assert entry["env"] == {"SPYGLASS_HOME": str(home)}
+    assert "mcpServers" in result.stderr  # where to paste it goes to stderr, not the snippet
+
+
+def test_config_defaults_to_claude_desktop(home: Path) -> None:
+    result = run("mcp", "config", home=home)
+    assert result.code == 0
+    assert "spyglass" in json.loads(result.stdout)["mcpServers"]
+    assert "Claude Desktop" in result.stderr
+
+
+def test_config_for_codex_is_toml(home: Path) -> None:
+    result = run("mcp", "config", "--client", "codex", home=home)
+    assert result.code == 0
+    entry = tomllib.loads(result.stdout)["mcp_servers"]["spyglass"]
+    assert entry["command"] == SPYGLASS
+    assert entry["args"] == ["mcp"]
+
+
+def test_config_for_open_webui_is_a_streamable_http_connection(home: Path) -> None:
+    result = run("mcp", "config", "--client", "openwebui", "--port", "9123", home=home)
+    assert result.code == 0
+    (connection,) = json.loads(result.stdout)
+    assert connection["type"] == "mcp"
+    assert connection["url"] == "http://127.0.0.1:9123/mcp"
+    assert connection["info"]["id"] == "spyglass"
+    assert "spyglass mcp --http" in result.stderr
+
+
+def test_delegated_config_states_it_in_the_server_environment(home: Path) -> None:
+    result = run("mcp", "config", "--client", "lmstudio", "--delegated", home=home)
+    env = json.loads(result.stdout)["mcpServers"]["spyglass"]["env"]
+    assert env["SPYGLASS_CHANNELS__MCP__CONFIRMATION"] == "delegated"
+
+
+def test_an_unknown_client_is_a_usage_error_listing_the_choices(home: Path) -> None:
+    result = run("mcp", "config", "--client", "vscode", home=home)
+    assert result.code == 2
+    assert "claude" in result.stderr and "openwebui" in result.stderr
+    assert result.stdout == ""
+
+
+def test_serving_with_a_broken_config_exits_with_the_reason_and_a_clean_stdout(
+    home: Path,
+) -> None:
+    (home / "config.toml").write_text('[channels.mcp]\nconfirmation = "sometimes"\n')
+    result = run("mcp", home=home)
+    assert result.code == 2
+    assert "channels.mcp.confirmation" in result.stderr
+    assert result.stdout == ""
+    assert "Traceback" not in result.stderr

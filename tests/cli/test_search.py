@@ -1,0 +1,149 @@
+"""``spyglass search`` as a real subprocess against a loopback SearXNG-shaped server."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.cli.support import run, run_on_terminal
+from tests.search.replay import ReplayServer, Reply, serving
+
+ANSWER = {
+    "query": "tea",
+    "results": [
+        {
+            "url": "https://tea.example/green",
+            "title": "Green <b>tea</b>",
+            "content": "Leaves &amp; water",
+        },
+        {
+            "url": "https://tea.example/black",
+            "title": "[bold]Black[/bold] tea",
+            "content": "Strong",
+        },
+    ],
+    "unresponsive_engines": [],
+}
+
+
+@pytest.fixture
+def searxng() -> Iterator[ReplayServer]:
+    with serving() as server:
+        server.set("/search", Reply(body=ANSWER))
+        yield server
+
+
+def _env(server: ReplayServer) -> dict[str, str]:
+    return {
+        "SPYGLASS_SEARCH__PROVIDERS": "searxng",
+        "SPYGLASS_SEARCH__SEARXNG__BASE_URL": server.url,
+    }
+
+
+def _enable(home: Path) -> None:
+    assert run("policy", "enable", home=home).code == 0
+
+
+def test_search_prints_a_numbered_list_of_title_url_and_snippet(
+    home: Path, searxng: ReplayServer
+) -> None:
+    _enable(home)
+    result = run("search", "tea", "--yes", home=home, env=_env(searxng))
+    assert result.code == 0, result.stderr
+    lines = [line.strip() for line in result.stdout.splitlines() if line.strip()]
+    assert lines[:6] == [
+        "1. Green tea",
+        "https://tea.example/green",
+        "Leaves & water",
+        "2. [bold]Black[/bold] tea",
+        "https://tea.example/black",
+        "Strong",
+    ]
+    assert "2 result(s) from searxng" in result.stdout
+
+
+def test_json_prints_the_outcome(home: Path, searxng: ReplayServer) -> None:
+    _enable(home)
+    result = run("search", "tea", "--yes", "--json", "--count", "1", home=home, env=_env(searxng))
+    outcome = json.loads(result.stdout)
+    assert result.code == 0 and outcome["status"] == "ok"
+    assert outcome["result"]["provider"] == "searxng" and outcome["result"]["result_count"] == 1
+
+
+def test_filters_reach_the_provider(home: Path, searxng: ReplayServer) -> None:
+    _enable(home)
+    result = run(
+        "search",
+        "tea",
+        "--yes",
+        "--time-range",
+        "week",
+        "--site",
+        "Tea.Example",
+        home=home,
+        env=_env(searxng),
+    )
+    assert result.code == 0, result.stderr
+    assert searxng.last.query["q"] == ["tea site:tea.example"]
+    assert searxng.last.query["time_range"] == ["week"]
+
+
+def test_provider_flag_overrides_the_configured_providers(
+    home: Path, searxng: ReplayServer
+) -> None:
+    _enable(home)
+    env = {**_env(searxng), "SPYGLASS_SEARCH__PROVIDERS": "brave"}
+    result = run("search", "tea", "--yes", "--json", "--provider", "searxng", home=home, env=env)
+    assert result.code == 0, result.stderr
+    assert json.loads(result.stdout)["result"]["provider"] == "searxng"
+
+
+def test_an_unknown_provider_flag_is_a_usage_error(home: Path) -> None:
+    result = run("search", "tea", "--provider", "google", home=home)
+    assert result.code == 2 and "'google' is not a search provider" in result.stderr
+    assert "duckduckgo" in result.stderr
+
+
+def test_without_a_terminal_or_yes_nothing_is_sent(home: Path, searxng: ReplayServer) -> None:
+    _enable(home)
+    result = run("search", "tea", home=home, env=_env(searxng))
+    assert result.code == 4 and "--yes" in result.stderr
+    assert searxng.requests == []
+
+
+def test_the_terminal_prompt_shows_the_exact_query_and_runs_on_yes(
+    home: Path, searxng: ReplayServer
+) -> None:
+    _enable(home)
+    result = run_on_terminal("search", "green tea -milk", home=home, answer="y", env=_env(searxng))
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", result.stderr)
+    assert "query: green tea -milk" in shown
+    assert result.code == 0 and "1. Green tea" in result.stdout
+    assert searxng.last.query["q"] == ["green tea -milk"]
+
+
+def test_web_access_off_is_refused_with_how_to_enable(home: Path, searxng: ReplayServer) -> None:
+    result = run("search", "tea", "--yes", home=home, env=_env(searxng))
+    assert result.code == 3 and "spyglass policy enable" in result.stderr
+    assert searxng.requests == []
+
+
+def test_a_provider_failure_is_explained_without_a_traceback(
+    home: Path, searxng: ReplayServer
+) -> None:
+    _enable(home)
+    searxng.set("/search", Reply(403, "<html>Forbidden</html>", {"Content-Type": "text/html"}))
+    result = run("search", "tea", "--yes", home=home, env=_env(searxng))
+    assert result.code == 1
+    assert "search.formats" in result.stderr and "SEARCH_PROVIDER_REJECTED" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_bad_arguments_are_refused_with_the_field_named(home: Path) -> None:
+    _enable(home)
+    result = run("search", "tea", "--yes", "--site", "10.0.0.1", home=home)
+    assert result.code == 3 and "include_domains.0" in result.stderr

@@ -1,0 +1,113 @@
+"""``spyglass serve`` as a real subprocess."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.support.server import wait_until
+
+URL = re.compile(r"(http://127\.0\.0\.1:\d+)/login\?code=\S+")
+
+
+def spyglass(home: Path, *args: str) -> subprocess.Popen[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SPYGLASS_")}
+    env["SPYGLASS_HOME"] = str(home)
+    return subprocess.Popen(
+        [sys.executable, "-m", "spyglass", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+@pytest.fixture
+def served(home: Path) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
+    process = spyglass(home, "serve", "--port", "0")
+    lines: list[str] = []
+    assert process.stderr is not None
+    reader = threading.Thread(
+        target=lambda: lines.extend(iter(process.stderr.readline, "")), daemon=True
+    )
+    reader.start()
+    try:
+        wait_until(lambda: any("Ctrl-C" in line for line in lines), what="serve to start")
+        yield process, lines
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait(timeout=10)
+        reader.join(timeout=10)
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
+
+
+def test_serve_prints_where_data_lives_and_a_working_one_time_console_link(
+    served: tuple[subprocess.Popen[str], list[str]], home: Path
+) -> None:
+    process, lines = served
+    output = "".join(lines)
+    assert str(home) in output and "spyglass.db" in output and "api-token" in output
+    match = URL.search(output)
+    assert match is not None
+    base, link = match.group(1), match.group(0)
+    with httpx.Client(trust_env=False, timeout=5) as http:
+        assert http.get(f"{base}/api/v1/health").json()["status"] == "ok"
+        assert http.get(link).status_code == 303
+        assert http.get(link).status_code == 401
+    assert (home / "api-token").exists()
+
+    # A second link can be asked for while it runs.
+    port = base.rsplit(":", 1)[1]
+    again = spyglass(home, "serve", "--print-login-url", "--port", port)
+    out, _ = again.communicate(timeout=30)
+    assert again.returncode == 0 and URL.search(out)
+
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=15) == 0
+    wait_until(lambda: any("stopped" in line for line in lines), what="the goodbye line")
+
+
+def test_binding_a_non_loopback_address_needs_allow_remote(home: Path) -> None:
+    process = spyglass(home, "serve", "--host", "0.0.0.0", "--port", "0")
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 2
+    assert "--allow-remote" in err
+
+
+def test_print_login_url_without_a_running_service_says_how_to_start_one(home: Path) -> None:
+    process = spyglass(home, "serve", "--print-login-url", "--port", "1")
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 1
+    assert "spyglass serve" in err
+
+
+def test_the_listening_socket_is_tcp_so_asyncio_turns_nagle_off() -> None:
+    import socket
+
+    from spyglass.cli.serve import bind
+
+    sock = bind("127.0.0.1", 0)
+    try:
+        # A proto of 0 makes asyncio skip TCP_NODELAY: every response then waits ~40 ms.
+        assert sock.proto == socket.IPPROTO_TCP
+    finally:
+        sock.close()
+
+
+def test_only_loopback_addresses_count_as_loopback() -> None:
+    from spyglass.cli.serve import is_loopback
+
+    assert all(is_loopback(h) for h in ("127.0.0.1", "127.5.5.5", "::1", "[::1]", "localhost"))
+    assert not any(is_loopback(h) for h in ("0.0.0.0", "192.168.1.2", "example.org", "::"))

@@ -1,0 +1,161 @@
+"""The confirmation card: the exact query, approve, deny, keyboard, expiry."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.console.harness import ConsoleServer, screenshot
+from tests.console.models import reactive
+from tests.support.fake_model import FakeModel, tool_call
+from tests.support.fetch_peers import Peer
+
+pytestmark = pytest.mark.browser
+
+QUERY = 'sea otter tools "rocks" <b>pouch</b>'
+
+
+@pytest.fixture(autouse=True)
+def _model_reacts(model: FakeModel) -> None:
+    model.default = reactive
+
+
+def propose_search(page: Page, model: FakeModel, query: str = QUERY) -> None:
+    # Script only once the previous turn is over, so it cannot take this reply.
+    expect(page.get_by_role("button", name="Send message")).to_be_visible()
+    model.script(tool_call("web_search", {"query": query}))
+    page.fill("#composer-input", "How do sea otters use tools?")
+    page.keyboard.press("Enter")
+    expect(page.locator(".confirm-card")).to_be_visible()
+
+
+def test_the_card_shows_the_exact_query_and_nothing_is_sent_before_approval(
+    page: Page, model: FakeModel, searxng: Peer
+) -> None:
+    propose_search(page, model)
+    card = page.locator(".confirm-card")
+    expect(card.locator(".confirm-title")).to_have_text("Search the web for")
+    expect(card.locator(".confirm-value")).to_have_text(QUERY)
+    expect(card.locator(".confirm-note")).to_contain_text("leaves this device")
+    expect(card.locator(".confirm-countdown")).to_have_text(re.compile(r"^[12]:\d\d left$"))
+    expect(card).to_be_focused()
+    expect(page.locator("#composer-input")).to_be_disabled()
+    assert searxng.requests["/search"] == 0
+
+
+def test_approving_shows_the_results_block_and_the_citations(
+    page: Page, model: FakeModel, searxng: Peer
+) -> None:
+    propose_search(page, model, "how do sea otters use tools")
+    # The paused turn is already in the history list.
+    expect(page.locator(".history-title")).to_have_text(["How do sea otters use tools?"])
+    screenshot(page, "confirm-search")
+    page.get_by_role("button", name="Approve: Search the web for").click()
+    block = page.locator(".tool-ok")
+    expect(block.locator("summary")).to_have_text(
+        re.compile(r"searched:\s*“how do sea otters use tools” \(2 results\)")
+    )
+    expect(page.locator(".answer")).to_have_text(
+        "From the search: Sea otter - Wikipedia; How sea otters use tools"
+    )
+    sources = page.locator(".sources-list a")
+    expect(sources).to_have_count(2)
+    expect(sources.first).to_have_attribute("href", "https://en.wikipedia.org/wiki/Sea_otter")
+    expect(sources.first).to_have_attribute("rel", "noopener noreferrer")
+    expect(page.locator(".confirm-card")).to_have_count(0)
+    expect(page.locator("#composer-input")).to_be_enabled()
+    assert searxng.requests["/search"] == 1
+    block.locator("summary").click()
+    expect(block.locator(".result-title")).to_have_text(
+        ["Sea otter - Wikipedia", "How sea otters use tools"]
+    )
+    expect(block.locator(".result-snippet").first).to_contain_text("marine mammal")
+    screenshot(page, "search-results")
+
+
+def test_denying_tells_the_model_which_then_says_it_could_not_search(
+    page: Page, model: FakeModel, searxng: Peer
+) -> None:
+    propose_search(page, model)
+    page.get_by_role("button", name="Deny: Search the web for").click()
+    expect(page.locator(".answer")).to_have_text(
+        "I could not search the web: you declined the search."
+    )
+    expect(page.locator(".tool-denied .tool-label")).to_have_text("search not approved:")
+    assert searxng.requests["/search"] == 0
+
+
+def test_enter_approves_only_while_the_card_itself_has_focus(
+    page: Page, model: FakeModel, searxng: Peer
+) -> None:
+    propose_search(page, model)
+    # Enter on the focused Deny button is a click on Deny, not an approval.
+    page.get_by_role("button", name="Deny: Search the web for").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator(".tool-denied")).to_have_count(1)
+    assert searxng.requests["/search"] == 0
+
+    propose_search(page, model)
+    expect(page.locator(".confirm-card")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator(".tool-ok")).to_have_count(1)
+    assert searxng.requests["/search"] == 1
+
+
+def test_escape_denies(page: Page, model: FakeModel, searxng: Peer) -> None:
+    propose_search(page, model)
+    page.keyboard.press("Escape")
+    expect(page.locator(".tool-denied")).to_have_count(1)
+    expect(page.locator(".answer")).to_contain_text("you declined the search")
+    assert searxng.requests["/search"] == 0
+
+
+def test_a_long_url_is_shown_whole_on_the_card(page: Page, model: FakeModel) -> None:
+    url = "https://example.org/" + "/".join(f"segment-{n}" for n in range(60)) + "?q=end-marker"
+    model.script(tool_call("web_fetch", {"url": url}))
+    page.fill("#composer-input", "Read this page")
+    page.keyboard.press("Enter")
+    card = page.locator(".confirm-card")
+    expect(card.locator(".confirm-title")).to_have_text("Open this page")
+    expect(card.locator(".confirm-value")).to_have_text(url)
+    expect(card.locator(".confirm-host")).to_have_text("on example.org")
+    # Whatever does not fit scrolls inside the box: every character stays reachable.
+    value = card.locator(".confirm-value")
+    value.evaluate("node => node.scrollTo(0, node.scrollHeight)")
+    expect(value.get_by_text("end-marker", exact=False)).to_be_visible()
+
+
+def test_an_expired_request_turns_into_ask_again_and_frees_the_composer(
+    page: Page, model: FakeModel, server: ConsoleServer, searxng: Peer
+) -> None:
+    page.clock.install()
+    page.reload()
+    page.wait_for_selector("#composer-input:not([disabled])")
+    propose_search(page, model)
+    server.clock.advance(121)
+    page.clock.fast_forward(121_000)
+    card = page.locator(".confirm-card")
+    expect(card).to_contain_text("Expired — ask again.")
+    expect(card.get_by_role("button")).to_have_count(0)
+    expect(page.locator("#composer-input")).to_be_enabled()
+    expect(page.locator(".tool-denied .tool-detail")).to_contain_text("expired")
+    screenshot(page, "confirm-expired")
+
+    # Asking again gets a fresh card that works.
+    propose_search(page, model)
+    page.get_by_role("button", name="Approve: Search the web for").click()
+    expect(page.locator(".tool-ok")).to_have_count(1)
+    assert searxng.requests["/search"] == 1
+
+
+def test_an_approval_the_service_no_longer_accepts_is_explained(
+    page: Page, model: FakeModel, server: ConsoleServer, searxng: Peer
+) -> None:
+    propose_search(page, model)
+    # The service's clock passes the deadline while the page still counts down.
+    server.clock.advance(121)
+    page.get_by_role("button", name="Approve: Search the web for").click()
+    expect(page.locator(".message-assistant").last).to_contain_text("expired")
+    assert searxng.requests["/search"] == 0

@@ -1,0 +1,241 @@
+"""The turn loop with the fake model, the fixture capabilities and a real SQLite history."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from spyglass.conversation.pending import InMemoryPendingTurnStore
+from spyglass.conversation.turn import ConversationService, Event, TurnRefused
+from spyglass.history.store import NullHistory, SQLiteHistory
+from spyglass.llm.client import ModelClient
+from spyglass.runtime import Runtime
+from tests.support.fake_model import FakeModel, Reply, text, tool_call, tool_calls
+from tests.support.web import LoopbackWeb
+
+
+@pytest.fixture
+async def service(service_runtime: Runtime) -> AsyncIterator[ConversationService]:
+    history = SQLiteHistory(service_runtime.paths.database_file, retention_days=30)
+    model = ModelClient(service_runtime.settings.llm)
+    yield ConversationService(
+        service_runtime, model, history, InMemoryPendingTurnStore(service_runtime.executor.clock)
+    )
+    await model.aclose()
+    history.close()
+
+
+async def run(
+    service: ConversationService, text_: str, conversation_id: str | None = None
+) -> list[Event]:
+    state = service.start(conversation_id, text_)
+    return [event async for event in service.run(state)]
+
+
+def done(events: list[Event]) -> dict[str, Any]:
+    assert events[-1][0] == "done"
+    return events[-1][1]
+
+
+def audit_lines(runtime: Runtime) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in runtime.paths.audit_file.read_text().splitlines()]
+
+
+async def test_a_local_tool_runs_without_confirmation_and_is_not_wrapped(
+    service: ConversationService, fake_model: FakeModel
+) -> None:
+    fake_model.script(tool_call("system_health", {}), text("All good."))
+    body = done(await run(service, "are you ok?"))
+    assert body["text"] == "All good." and body["events"][0]["status"] == "ok"
+    tool_message = fake_model.requests[1]["messages"][-1]
+    assert tool_message["role"] == "tool" and tool_message["tool_call_id"] == "call_1"
+    assert json.loads(tool_message["content"])["status"] == "ok"
+
+
+async def test_endless_tool_calls_stop_at_the_round_cap_with_a_last_request_without_tools(
+    service: ConversationService, fake_model: FakeModel, service_runtime: Runtime
+) -> None:
+    fake_model.default = lambda body: (
+        tool_call("system_health", {}) if body.get("tools") else text("Final answer.")
+    )
+    body = done(await run(service, "loop forever"))
+    rounds = service_runtime.settings.llm.max_tool_rounds
+    assert len(fake_model.requests) == rounds + 1
+    assert "tools" not in fake_model.requests[-1]
+    assert body["text"] == "Final answer."
+    # system.health may run 3 times per turn; all three rounds ran it.
+    assert [e["status"] for e in body["events"]] == ["ok"] * rounds
+
+
+async def test_a_call_the_model_leaked_into_reasoning_is_run_and_audited_as_recovered(
+    service: ConversationService, fake_model: FakeModel, service_runtime: Runtime
+) -> None:
+    leaked = '<tool_call>{"name": "system_health", "arguments": {}}</tool_call>'
+    fake_model.script(Reply(deltas=[{"reasoning_content": "check " + leaked}]), text("Fine."))
+    events = await run(service, "health?")
+    assert all("tool_call" not in json.dumps(data) for name, data in events if name == "reasoning")
+    assert done(events)["events"][0]["status"] == "ok"
+    assert audit_lines(service_runtime)[-1]["recovered"] is True
+
+
+async def test_ollama_style_calls_each_ask_for_their_own_approval(
+    service: ConversationService,
+    fake_model: FakeModel,
+    service_runtime: Runtime,
+    web: LoopbackWeb,
+) -> None:
+    service_runtime.policy.set("web_access_enabled", True)
+    fake_model.script(
+        tool_calls(("web_search", {"query": "a"}, "o1"), ("web_search", {"query": "b"}, "o2")),
+        text("Both searched."),
+    )
+    first = done(await run(service, "search twice"))
+    assert first["pending_confirmation"]["arguments"] == {"query": "a"}
+    state = service.resume(first["conversation_id"], first["pending_confirmation"]["token"])
+    second = done(
+        [e async for e in service.run(state, (first["pending_confirmation"]["token"], True))]
+    )
+    assert second["pending_confirmation"]["arguments"] == {"query": "b"}
+    token = second["pending_confirmation"]["token"]
+    state = service.resume(second["conversation_id"], token)
+    third = done([e async for e in service.run(state, (token, True))])
+    assert third["text"] == "Both searched."
+    assert [e["status"] for e in third["events"]] == ["ok", "ok"]
+    assert web.hits["/search"] == 2
+    # Every proposed call got its own tool message, in order, before the final request.
+    tool_ids = [
+        m["tool_call_id"] for m in fake_model.requests[1]["messages"] if m["role"] == "tool"
+    ]
+    assert tool_ids == ["o1", "o2"]
+
+
+async def test_unknown_tools_and_bad_arguments_become_readable_tool_results(
+    service: ConversationService, fake_model: FakeModel
+) -> None:
+    fake_model.script(
+        Reply(
+            deltas=[
+                {
+                    "tool_calls": [
+                        {"index": 0, "id": "u", "function": {"name": "rm_rf", "arguments": "{}"}}
+                    ]
+                },
+                {
+                    "tool_calls": [
+                        {
+                            "index": 1,
+                            "id": "b",
+                            "function": {"name": "system_health", "arguments": "{oops"},
+                        }
+                    ]
+                },
+            ],
+            finish_reason="tool_calls",
+        ),
+        text("Sorry."),
+    )
+    body = done(await run(service, "do things"))
+    assert [(e["status"], e["code"]) for e in body["events"]] == [
+        ("rejected", "UNKNOWN_CAPABILITY"),
+        ("rejected", "INVALID_ARGUMENTS"),
+    ]
+    results = [m for m in fake_model.requests[1]["messages"] if m["role"] == "tool"]
+    assert "unknown capability" in results[0]["content"]
+    assert "JSON object" in results[1]["content"]
+
+
+async def test_with_web_access_off_a_leaked_web_call_is_rejected_by_policy(
+    service: ConversationService, fake_model: FakeModel, web: LoopbackWeb
+) -> None:
+    fake_model.script(
+        text('<tool_call>{"name": "web_search", "arguments": {"query": "x"}}</tool_call>'),
+        text("Web access is off."),
+    )
+    body = done(await run(service, "search"))
+    assert body["events"][0]["code"] == "POLICY_DISABLED"
+    assert body["pending_confirmation"] is None
+    assert web.hits["/search"] == 0
+
+
+async def test_a_later_turn_replays_earlier_results_with_a_fresh_boundary(
+    service: ConversationService, fake_model: FakeModel, service_runtime: Runtime
+) -> None:
+    service_runtime.policy.set("web_access_enabled", True)
+    fake_model.script(tool_call("web_fetch", {"url": "https://example.org/hello"}), text("Read."))
+    first = done(await run(service, "read hello"))
+    token = first["pending_confirmation"]["token"]
+    state = service.resume(first["conversation_id"], token)
+    [e async for e in service.run(state, (token, True))]
+    live = fake_model.requests[1]["messages"][-1]["content"]
+    fake_model.script(text("Again."))
+    await run(service, "and now?", first["conversation_id"])
+    replayed = next(m for m in fake_model.requests[2]["messages"] if m["role"] == "tool")["content"]
+    assert "Hello from the loopback web." in replayed
+    assert replayed.splitlines()[0] != live.splitlines()[0]
+    assert [m["role"] for m in fake_model.requests[2]["messages"]] == [
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "user",
+    ]
+
+
+async def test_a_cancelled_turn_keeps_what_was_produced(
+    service: ConversationService, fake_model: FakeModel
+) -> None:
+    fake_model.script(Reply(deltas=[{"content": "Partial "}] + [{"content": "x"}] * 50, delay=0.05))
+    state = service.start(None, "long answer please")
+    seen = asyncio.Event()
+
+    async def consume() -> None:
+        async for name, _ in service.run(state):
+            if name == "content":
+                seen.set()
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(seen.wait(), timeout=5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    stored = service.history.messages(state.conversation_id)
+    assert [m["role"] for m in stored] == ["user", "assistant"]
+    assert stored[1]["text"].startswith("Partial ")
+
+
+async def test_an_unknown_conversation_is_refused_when_history_is_on(
+    service: ConversationService,
+) -> None:
+    with pytest.raises(TurnRefused) as refused:
+        service.start("nope", "hi")
+    assert refused.value.status == 404
+
+
+async def test_with_history_off_any_conversation_id_is_accepted_and_nothing_is_stored(
+    service_runtime: Runtime, fake_model: FakeModel
+) -> None:
+    model = ModelClient(service_runtime.settings.llm)
+    service = ConversationService(service_runtime, model, NullHistory(), InMemoryPendingTurnStore())
+    fake_model.script(text("hi"))
+    body = done(await run(service, "hello", "any-id"))
+    await model.aclose()
+    assert body["conversation_id"] == "any-id"
+    assert not service_runtime.paths.database_file.exists()
+
+
+async def test_the_reasoning_behind_a_call_is_sent_back_with_it(
+    service: ConversationService, fake_model: FakeModel
+) -> None:
+    call = tool_call("system_health", {})
+    call.deltas.insert(1, {"reasoning_content": "I should check."})
+    fake_model.script(call, text("Fine."))
+    await run(service, "check")
+    assistant = fake_model.requests[1]["messages"][-2]
+    assert assistant["role"] == "assistant"
+    assert assistant["reasoning_content"] == "I should check."
+    assert assistant["tool_calls"][0]["function"]["name"] == "system_health"

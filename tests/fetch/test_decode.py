@@ -1,0 +1,38 @@
+"""Charset: BOM, then header, then meta, then UTF-8, then detection."""
+
+from __future__ import annotations
+
+from spyglass.fetch.decode import declared_in_document, decode, known
+
+GREEK = "Η γρήγορη καφέ αλεπού πηδάει πάνω από το τεμπέλικο σκυλί. " * 20
+
+
+def test_a_bom_wins_over_everything() -> None:
+    body = "\ufeffhéllo".encode("utf-8")
+    assert decode(body, "windows-1252", markup=True) == "héllo"
+
+
+def test_latin_1_labels_are_read_as_windows_1252_like_browsers_do() -> None:
+    assert known("ISO-8859-1") == "cp1252"
+    assert decode("“quoted”".encode("cp1252"), "iso-8859-1", markup=False) == "“quoted”"
+
+
+def test_an_unknown_declared_charset_falls_through_to_detection() -> None:
+    body = GREEK.encode("utf-8")
+    assert decode(body, "x-no-such-charset", markup=False) == GREEK
+
+
+def test_meta_and_xml_declarations_are_found_in_the_head() -> None:
+    assert (
+        declared_in_document(
+            b'<html><meta http-equiv="Content-Type" content="text/html; charset=windows-1253">'
+        )
+        == "cp1253"
+    )
+    assert declared_in_document(b'<?xml version="1.0" encoding="ISO-8859-7"?><html>') == "iso8859-7"
+    assert declared_in_document(b"<html><body>no declaration</body>") is None
+
+
+def test_undeclared_greek_in_windows_1253_is_detected() -> None:
+    body = f"<p>{GREEK}</p>".encode("windows-1253")
+    assert GREEK in decode(body, None, markup=True)

@@ -1,0 +1,215 @@
+"""Responses: caps with bounded memory, deadlines, content types, statuses, formats."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import threading
+import time
+import tracemalloc
+from collections.abc import Iterator
+
+import pytest
+
+from spyglass.errors import CapabilityError
+from spyglass.fetch.fetcher import FetchConfig, FetchedPage, Fetcher
+from tests.support.documents import pdf_with_text
+from tests.support.fetch_peers import (
+    MappedDialler,
+    Peer,
+    Route,
+    StaticResolver,
+    drip,
+    endless,
+    gzip_bomb,
+    page,
+)
+
+PUBLIC = "93.184.215.30"
+ARTICLE = (
+    "<html><head><title>Article</title></head><body><nav><a href='/'>Home</a></nav>"
+    "<article><h1>Heading</h1>"
+    + "<p>Paragraph with several words in it.</p>" * 20
+    + "</article></body></html>"
+)
+RUSSIAN = "Съешь же ещё этих мягких французских булок, да выпей чаю. " * 30
+JAPANESE = "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。" * 30
+
+
+@pytest.fixture
+def stop() -> Iterator[threading.Event]:
+    event = threading.Event()
+    yield event
+    event.set()
+
+
+async def fetch_from(routes: dict[str, Route], path: str = "/", **config: object) -> FetchedPage:
+    with Peer(routes) as peer:
+        resolver = StaticResolver({"example.com": [PUBLIC]})
+        dialler = MappedDialler({PUBLIC: peer.address})
+        async with Fetcher(FetchConfig(**config), resolver, dialler) as fetcher:  # type: ignore[arg-type]
+            return await fetcher.fetch(f"http://example.com{path}")
+
+
+async def failure(routes: dict[str, Route], **config: object) -> CapabilityError:
+    with pytest.raises(CapabilityError) as caught:
+        await fetch_from(routes, **config)
+    return caught.value
+
+
+async def test_an_endless_body_stops_at_the_cap_with_bounded_memory() -> None:
+    tracemalloc.start()
+    try:
+        error = await failure({"/": endless()}, max_page_bytes=2_000_000)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert error.code == "FETCH_TOO_LARGE"
+    assert "2,000,000" in error.message
+    assert peak < 12_000_000
+
+
+async def test_a_gzip_bomb_is_cut_at_the_cap_counted_after_decompression() -> None:
+    bomb = gzip_bomb(64_000_000)
+    tracemalloc.start()
+    try:
+        error = await failure({"/": bomb}, max_page_bytes=1_000_000)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert error.code == "FETCH_TOO_LARGE"
+    assert peak < 12_000_000
+
+
+async def test_a_gzip_body_under_the_cap_is_decoded() -> None:
+    body = gzip.compress(ARTICLE.encode())
+    fetched = await fetch_from(
+        {"/": page(body, "text/html; charset=utf-8", headers={"Content-Encoding": "gzip"})}
+    )
+    assert "Paragraph with several words" in fetched.document.text
+
+
+async def test_an_unrequested_compression_is_refused() -> None:
+    error = await failure({"/": page(b"\x00\x01", "text/html", headers={"Content-Encoding": "br"})})
+    assert error.code == "FETCH_UNSUPPORTED_CONTENT"
+
+
+async def test_a_slow_drip_hits_the_total_deadline(stop: threading.Event) -> None:
+    started = time.monotonic()
+    error = await failure({"/": drip(stop, every=0.1)}, timeout_seconds=1.0)
+    assert error.code == "TIMEOUT"
+    assert error.retryable
+    assert time.monotonic() - started < 5
+
+
+async def test_a_wrong_content_type_is_refused_before_the_body_is_read(
+    stop: threading.Event,
+) -> None:
+    # The body never ends: reading any of it would run into the deadline instead.
+    started = time.monotonic()
+    error = await failure(
+        {"/": drip(stop, every=0.1, content_type="image/png")}, timeout_seconds=5.0
+    )
+    assert error.code == "FETCH_UNSUPPORTED_CONTENT"
+    assert "image/png" in error.message
+    assert time.monotonic() - started < 4
+
+
+@pytest.mark.parametrize(
+    ("status", "retryable"), [(404, False), (403, False), (503, True), (429, True)]
+)
+async def test_an_error_status_is_reported_with_the_status(status: int, retryable: bool) -> None:
+    error = await failure({"/": page("nope", "text/plain", status=status)})
+    assert error.code == "FETCH_HTTP_ERROR"
+    assert str(status) in error.message
+    assert error.retryable is retryable
+
+
+async def test_the_request_carries_the_configured_user_agent_and_safe_encodings() -> None:
+    with Peer({"/": page(ARTICLE)}) as peer:
+        dialler = MappedDialler({PUBLIC: peer.address})
+        config = FetchConfig(user_agent="Spyglass/9 (+https://example.org)")
+        async with Fetcher(config, StaticResolver({"example.com": [PUBLIC]}), dialler) as f:
+            await f.fetch("http://example.com/")
+    sent = peer.headers[0]
+    assert sent["User-Agent"] == "Spyglass/9 (+https://example.org)"
+    assert "br" not in sent["Accept-Encoding"]
+    assert "Cookie" not in sent
+
+
+async def test_html_becomes_markdown_with_title_and_headings() -> None:
+    fetched = await fetch_from({"/": page(ARTICLE)})
+    assert fetched.content_type == "text/html"
+    assert fetched.document.title == "Article"
+    assert "# Heading" in fetched.document.text
+    assert "Paragraph with several words in it." in fetched.document.text
+
+
+async def test_an_undeclared_windows_1251_page_reads_correctly() -> None:
+    html = f"<html><body><p>{RUSSIAN}</p></body></html>".encode("windows-1251")
+    fetched = await fetch_from({"/": page(html, "text/html")})
+    assert "французских булок" in fetched.document.text
+
+
+async def test_an_undeclared_shift_jis_page_reads_correctly() -> None:
+    html = f"<html><body><p>{JAPANESE}</p></body></html>".encode("shift_jis")
+    fetched = await fetch_from({"/": page(html, "text/html")})
+    assert "吾輩は猫である" in fetched.document.text
+
+
+async def test_a_meta_charset_is_used_when_the_header_has_none() -> None:
+    html = (
+        '<html><head><meta charset="koi8-r"></head><body><p>' + RUSSIAN + "</p></body></html>"
+    ).encode("koi8-r")
+    fetched = await fetch_from({"/": page(html, "text/html")})
+    assert "французских булок" in fetched.document.text
+
+
+async def test_the_header_charset_wins_over_the_meta_tag() -> None:
+    html = (
+        '<html><head><meta charset="utf-8"></head><body><p>' + RUSSIAN + "</p></body></html>"
+    ).encode("windows-1251")
+    fetched = await fetch_from({"/": page(html, "text/html; charset=windows-1251")})
+    assert "французских булок" in fetched.document.text
+
+
+async def test_json_is_pretty_printed() -> None:
+    body = json.dumps({"b": [1, 2], "a": {"ключ": "значение"}})
+    fetched = await fetch_from({"/": page(body, "application/json")})
+    assert fetched.document.text == json.dumps(json.loads(body), indent=2, ensure_ascii=False)
+
+
+async def test_plain_text_and_markdown_pass_through_unchanged() -> None:
+    text = "# Title\n\n- one\n- two\n"
+    for kind in ("text/plain", "text/markdown"):
+        fetched = await fetch_from({"/": page(text, f"{kind}; charset=utf-8")})
+        assert fetched.document.text == text
+        assert fetched.content_type == kind
+
+
+async def test_pdf_text_and_title_are_extracted() -> None:
+    pdf = pdf_with_text(["Quarterly report", "Revenue grew by ten percent."], title="Report")
+    fetched = await fetch_from({"/": page(pdf, "application/pdf")})
+    assert fetched.content_type == "application/pdf"
+    assert fetched.document.title == "Report"
+    assert "Revenue grew by ten percent." in fetched.document.text
+
+
+async def test_a_damaged_pdf_is_reported_not_raised() -> None:
+    error = await failure({"/": page(b"%PDF-1.4\nnot really", "application/pdf")})
+    assert error.code == "FETCH_UNSUPPORTED_CONTENT"
+
+
+async def test_a_pdf_has_its_own_larger_cap() -> None:
+    pdf = pdf_with_text(["x" * 50] * 40)
+    fetched = await fetch_from(
+        {"/": page(pdf, "application/pdf")}, max_page_bytes=500, max_pdf_bytes=1_000_000
+    )
+    assert fetched.document.text
+
+
+async def test_a_body_without_content_type_is_sniffed() -> None:
+    fetched = await fetch_from({"/": page(ARTICLE, None)})
+    assert fetched.content_type == "text/html"
+    binary = await failure({"/": page(b"\x89PNG\r\n\x1a\n\x00\x00", None)})
+    assert binary.code == "FETCH_UNSUPPORTED_CONTENT"

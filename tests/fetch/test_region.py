@@ -1,0 +1,47 @@
+"""The main region's visible text: boilerplate and hidden parts skipped, links kept."""
+
+from __future__ import annotations
+
+from lxml import html as lxml_html
+
+from spyglass.fetch.region import region_markdown
+
+PAGE = """<html><body>
+<header><a href="/">Shop</a></header>
+<nav><a href="/a">A</a><a href="/b">B</a></nav>
+<main>
+  <h1>Kettles</h1>
+  <ul class="products">
+    <li><a href="/p/1">Steel kettle</a> 39 EUR</li>
+    <li><a href="/p/2">Glass kettle</a> 45 EUR</li>
+  </ul>
+  <div class="cookie-banner">We use cookies</div>
+  <div hidden>secret draft</div>
+  <div style="display: none">invisible</div>
+  <form><input value="search"><button>Go</button></form>
+  <script>tracking()</script>
+</main>
+<footer>Imprint</footer>
+</body></html>"""
+
+
+def test_the_main_element_is_read_without_boilerplate_or_hidden_parts() -> None:
+    text = region_markdown(lxml_html.document_fromstring(PAGE), "https://shop.example/list")
+    assert "# Kettles" in text
+    assert "- [Steel kettle](https://shop.example/p/1) 39 EUR" in text
+    assert "Glass kettle" in text
+    for absent in ("Shop", "Imprint", "cookies", "secret draft", "invisible", "tracking", "Go"):
+        assert absent not in text, absent
+
+
+def test_without_a_main_element_the_body_is_read() -> None:
+    page = "<html><body><nav>Menu</nav><div><p>Only paragraph.</p></div></body></html>"
+    text = region_markdown(lxml_html.document_fromstring(page), "https://x.example/")
+    assert text == "Only paragraph."
+
+
+def test_the_tree_is_not_changed() -> None:
+    tree = lxml_html.document_fromstring(PAGE)
+    before = lxml_html.tostring(tree)
+    region_markdown(tree, "https://shop.example/")
+    assert lxml_html.tostring(tree) == before

@@ -1,0 +1,158 @@
+"""The streaming client against the scripted fake model over real loopback HTTP."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from spyglass.llm.client import Completion, Delta, ModelClient, ModelUnavailable
+from spyglass.settings import LLMSettings
+from tests.support.fake_model import FakeModel, Reply, text, tool_call, tool_calls
+
+
+@pytest.fixture
+def fake_model() -> Iterator[FakeModel]:
+    with FakeModel() as model:
+        yield model
+
+
+@pytest.fixture
+async def client(fake_model: FakeModel) -> AsyncIterator[ModelClient]:
+    model = ModelClient(LLMSettings(base_url=fake_model.base_url, model="m", api_key="sk-x"))
+    yield model
+    await model.aclose()
+
+
+async def collect(client: ModelClient, tools: list | None = None) -> tuple[list[Delta], Completion]:
+    deltas: list[Delta] = []
+    completion = None
+    async for item in client.stream([{"role": "user", "content": "hi"}], tools):
+        if isinstance(item, Completion):
+            completion = item
+        else:
+            deltas.append(item)
+    assert completion is not None
+    return deltas, completion
+
+
+async def test_content_and_reasoning_stream_as_deltas(
+    client: ModelClient, fake_model: FakeModel
+) -> None:
+    fake_model.script(text("The answer.", reasoning="thinking hard"))
+    deltas, completion = await collect(client)
+    assert "".join(d.text for d in deltas if d.kind == "content") == "The answer."
+    assert "".join(d.text for d in deltas if d.kind == "reasoning") == "thinking hard"
+    assert completion.content == "The answer." and completion.finish_reason == "stop"
+    request = fake_model.requests[0]
+    assert request["model"] == "m" and request["stream"] is True and "tools" not in request
+
+
+async def test_reasoning_in_the_ollama_field_is_read_too(
+    client: ModelClient, fake_model: FakeModel
+) -> None:
+    fake_model.script(Reply(deltas=[{"reasoning": "hmm"}, {"content": "ok"}]))
+    _, completion = await collect(client)
+    assert completion.reasoning == "hmm"
+
+
+async def test_fragmented_tool_calls_come_back_whole(
+    client: ModelClient, fake_model: FakeModel
+) -> None:
+    fake_model.script(tool_call("web_search", {"query": "otters"}, pieces=5))
+    tools = [{"type": "function", "function": {"name": "web_search", "parameters": {}}}]
+    _, completion = await collect(client, tools)
+    [call] = completion.tool_calls
+    assert call.arguments == {"query": "otters"}
+    assert fake_model.requests[0]["tools"] == tools
+
+
+async def test_calls_with_finish_reason_stop_are_still_calls(
+    client: ModelClient, fake_model: FakeModel
+) -> None:
+    fake_model.script(
+        tool_calls(("web_search", {"query": "a"}, "1"), ("web_fetch", {"url": "u"}, "2"))
+    )
+    _, completion = await collect(client)
+    assert completion.finish_reason == "stop"
+    assert [c.name for c in completion.tool_calls] == ["web_search", "web_fetch"]
+
+
+async def test_a_tool_call_leaked_into_reasoning_is_recovered_and_not_shown(
+    client: ModelClient, fake_model: FakeModel
+) -> None:
+    leaked = '<tool_call>{"name": "web_search", "arguments": {"query": "q"}}</tool_call>'
+    fake_model.script(
+        Reply(
+            deltas=[
+                {"reasoning_content": "I should search. " + leaked[:20]},
+                {"reasoning_content": leaked[20:]},
+            ]
+        )
+    )
+    deltas, completion = await collect(client)
+    assert all("tool_call" not in d.text for d in deltas)
+    [call] = completion.tool_calls
+    assert call.recovered and call.arguments == {"query": "q"}
+    assert completion.reasoning.strip() == "I should search."
+
+
+async def test_the_api_key_is_sent_as_a_bearer_token(
+    client: ModelClient, fake_model: FakeModel
+) -> None:
+    fake_model.script(text("ok"))
+    await collect(client)
+    assert fake_model.headers[0]["authorization"] == "Bearer sk-x"
+
+
+async def test_an_error_status_names_the_url(client: ModelClient, fake_model: FakeModel) -> None:
+    fake_model.script(Reply(status=500))
+    with pytest.raises(ModelUnavailable, match="HTTP 500") as raised:
+        await collect(client)
+    assert fake_model.base_url in raised.value.message
+
+
+async def test_an_unreachable_server_is_model_unavailable() -> None:
+    with FakeModel() as gone:
+        url = gone.base_url
+    model = ModelClient(LLMSettings(base_url=url, connect_timeout_seconds=2))
+    with pytest.raises(ModelUnavailable, match="cannot be reached"):
+        await collect(model)
+    await model.aclose()
+
+
+async def test_a_stream_that_breaks_midway_is_model_unavailable(
+    client: ModelClient, fake_model: FakeModel
+) -> None:
+    fake_model.script(Reply(deltas=[{"content": "a"}, {"content": "b"}], break_after=1))
+    with pytest.raises(ModelUnavailable, match="broke off"):
+        await collect(client)
+
+
+async def test_a_stream_that_ends_without_finishing_is_model_unavailable(
+    client: ModelClient, fake_model: FakeModel
+) -> None:
+    fake_model.script(Reply(deltas=[{"content": "a"}], finish_reason=None, send_done=False))
+    with pytest.raises(ModelUnavailable, match="broke off"):
+        await collect(client)
+
+
+async def test_a_slow_model_past_the_deadline_is_model_unavailable(fake_model: FakeModel) -> None:
+    fake_model.script(Reply(deltas=[{"content": "a"}, {"content": "b"}], delay=0.5))
+    model = ModelClient(LLMSettings(base_url=fake_model.base_url, timeout_seconds=0.2))
+    with pytest.raises(ModelUnavailable, match="in time"):
+        await collect(model)
+    await model.aclose()
+
+
+async def test_a_server_that_ignores_stream_and_answers_whole_json_is_understood(
+    client: ModelClient, fake_model: FakeModel
+) -> None:
+    reply = tool_calls(("web_search", {"query": "a"}, "w1"), style="openai")
+    reply.deltas.insert(1, {"content": "Looking."})
+    reply.whole = True
+    fake_model.script(reply)
+    deltas, completion = await collect(client)
+    assert [d.text for d in deltas] == ["Looking."]
+    [call] = completion.tool_calls
+    assert (call.id, call.arguments) == ("w1", {"query": "a"})

@@ -1,0 +1,48 @@
+"""Configuration snippets: the command that starts this Spyglass, however it was started."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tomllib
+from pathlib import Path
+
+from spyglass.mcp.clients import Host, launch_command, server_env, snippet
+
+
+def test_a_console_script_found_on_the_path_becomes_its_absolute_path() -> None:
+    command = launch_command(argv0="python3", executable=sys.executable)
+    assert Path(command[0]).is_absolute()
+    assert command[1:] == ["mcp"]
+
+
+def test_python_dash_m_is_repeated_with_the_same_interpreter() -> None:
+    command = launch_command(argv0="/x/spyglass/__main__.py", executable="/opt/py/bin/python")
+    assert command == ["/opt/py/bin/python", "-m", "spyglass", "mcp"]
+
+
+def test_a_relative_script_path_is_made_absolute() -> None:
+    command = launch_command(argv0="bin/spyglass", executable=sys.executable)
+    assert command == [str(Path("bin/spyglass").absolute()), "mcp"]
+
+
+def test_the_environment_carries_the_home_and_the_delegated_statement_only_when_set() -> None:
+    assert server_env(delegated=False, environ={}) == {}
+    env = server_env(delegated=True, environ={"SPYGLASS_HOME": "/data/spy", "PATH": "/bin"})
+    assert env == {
+        "SPYGLASS_HOME": "/data/spy",
+        "SPYGLASS_CHANNELS__MCP__CONFIRMATION": "delegated",
+    }
+
+
+def test_every_host_gets_a_snippet_in_a_format_it_parses() -> None:
+    command = ["/opt/spyglass/bin/spyglass", "mcp"]
+    for host in Host:
+        made = snippet(host, command=command, environ={})
+        data = tomllib.loads(made.text) if made.format == "toml" else json.loads(made.text)
+        assert data
+        assert made.where
+    claude = json.loads(snippet(Host.CLAUDE, command=command, environ={}).text)
+    assert claude == {
+        "mcpServers": {"spyglass": {"command": "/opt/spyglass/bin/spyglass", "args": ["mcp"]}}
+    }

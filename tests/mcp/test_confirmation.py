@@ -1,0 +1,257 @@
+"""Approval through MCP elicitation, on handshake-era and 2026-07-28 clients alike."""
+
+from __future__ import annotations
+
+import anyio
+import mcp.types as types
+import pytest
+from mcp import Client
+
+from spyglass.core.policy import WEB_ACCESS
+from spyglass.core.registry import Registry
+from spyglass.mcp.confirmation import (
+    APPROVAL_KEY,
+    approval_message,
+    approves,
+    client_can_elicit,
+    decode_state,
+    encode_state,
+)
+from spyglass.mcp.server import build_server
+from spyglass.paths import Paths
+from spyglass.runtime import Runtime, build_runtime
+from tests.mcp.support import ERAS, Counted, Owner, audit_events, text_of
+from tests.support.capabilities import make
+
+
+@pytest.fixture
+def handler() -> Counted:
+    return Counted()
+
+
+def _runtime(paths: Paths, handler: Counted, **overrides: str) -> Runtime:
+    runtime = build_runtime(
+        paths,
+        registry=Registry([make("web.echo", handler=handler)]),
+        overrides=dict(overrides),
+    )
+    runtime.policy.set(WEB_ACCESS, True)
+    return runtime
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_accepted_elicitation_runs_the_call_exactly_once(
+    paths: Paths, handler: Counted, era: str
+) -> None:
+    owner = Owner()
+    server = build_server(_runtime(paths, handler))
+    async with Client(server, mode=era, elicitation_callback=owner) as client:
+        result = await client.call_tool("web_echo", {"text": "tide tables"})
+    assert not result.is_error
+    assert result.structured_content == {"echo": "tide tables"}
+    assert handler.runs == [{"text": "tide tables"}]
+    assert len(owner.shown) == 1
+    events = audit_events(paths)
+    assert [(e["outcome"], e.get("confirmed_by")) for e in events] == [
+        ("pending_confirmation", None),
+        ("ok", "owner"),
+    ]
+    assert {e["channel"] for e in events} == {"mcp"}
+    # The approval executes the invocation that was proposed, not a new one.
+    assert events[0]["invocation_id"] == events[1]["invocation_id"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_the_owner_is_shown_the_capability_the_literal_arguments_and_that_it_leaves(
+    paths: Paths, handler: Counted, era: str
+) -> None:
+    owner = Owner(action="decline")
+    server = build_server(_runtime(paths, handler))
+    query = 'weather "Reykjavík" (tomorrow) ]['
+    async with Client(server, mode=era, elicitation_callback=owner) as client:
+        await client.call_tool("web_echo", {"text": query, "count": 2})
+    (message,) = owner.messages
+    assert "Fixture web.echo (web.echo v1)" in message
+    assert f"text: {query}" in message
+    assert "count: 2" in message
+    assert "leaves this device" in message
+    schema = owner.shown[0].requested_schema  # type: ignore[union-attr]
+    assert schema["properties"]["approve"]["type"] == "boolean"
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("action", ["decline", "cancel"])
+async def test_declined_or_cancelled_elicitation_is_a_denial_and_nothing_runs(
+    paths: Paths, handler: Counted, era: str, action: str
+) -> None:
+    owner = Owner(action=action)  # type: ignore[arg-type]
+    server = build_server(_runtime(paths, handler))
+    async with Client(server, mode=era, elicitation_callback=owner) as client:
+        result = await client.call_tool("web_echo", {"text": "tide tables"})
+    assert result.is_error
+    assert "was not approved" in text_of(result)
+    assert "[DENIED]" in text_of(result)
+    assert handler.runs == []
+    assert [e["outcome"] for e in audit_events(paths)] == ["pending_confirmation", "denied"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_accepting_with_the_approve_box_cleared_is_a_denial(
+    paths: Paths, handler: Counted, era: str
+) -> None:
+    owner = Owner(action="accept", content={"approve": False})
+    server = build_server(_runtime(paths, handler))
+    async with Client(server, mode=era, elicitation_callback=owner) as client:
+        result = await client.call_tool("web_echo", {"text": "tide tables"})
+    assert result.is_error
+    assert handler.runs == []
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_client_that_cannot_elicit_gets_a_tool_error_explaining_how_to_proceed(
+    paths: Paths, handler: Counted, era: str
+) -> None:
+    server = build_server(_runtime(paths, handler))
+    async with Client(server, mode=era) as client:
+        result = await client.call_tool("web_echo", {"text": "tide tables"})
+    assert result.is_error
+    text = text_of(result)
+    assert "CONFIRMATION_REQUIRED" in text
+    assert 'channels.mcp.confirmation = "delegated"' in text
+    assert "SPYGLASS_CHANNELS__MCP__CONFIRMATION=delegated" in text
+    assert handler.runs == []
+    assert [e["outcome"] for e in audit_events(paths)] == ["pending_confirmation"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_delegated_channel_runs_without_asking_and_audits_who_confirmed(
+    paths: Paths, handler: Counted, era: str
+) -> None:
+    owner = Owner()
+    runtime = _runtime(paths, handler, **{"channels.mcp.confirmation": "delegated"})
+    async with Client(build_server(runtime), mode=era, elicitation_callback=owner) as client:
+        result = await client.call_tool("web_echo", {"text": "tide tables"})
+    assert not result.is_error
+    assert owner.shown == []
+    assert handler.runs == [{"text": "tide tables"}]
+    (event,) = audit_events(paths)
+    assert (event["outcome"], event["confirmed_by"], event["channel"]) == ("ok", "delegated", "mcp")
+
+
+async def test_a_2026_approval_cannot_be_replayed_to_run_the_call_twice(
+    paths: Paths, handler: Counted
+) -> None:
+    server = build_server(_runtime(paths, handler))
+    # The callback only declares elicitation support; the test answers by hand.
+    async with Client(server, mode="2026-07-28", elicitation_callback=Owner()) as client:
+        first = await client.session.call_tool(
+            "web_echo", {"text": "tide tables"}, allow_input_required=True
+        )
+        assert isinstance(first, types.InputRequiredResult)
+        assert first.input_requests is not None
+        assert set(first.input_requests) == {APPROVAL_KEY}
+        # The token rides requestState sealed: the client can read neither it nor the binding.
+        assert first.request_state is not None
+        assert "token" not in first.request_state
+        yes = {APPROVAL_KEY: types.ElicitResult(action="accept", content={"approve": True})}
+        outcomes = []
+        for _ in range(2):
+            outcomes.append(
+                await client.session.call_tool(
+                    "web_echo",
+                    {"text": "tide tables"},
+                    input_responses=yes,  # type: ignore[arg-type]
+                    request_state=first.request_state,
+                )
+            )
+    assert not outcomes[0].is_error
+    assert outcomes[1].is_error
+    assert "INVALID_CONFIRMATION" in text_of(outcomes[1])
+    assert handler.runs == [{"text": "tide tables"}]
+
+
+async def test_a_2026_retry_without_an_answer_is_asked_again(
+    paths: Paths, handler: Counted
+) -> None:
+    server = build_server(_runtime(paths, handler))
+    # The callback only declares elicitation support; the test answers by hand.
+    async with Client(server, mode="2026-07-28", elicitation_callback=Owner()) as client:
+        first = await client.session.call_tool(
+            "web_echo", {"text": "tide tables"}, allow_input_required=True
+        )
+        assert isinstance(first, types.InputRequiredResult)
+        again = await client.session.call_tool(
+            "web_echo",
+            {"text": "tide tables"},
+            request_state=first.request_state,
+            allow_input_required=True,
+        )
+    assert isinstance(again, types.InputRequiredResult)
+    assert again.input_requests is not None
+    assert set(again.input_requests) == {APPROVAL_KEY}
+    assert handler.runs == []
+
+
+async def test_an_unanswered_mid_call_approval_times_out_as_a_denial(
+    paths: Paths, handler: Counted
+) -> None:
+    release = anyio.Event()
+
+    async def silent_owner(context: object, params: object) -> types.ElicitResult:
+        await release.wait()
+        return types.ElicitResult(action="decline")
+
+    server = build_server(_runtime(paths, handler), ask_timeout=0.2)
+    async with Client(server, mode="legacy", elicitation_callback=silent_owner) as client:
+        with anyio.fail_after(10):
+            result = await client.call_tool("web_echo", {"text": "tide tables"})
+        release.set()
+    assert result.is_error
+    assert "was not approved" in text_of(result)
+    assert handler.runs == []
+    assert [e["outcome"] for e in audit_events(paths)] == ["pending_confirmation", "denied"]
+
+
+async def test_a_host_that_fails_the_approval_request_gets_a_denial(
+    paths: Paths, handler: Counted
+) -> None:
+    async def broken_owner(context: object, params: object) -> types.ErrorData:
+        return types.ErrorData(code=-32603, message="the dialog crashed")
+
+    server = build_server(_runtime(paths, handler))
+    async with Client(server, mode="legacy", elicitation_callback=broken_owner) as client:
+        result = await client.call_tool("web_echo", {"text": "tide tables"})
+    assert result.is_error
+    assert "[DENIED]" in text_of(result)
+    assert handler.runs == []
+
+
+def test_the_approval_message_keeps_non_string_arguments_as_json() -> None:
+    capability = make("web.echo")
+    message = approval_message(capability, {"text": "x", "domains": ["a.org", "b.org"]})
+    assert 'domains: ["a.org", "b.org"]' in message
+
+
+def test_accept_is_yes_only_while_the_approve_box_is_true_or_absent() -> None:
+    assert approves(types.ElicitResult(action="accept", content={}))
+    assert approves(types.ElicitResult(action="accept", content={"approve": True}))
+    assert not approves(types.ElicitResult(action="accept", content={"approve": False}))
+    assert not approves(types.ElicitResult(action="accept", content={"approve": "false"}))
+    assert not approves(types.ElicitResult(action="decline"))
+    assert not approves(types.ElicitResult(action="cancel"))
+
+
+def test_form_elicitation_support_is_read_from_the_declared_capabilities() -> None:
+    assert not client_can_elicit(None)
+    assert not client_can_elicit(types.ClientCapabilities())
+    assert client_can_elicit(types.ClientCapabilities(elicitation=types.ElicitationCapability()))
+    url_only = types.ElicitationCapability(url=types.UrlElicitationCapability())
+    assert not client_can_elicit(types.ClientCapabilities(elicitation=url_only))
+
+
+def test_request_state_round_trips_the_token_and_ignores_anything_else() -> None:
+    assert decode_state(encode_state("tok")) == "tok"
+    assert decode_state(None) is None
+    assert decode_state("not json") is None
+    assert decode_state('{"v": 99, "token": "tok"}') is None
+    assert decode_state('{"v": 1, "token": 5}') is None

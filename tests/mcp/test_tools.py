@@ -1,0 +1,67 @@
+"""Tools come from the registry: external capabilities only, with their own schemas."""
+
+from __future__ import annotations
+
+import pytest
+from mcp import Client
+
+from spyglass.capabilities.health import CAPABILITY as HEALTH
+from spyglass.core.capability import SideEffect
+from spyglass.core.registry import Registry
+from spyglass.mcp.server import build_server
+from spyglass.mcp.tools import ToolTable, exposed, tool_for
+from spyglass.paths import Paths
+from spyglass.runtime import build_runtime
+from tests.mcp.support import ERAS
+from tests.support.capabilities import make
+
+
+def test_only_the_newest_external_capabilities_are_exposed_in_name_order() -> None:
+    registry = Registry([make("web.zeta"), make("web.alpha"), make("web.alpha", version=2), HEALTH])
+    assert [(c.name, c.version) for c in exposed(registry)] == [
+        ("web.alpha", 2),
+        ("web.zeta", 1),
+    ]
+
+
+def test_a_tool_carries_the_capability_schemas_title_and_honest_annotations() -> None:
+    capability = make("web.echo")
+    tool = tool_for(capability)
+    assert tool.name == "web_echo"
+    assert tool.title == capability.title
+    assert tool.description == capability.description
+    assert tool.input_schema == capability.argument_schema
+    assert tool.output_schema == capability.result_schema
+    assert tool.annotations is not None
+    assert tool.annotations.read_only_hint is True
+    assert tool.annotations.open_world_hint is True
+
+
+def test_a_mutating_capability_is_not_advertised_as_read_only() -> None:
+    tool = tool_for(make("web.post", side_effect=SideEffect.MUTATING))
+    assert tool.annotations is not None
+    assert tool.annotations.read_only_hint is False
+
+
+def test_the_table_maps_wire_names_back_and_refuses_others() -> None:
+    table = ToolTable(Registry([make("web.echo"), HEALTH]))
+    assert table.get("web_echo") is not None
+    assert table.get("system_health") is None
+    assert table.input_schema("web_echo") == make("web.echo").argument_schema
+    assert table.input_schema("nope") is None
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_client_lists_the_tools_with_schemas_and_annotations(
+    paths: Paths, era: str
+) -> None:
+    capability = make("web.echo")
+    server = build_server(build_runtime(paths, registry=Registry([capability, HEALTH])))
+    async with Client(server, mode=era) as client:
+        listed = await client.list_tools()
+    (tool,) = listed.tools
+    assert tool.name == "web_echo"
+    assert tool.input_schema == capability.argument_schema
+    assert tool.output_schema == capability.result_schema
+    assert tool.annotations is not None
+    assert (tool.annotations.read_only_hint, tool.annotations.open_world_hint) == (True, True)

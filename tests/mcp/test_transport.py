@@ -1,0 +1,297 @@
+"""The real ``spyglass mcp``: stdio and Streamable HTTP subprocesses, driven by the SDK client."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from spyglass.capabilities import BUILTIN
+from spyglass.core.policy import WEB_ACCESS, PolicyFile
+from spyglass.paths import Paths
+from tests.mcp.peers import Peer, serve
+from tests.mcp.processes import SPYGLASS, environment, http_server, raw_stdio
+from tests.mcp.support import ERAS, Owner, audit_events, text_of
+
+
+@pytest.fixture
+def searxng() -> Iterator[Peer]:
+    with serve("searxng") as peer:
+        yield peer
+
+
+@pytest.fixture
+def env(home: Path, searxng: Peer) -> dict[str, str]:
+    PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
+    return environment(
+        home,
+        SPYGLASS_SEARCH__PROVIDERS="searxng",
+        SPYGLASS_SEARCH__SEARXNG__BASE_URL=searxng.base_url,
+    )
+
+
+@asynccontextmanager
+async def stdio(
+    env: dict[str, str], tmp_path: Path, mode: str = "auto", owner: Owner | None = None
+) -> AsyncIterator[Client]:
+    params = StdioServerParameters(command=SPYGLASS, args=["-v", "mcp"], env=env)
+    with (tmp_path / "server-stderr.log").open("w") as errlog:
+        async with Client(
+            stdio_client(params, errlog=errlog), mode=mode, elicitation_callback=owner
+        ) as client:
+            yield client
+
+
+# -- stdio -----------------------------------------------------------------------------------
+
+
+async def test_stdio_lists_the_web_tools_with_the_registry_schemas_and_annotations(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    async with stdio(env, tmp_path) as client:
+        listed = await client.list_tools()
+    tools = {tool.name: tool for tool in listed.tools}
+    assert sorted(tools) == ["web_fetch", "web_search"]
+    for name in ("web.search", "web.fetch"):
+        capability = BUILTIN.get(name)
+        assert capability is not None
+        tool = tools[capability.wire_name]
+        assert tool.input_schema == capability.argument_schema
+        assert tool.output_schema == capability.result_schema
+        assert tool.title == capability.title
+        assert tool.annotations is not None
+        assert tool.annotations.read_only_hint is True
+        assert tool.annotations.open_world_hint is True
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_stdio_an_approved_search_reaches_the_searxng_peer_and_is_audited_as_mcp(
+    env: dict[str, str], tmp_path: Path, home: Path, searxng: Peer, era: str
+) -> None:
+    owner = Owner()
+    async with stdio(env, tmp_path, era, owner) as client:
+        result = await client.call_tool("web_search", {"query": "harbour tides", "count": 2})
+    assert not result.is_error, text_of(result)
+    assert "query: harbour tides" in owner.messages[0]
+    assert [r["query"]["q"] for r in searxng.requests] == ["harbour tides"]
+    structured = result.structured_content
+    assert structured is not None and structured["provider"] == "searxng"
+    assert [r["url"] for r in structured["results"]] == [
+        "https://tides.example.org/harbour",
+        "https://moon.example.net/tides",
+    ]
+    text = text_of(result)
+    assert "1. [Harbour tide tables](https://tides.example.org/harbour)" in text
+    events = audit_events(Paths(home))
+    assert [(e["outcome"], e["channel"], e.get("provider")) for e in events] == [
+        ("pending_confirmation", "mcp", None),
+        ("ok", "mcp", "searxng"),
+    ]
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_stdio_a_declined_search_never_reaches_the_peer(
+    env: dict[str, str], tmp_path: Path, home: Path, searxng: Peer, era: str
+) -> None:
+    async with stdio(env, tmp_path, era, Owner(action="decline")) as client:
+        result = await client.call_tool("web_search", {"query": "harbour tides"})
+    assert result.is_error
+    assert "[DENIED]" in text_of(result)
+    assert searxng.requests == []
+    assert [e["outcome"] for e in audit_events(Paths(home))] == ["pending_confirmation", "denied"]
+
+
+async def test_stdio_a_host_without_elicitation_is_told_how_to_proceed(
+    env: dict[str, str], tmp_path: Path, searxng: Peer
+) -> None:
+    async with stdio(env, tmp_path) as client:
+        result = await client.call_tool("web_search", {"query": "harbour tides"})
+    assert result.is_error
+    assert "CONFIRMATION_REQUIRED" in text_of(result)
+    assert "delegated" in text_of(result)
+    assert searxng.requests == []
+
+
+async def test_stdio_delegated_mode_runs_the_call_and_audits_confirmed_by_delegated(
+    env: dict[str, str], tmp_path: Path, home: Path, searxng: Peer
+) -> None:
+    env = {**env, "SPYGLASS_CHANNELS__MCP__CONFIRMATION": "delegated"}
+    async with stdio(env, tmp_path) as client:
+        result = await client.call_tool("web_search", {"query": "harbour tides"})
+    assert not result.is_error, text_of(result)
+    assert len(searxng.requests) == 1
+    (event,) = audit_events(Paths(home))
+    assert (event["confirmed_by"], event["channel"]) == ("delegated", "mcp")
+
+
+async def test_stdio_policy_off_is_a_tool_error_saying_how_to_enable_web_access(
+    env: dict[str, str], tmp_path: Path, home: Path, searxng: Peer
+) -> None:
+    PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, False)
+    owner = Owner()
+    async with stdio(env, tmp_path, "auto", owner) as client:
+        result = await client.call_tool("web_search", {"query": "harbour tides"})
+    assert result.is_error
+    assert "spyglass policy enable" in text_of(result)
+    assert owner.shown == [] and searxng.requests == []
+
+
+async def test_stdio_a_fetch_of_a_loopback_url_is_a_private_address_tool_error(
+    env: dict[str, str], tmp_path: Path, searxng: Peer
+) -> None:
+    async with stdio(env, tmp_path, "auto", Owner()) as client:
+        result = await client.call_tool("web_fetch", {"url": f"{searxng.base_url}/search"})
+    assert result.is_error
+    assert "FETCH_TARGET_REJECTED/private_address" in text_of(result)
+    assert searxng.requests == []
+
+
+async def test_stdio_malformed_arguments_are_a_tool_error_naming_the_field(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    async with stdio(env, tmp_path, "auto", Owner()) as client:
+        result = await client.call_tool("web_search", {"query": "tides", "count": 50})
+    assert result.is_error
+    assert "count must be at most 10" in text_of(result)
+
+
+def test_stdout_carries_only_protocol_messages_while_logging_goes_to_stderr(
+    env: dict[str, str], home: Path
+) -> None:
+    # A malformed policy file makes every call log a warning: logging happens mid-call.
+    Paths(home).policy_file.write_text("{not json", encoding="utf-8")
+    with raw_stdio(env, "-v") as server:
+        server.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "0"},
+                },
+            }
+        )
+        assert server.response(1)["result"]["serverInfo"]["name"] == "spyglass"
+        server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        server.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        assert len(server.response(2)["result"]["tools"]) == 2
+        server.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "tools/call",
+                "params": {"name": "web_search", "arguments": {"query": "tides"}},
+            }
+        )
+        answer = server.response(3)["result"]
+        assert answer["isError"] is True
+        assert "POLICY_DISABLED" in answer["content"][0]["text"]
+        # Arguments that are not an object are the executor's to refuse, as a tool error.
+        server.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 4,
+                "method": "tools/call",
+                "params": {"name": "web_fetch", "arguments": ["https://example.org/"]},
+            }
+        )
+        odd = server.response(4)["result"]
+        assert odd["isError"] is True
+        assert "arguments must be a JSON object" in odd["content"][0]["text"]
+        assert server.process.stdin is not None
+        server.process.stdin.close()
+        stdout = server.stdout.rest()
+        stderr = server.stderr.rest()
+    assert server.process.returncode == 0
+    for line in stdout:
+        message: dict[str, Any] = json.loads(line)
+        assert message["jsonrpc"] == "2.0"
+    assert any("is not valid JSON" in line for line in stderr)
+
+
+# -- Streamable HTTP -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("era", ["auto", "legacy"])
+async def test_http_lists_tools_and_runs_an_approved_search(
+    env: dict[str, str], home: Path, searxng: Peer, era: str
+) -> None:
+    owner = Owner()
+    with http_server(env, "-v") as server:
+        async with Client(server.url, mode=era, elicitation_callback=owner) as client:
+            listed = await client.list_tools()
+            result = await client.call_tool("web_search", {"query": "harbour tides"})
+    assert sorted(tool.name for tool in listed.tools) == ["web_fetch", "web_search"]
+    assert not result.is_error, text_of(result)
+    assert len(owner.shown) == 1
+    assert [r["query"]["q"] for r in searxng.requests] == ["harbour tides"]
+    assert {e["channel"] for e in audit_events(Paths(home))} == {"mcp"}
+
+
+@pytest.mark.parametrize("era", ["auto", "legacy"])
+async def test_http_declined_and_unsupported_elicitation_run_nothing(
+    env: dict[str, str], searxng: Peer, era: str
+) -> None:
+    with http_server(env) as server:
+        async with Client(
+            server.url, mode=era, elicitation_callback=Owner(action="cancel")
+        ) as client:
+            declined = await client.call_tool("web_search", {"query": "harbour tides"})
+        async with Client(server.url, mode=era) as client:
+            unsupported = await client.call_tool("web_search", {"query": "harbour tides"})
+    assert declined.is_error and "[DENIED]" in text_of(declined)
+    assert unsupported.is_error and "CONFIRMATION_REQUIRED" in text_of(unsupported)
+    assert searxng.requests == []
+
+
+def test_http_refuses_a_foreign_host_or_origin_and_accepts_a_loopback_page(
+    env: dict[str, str],
+) -> None:
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"},
+        },
+    }
+    accept = {"Accept": "application/json, text/event-stream"}
+    with http_server(env) as server, httpx.Client(timeout=30, trust_env=False) as http:
+        rebound = http.post(server.url, json=initialize, headers={**accept, "Host": "evil.test"})
+        foreign = http.post(
+            server.url, json=initialize, headers={**accept, "Origin": "https://evil.test"}
+        )
+        local = http.post(
+            server.url, json=initialize, headers={**accept, "Origin": "http://localhost:6274"}
+        )
+    assert rebound.status_code == 421
+    assert foreign.status_code == 403
+    assert local.status_code == 200
+
+
+def test_http_says_clearly_when_the_port_is_taken(env: dict[str, str]) -> None:
+    import subprocess
+
+    with http_server(env) as server:
+        taken = subprocess.run(
+            [SPYGLASS, "mcp", "--http", "--port", str(server.port)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    assert taken.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{server.port}" in taken.stderr
+    assert "--port" in taken.stderr
+    assert "Traceback" not in taken.stderr

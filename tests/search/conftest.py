@@ -1,0 +1,15 @@
+"""Fixtures for the search tests: a replaying loopback server per test."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.search.replay import ReplayServer, serving
+
+
+@pytest.fixture
+def replay() -> Iterator[ReplayServer]:
+    with serving() as server:
+        yield server

@@ -1,0 +1,92 @@
+"""Result cleaning: plain text, 500-char snippets, http(s) only, no duplicates, count cap."""
+
+from __future__ import annotations
+
+import pytest
+
+from spyglass.search.cleaning import SNIPPET_CHARS, clean_results, clean_url, plain_text, shorten
+from spyglass.search.model import RawResult, SearchQuery
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("<b>bold</b> &amp; <i>it</i>", "bold & it"),
+        ("a\n\n\t  b", "a b"),
+        ("<script>alert(1)</script>visible<style>p{}</style>", "visible"),
+        ("&lt;img src=x onerror=alert(1)&gt;caption", "caption"),
+        ("x < y and y > z", "x < y and y > z"),
+        ("zero\u200bwidth\x00nul", "zero width nul"),
+        ("caf&eacute; &#x1F600;", "café 😀"),
+        ("line<br>break<p>para</p>", "line break para"),
+    ],
+)
+def test_plain_text_strips_decodes_and_folds(raw: str, expected: str) -> None:
+    assert plain_text(raw) == expected
+
+
+def test_shorten_cuts_at_a_word_and_marks_the_cut() -> None:
+    text = "word " * 200
+    short = shorten(text.strip(), SNIPPET_CHARS)
+    assert len(short) <= SNIPPET_CHARS and short.endswith("word…")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "javascript:alert(1)",
+        "data:text/html,hi",
+        "ftp://files.example/x",
+        "/relative/path",
+        "https://",
+        "https://user:pw@example.com/",
+        "https://exa mple.com/",
+        "https://example.com/\nx",
+        "https://[::1/",
+        "",
+    ],
+)
+def test_unsafe_or_broken_urls_are_dropped(url: str) -> None:
+    assert clean_url(url) is None
+
+
+def test_http_and_https_urls_are_kept() -> None:
+    assert clean_url(" https://example.com/a?b=c ") == "https://example.com/a?b=c"
+    assert clean_url("HTTP://Example.com") == "HTTP://Example.com"
+    assert clean_url("https://a.example/?q=two words") == "https://a.example/?q=two%20words"
+
+
+def test_duplicates_count_cap_and_missing_titles() -> None:
+    raw = [
+        RawResult("One", "https://example.com/a", "s1"),
+        RawResult("One again", "http://EXAMPLE.com/a/", "s1"),
+        RawResult("One frag", "https://example.com/a#part", "s1"),
+        RawResult("", "https://example.com/b", ""),
+        RawResult("Three", "https://example.com/c", "s3"),
+    ]
+    cleaned = clean_results(raw, SearchQuery("q", count=2))
+    assert cleaned == [
+        {"title": "One", "url": "https://example.com/a", "snippet": "s1"},
+        {"title": "https://example.com/b", "url": "https://example.com/b", "snippet": ""},
+    ]
+
+
+def test_include_domains_match_on_label_boundaries() -> None:
+    raw = [
+        RawResult("a", "https://example.com/", ""),
+        RawResult("b", "https://docs.example.com/", ""),
+        RawResult("c", "https://badexample.com/", ""),
+        RawResult("d", "https://example.com.evil.net/", ""),
+    ]
+    cleaned = clean_results(raw, SearchQuery("q", count=10, include_domains=("example.com",)))
+    assert [r["title"] for r in cleaned] == ["a", "b"]
+
+
+def test_exclude_domains_drop_hosts_and_subdomains_only() -> None:
+    raw = [
+        RawResult("a", "https://pinterest.com/x", ""),
+        RawResult("b", "https://www.pinterest.com./x", ""),
+        RawResult("c", "https://notpinterest.com/", ""),
+    ]
+    cleaned = clean_results(raw, SearchQuery("q", count=10, exclude_domains=("pinterest.com",)))
+    assert [r["title"] for r in cleaned] == ["c"]

@@ -1,0 +1,86 @@
+"""GET /api/v1/capabilities and direct invocation with the same confirmation flow."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+
+from spyglass.runtime import Runtime
+from tests.support.web import LoopbackWeb
+
+INVOKE = "/api/v1/capabilities/web.search/invoke"
+
+
+async def test_the_registry_is_listed(client: httpx.AsyncClient) -> None:
+    names = [c["name"] for c in (await client.get("/api/v1/capabilities")).json()["capabilities"]]
+    assert names == ["system.health", "web.fetch", "web.search"]
+
+
+async def test_with_web_access_off_a_direct_invoke_is_rejected_before_confirmation(
+    client: httpx.AsyncClient, web: LoopbackWeb
+) -> None:
+    outcome = (await client.post(INVOKE, json={"arguments": {"query": "x"}})).json()
+    assert outcome["status"] == "rejected" and outcome["stage"] == "policy"
+    assert "pending_confirmation" not in outcome
+    assert web.hits["/search"] == 0
+
+
+async def test_a_direct_invoke_asks_then_runs_once_when_approved(
+    client: httpx.AsyncClient, web: LoopbackWeb, web_on: Runtime
+) -> None:
+    first = (await client.post(INVOKE, json={"arguments": {"query": "x"}})).json()
+    assert first["status"] == "pending_confirmation"
+    token = first["pending_confirmation"]["token"]
+    body = {"arguments": {"query": "x"}, "confirmation": {"token": token, "approve": True}}
+    results = await asyncio.gather(client.post(INVOKE, json=body), client.post(INVOKE, json=body))
+    statuses = sorted(r.status_code for r in results)
+    assert statuses == [200, 400]
+    ok = next(r for r in results if r.status_code == 200).json()
+    assert ok["status"] == "ok" and ok["result"]["result_count"] == 3
+    assert web.hits["/search"] == 1
+
+
+async def test_a_direct_invoke_can_be_declined(
+    client: httpx.AsyncClient, web: LoopbackWeb, web_on: Runtime
+) -> None:
+    first = (await client.post(INVOKE, json={"arguments": {"query": "x"}})).json()
+    token = first["pending_confirmation"]["token"]
+    declined = await client.post(
+        INVOKE,
+        json={"arguments": {"query": "x"}, "confirmation": {"token": token, "approve": False}},
+    )
+    assert declined.json()["status"] == "denied"
+    assert web.hits["/search"] == 0
+
+
+async def test_a_token_for_other_arguments_is_refused(
+    client: httpx.AsyncClient, web: LoopbackWeb, web_on: Runtime
+) -> None:
+    first = (await client.post(INVOKE, json={"arguments": {"query": "x"}})).json()
+    token = first["pending_confirmation"]["token"]
+    swapped = await client.post(
+        INVOKE,
+        json={"arguments": {"query": "other"}, "confirmation": {"token": token, "approve": True}},
+    )
+    assert swapped.status_code == 400
+    assert web.hits["/search"] == 0
+
+
+async def test_a_local_capability_runs_directly(client: httpx.AsyncClient) -> None:
+    outcome = (await client.post("/api/v1/capabilities/system.health/invoke", json={})).json()
+    assert outcome["status"] == "ok" and outcome["result"]["status"] == "ok"
+
+
+async def test_an_unknown_capability_is_404(client: httpx.AsyncClient) -> None:
+    response = await client.post("/api/v1/capabilities/no.such/invoke", json={})
+    assert response.status_code == 404
+    assert "system.health" in response.json()["error"]["message"]
+
+
+async def test_invalid_arguments_come_back_as_a_rejected_outcome_naming_the_field(
+    client: httpx.AsyncClient, web_on: Runtime
+) -> None:
+    outcome = (await client.post(INVOKE, json={"arguments": {"query": 5}})).json()
+    assert outcome["status"] == "rejected" and outcome["error"]["code"] == "INVALID_ARGUMENTS"
+    assert "query" in outcome["error"]["message"]

@@ -1,0 +1,302 @@
+"""The message endpoint through the real app: turns, confirmations, SSE, failures."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx
+
+from spyglass.runtime import Runtime
+from tests.support.fake_model import FakeModel, Reply, text, tool_call
+from tests.support.service import Clock
+from tests.support.web import CANARY, LoopbackWeb
+
+URL = "/api/v1/conversation/message"
+
+
+def parse_sse(body: str) -> list[tuple[str, dict[str, Any]]]:
+    events = []
+    for block in body.strip().split("\n\n"):
+        lines = dict(line.split(": ", 1) for line in block.splitlines())
+        events.append((lines["event"], json.loads(lines["data"])))
+    return events
+
+
+async def ask_search(client: httpx.AsyncClient, fake_model: FakeModel) -> dict[str, Any]:
+    fake_model.script(tool_call("web_search", {"query": "otters"}), text("Otters are mustelids."))
+    response = await client.post(URL, json={"text": "Tell me about otters"})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+async def test_a_plain_question_gets_the_models_answer(
+    client: httpx.AsyncClient, fake_model: FakeModel
+) -> None:
+    fake_model.script(text("Hello there.", reasoning="greet"))
+    response = await client.post(URL, json={"text": "hi"})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["text"] == "Hello there."
+    assert body["reasoning"] == "greet"
+    assert body["events"] == [] and body["citations"] == []
+    assert body["pending_confirmation"] is None
+    assert fake_model.requests[0]["messages"][-1] == {"role": "user", "content": "hi"}
+
+
+async def test_web_tools_are_not_offered_while_web_access_is_off(
+    client: httpx.AsyncClient, fake_model: FakeModel
+) -> None:
+    fake_model.script(text("ok"))
+    await client.post(URL, json={"text": "search something"})
+    offered = [t["function"]["name"] for t in fake_model.requests[0].get("tools", [])]
+    assert "web_search" not in offered and "web_fetch" not in offered
+    assert offered == ["system_health"]
+
+
+async def test_a_search_waits_for_approval_with_the_exact_query(
+    client: httpx.AsyncClient, fake_model: FakeModel, web: LoopbackWeb, web_on: Runtime
+) -> None:
+    body = await ask_search(client, fake_model)
+    pending = body["pending_confirmation"]
+    assert pending["capability"] == "web.search"
+    assert pending["arguments"] == {"query": "otters"}
+    assert pending["expires_in_seconds"] == 120
+    assert body["events"][0]["status"] == "pending_confirmation"
+    assert web.hits["/search"] == 0, "nothing may leave before approval"
+
+
+async def test_approving_runs_the_search_once_and_finishes_with_citations(
+    client: httpx.AsyncClient, fake_model: FakeModel, web: LoopbackWeb, web_on: Runtime
+) -> None:
+    first = await ask_search(client, fake_model)
+    token = first["pending_confirmation"]["token"]
+    answer = {
+        "conversation_id": first["conversation_id"],
+        "confirmation": {"token": token, "approve": True},
+    }
+    response = await client.post(URL, json=answer)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["text"] == "Otters are mustelids."
+    assert body["pending_confirmation"] is None
+    [event] = body["events"]
+    assert event["status"] == "ok" and event["provider"] == "loopback"
+    assert event["summary"]["result_count"] == 3  # the ftp: hit is shown, never cited
+    assert body["citations"] == [
+        {"url": "https://example.org/1", "title": "About otters"},
+        {"url": "https://example.org/2", "title": "About otters"},
+    ]
+    assert web.hits["/search"] == 1
+    # The model got the result wrapped as untrusted, and never saw the token.
+    tool_message = fake_model.requests[1]["messages"][-1]
+    assert tool_message["role"] == "tool"
+    assert tool_message["content"].startswith("<untrusted_tool_output id=")
+    assert token not in json.dumps(fake_model.requests)
+
+    again = await client.post(URL, json=answer)
+    assert again.status_code == 400
+    assert again.json()["error"]["code"] == "INVALID_CONFIRMATION"
+    assert web.hits["/search"] == 1
+
+
+async def test_two_concurrent_approvals_execute_once(
+    client: httpx.AsyncClient, fake_model: FakeModel, web: LoopbackWeb, web_on: Runtime
+) -> None:
+    first = await ask_search(client, fake_model)
+    answer = {
+        "conversation_id": first["conversation_id"],
+        "confirmation": {"token": first["pending_confirmation"]["token"], "approve": True},
+    }
+    responses = await asyncio.gather(client.post(URL, json=answer), client.post(URL, json=answer))
+    assert sorted(r.status_code for r in responses) == [200, 400]
+    assert web.hits["/search"] == 1
+
+
+async def test_denying_tells_the_model_and_runs_nothing(
+    client: httpx.AsyncClient, fake_model: FakeModel, web: LoopbackWeb, web_on: Runtime
+) -> None:
+    first = await ask_search(client, fake_model)
+    fake_model.script(text("I could not search."))
+    response = await client.post(
+        URL,
+        json={
+            "conversation_id": first["conversation_id"],
+            "confirmation": {"token": first["pending_confirmation"]["token"], "approve": False},
+        },
+    )
+    body = response.json()
+    assert body["events"][0]["status"] == "denied"
+    assert body["events"][0]["code"] == "DENIED"
+    assert web.hits["/search"] == 0
+    told = fake_model.requests[1]["messages"][-1]["content"]
+    assert "declined" in told
+
+
+async def test_an_expired_confirmation_is_refused(
+    client: httpx.AsyncClient,
+    fake_model: FakeModel,
+    web: LoopbackWeb,
+    web_on: Runtime,
+    clock: Clock,
+) -> None:
+    first = await ask_search(client, fake_model)
+    clock.now += 121
+    response = await client.post(
+        URL,
+        json={
+            "conversation_id": first["conversation_id"],
+            "confirmation": {"token": first["pending_confirmation"]["token"], "approve": True},
+        },
+    )
+    assert response.status_code == 400
+    assert "expired" in response.json()["error"]["message"]
+    assert web.hits["/search"] == 0
+
+
+async def test_a_token_from_another_conversation_is_refused_and_stays_usable(
+    client: httpx.AsyncClient, fake_model: FakeModel, web: LoopbackWeb, web_on: Runtime
+) -> None:
+    first = await ask_search(client, fake_model)
+    fake_model.script(text("other"))
+    other = (await client.post(URL, json={"text": "another chat"})).json()
+    token = first["pending_confirmation"]["token"]
+    foreign = await client.post(
+        URL,
+        json={
+            "conversation_id": other["conversation_id"],
+            "confirmation": {"token": token, "approve": True},
+        },
+    )
+    assert foreign.status_code == 400
+    own = await client.post(
+        URL,
+        json={
+            "conversation_id": first["conversation_id"],
+            "confirmation": {"token": token, "approve": True},
+        },
+    )
+    assert own.status_code == 200
+    assert web.hits["/search"] == 1
+
+
+async def test_turning_web_access_off_between_requests_changes_the_outcome(
+    client: httpx.AsyncClient, fake_model: FakeModel, web: LoopbackWeb, web_on: Runtime
+) -> None:
+    first = await ask_search(client, fake_model)
+    web_on.paths.policy_file.write_text('{"web_access_enabled": false}')
+    response = await client.post(
+        URL,
+        json={
+            "conversation_id": first["conversation_id"],
+            "confirmation": {"token": first["pending_confirmation"]["token"], "approve": True},
+        },
+    )
+    [event] = response.json()["events"]
+    assert event["status"] == "rejected" and event["code"] == "POLICY_DISABLED"
+    assert web.hits["/search"] == 0
+
+
+async def test_a_page_cannot_close_the_untrusted_wrapper(
+    client: httpx.AsyncClient, fake_model: FakeModel, web_on: Runtime
+) -> None:
+    fake_model.script(tool_call("web_fetch", {"url": "https://example.org/evil"}), text("Done."))
+    first = (await client.post(URL, json={"text": "read it"})).json()
+    await client.post(
+        URL,
+        json={
+            "conversation_id": first["conversation_id"],
+            "confirmation": {"token": first["pending_confirmation"]["token"], "approve": True},
+        },
+    )
+    content = fake_model.requests[1]["messages"][-1]["content"]
+    opening, _, _rest = content.partition("\n")
+    boundary = opening.removeprefix('<untrusted_tool_output id="').removesuffix('">')
+    assert len(boundary) == 32 and int(boundary, 16) >= 0
+    closing = f'</untrusted_tool_output id="{boundary}">'
+    # The only closing tag with the real boundary is the last line; the page's fake closing
+    # tags are inside it.
+    assert content.endswith(closing) and content.count(closing) == 1
+    assert content.index("</untrusted_tool_output>") < content.index(closing)
+
+
+async def test_the_audit_log_holds_no_query_url_or_page_text(
+    client: httpx.AsyncClient, fake_model: FakeModel, web_on: Runtime
+) -> None:
+    first = await ask_search(client, fake_model)
+    await client.post(
+        URL,
+        json={
+            "conversation_id": first["conversation_id"],
+            "confirmation": {"token": first["pending_confirmation"]["token"], "approve": True},
+        },
+    )
+    audit = web_on.paths.audit_file.read_text()
+    assert audit.count("\n") == 2  # the pending attempt and the approved execution
+    for secret in ("otters", CANARY, "example.org", "mustelids"):
+        assert secret not in audit
+
+
+async def test_an_unreachable_model_is_a_502_naming_the_url_and_keeps_the_message(
+    client: httpx.AsyncClient, fake_model: FakeModel, service_runtime: Runtime
+) -> None:
+    fake_model.script(Reply(status=503))
+    response = await client.post(URL, json={"text": "are you there"})
+    assert response.status_code == 502
+    error = response.json()["error"]
+    assert error["code"] == "MODEL_UNAVAILABLE"
+    assert fake_model.base_url in error["message"]
+    conversation = await client.get(f"/api/v1/conversations/{response.json()['conversation_id']}")
+    assert conversation.json()["messages"][0]["text"] == "are you there"
+
+
+async def test_a_stream_that_breaks_midway_ends_the_turn_with_an_error_event(
+    client: httpx.AsyncClient, fake_model: FakeModel
+) -> None:
+    fake_model.script(Reply(deltas=[{"content": "Half an "}, {"content": "answer"}], break_after=1))
+    response = await client.post(URL, json={"text": "go"}, headers={"Accept": "text/event-stream"})
+    events = parse_sse(response.text)
+    names = [name for name, _ in events]
+    assert names[0] == "turn" and names[-1] == "done"
+    assert ("content", {"delta": "Half an "}) in events
+    assert dict(events)["error"]["error"]["code"] == "MODEL_UNAVAILABLE"
+    assert events[-1][1]["text"] == "Half an "
+
+
+async def test_sse_streams_the_whole_turn_in_contract_order(
+    client: httpx.AsyncClient, fake_model: FakeModel, web_on: Runtime
+) -> None:
+    fake_model.script(tool_call("web_search", {"query": "otters"}, content="Let me look. "))
+    response = await client.post(
+        URL, json={"text": "otters?"}, headers={"Accept": "text/event-stream"}
+    )
+    assert response.headers["content-type"].startswith("text/event-stream")
+    events = parse_sse(response.text)
+    names = [name for name, _ in events]
+    assert names == [
+        "turn",
+        "content",
+        "tool_start",
+        "tool_end",
+        "pending_confirmation",
+        "citations",
+        "done",
+    ]
+    done = events[-1][1]
+    assert done["pending_confirmation"] == events[4][1]
+    assert events[2][1] == {"capability": "web.search", "arguments": {"query": "otters"}}
+
+    fake_model.script(text("Found them."))
+    resumed = await client.post(
+        URL,
+        json={
+            "conversation_id": done["conversation_id"],
+            "confirmation": {"token": done["pending_confirmation"]["token"], "approve": True},
+        },
+        headers={"Accept": "text/event-stream"},
+    )
+    events = parse_sse(resumed.text)
+    names = [name for i, (name, _) in enumerate(events) if i == 0 or events[i - 1][0] != name]
+    assert names == ["turn", "tool_end", "content", "citations", "done"]
+    assert events[-1][1]["text"] == "Let me look. Found them."

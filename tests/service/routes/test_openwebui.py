@@ -1,0 +1,111 @@
+"""Open WebUI's external search and loader contracts."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from spyglass.paths import Paths
+from spyglass.runtime import Runtime, build_runtime
+from spyglass.service.app import create_app
+from tests.support.fake_model import FakeModel
+from tests.support.service import BASE_URL, PORT
+from tests.support.web import CANARY, WEB_BASE, LoopbackWeb, fixture_registry
+
+
+@pytest.fixture
+def delegated(paths: Paths, fake_model: FakeModel, web: LoopbackWeb) -> Iterator[FastAPI]:
+    runtime = build_runtime(
+        paths,
+        overrides={
+            "channels.openwebui.confirmation": "delegated",
+            "llm.base_url": fake_model.base_url,
+        },
+        registry=fixture_registry(),
+    )
+    runtime.services.provide(WEB_BASE, web.base_url)
+    app = create_app(runtime, port=PORT)
+    yield app
+    app.state.spyglass.history.close()
+
+
+def bearer(app: FastAPI) -> httpx.AsyncClient:
+    return httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app),
+        base_url=BASE_URL,
+        headers={"Authorization": f"Bearer {app.state.spyglass.auth.token}"},
+    )
+
+
+async def test_the_endpoints_refuse_until_the_channel_is_delegated(
+    client: httpx.AsyncClient, web: LoopbackWeb, web_on: Runtime
+) -> None:
+    response = await client.post("/api/v1/openwebui/search", json={"query": "x", "count": 3})
+    assert response.status_code == 403
+    error = response.json()["error"]
+    assert error["code"] == "CHANNEL_DISABLED" and "delegated" in error["message"]
+    loader = await client.post("/api/v1/openwebui/loader", json={"urls": ["https://e.org/a"]})
+    assert loader.status_code == 403
+    assert web.hits["/search"] == 0
+
+
+async def test_policy_still_applies_to_a_delegated_channel(delegated: FastAPI) -> None:
+    async with bearer(delegated) as client:
+        response = await client.post("/api/v1/openwebui/search", json={"query": "x", "count": 3})
+    assert response.status_code == 403
+    assert response.json()["error"]["code"] == "POLICY_DISABLED"
+
+
+async def test_search_answers_open_webuis_shape_and_is_audited_on_its_channel(
+    delegated: FastAPI, web: LoopbackWeb
+) -> None:
+    runtime: Runtime = delegated.state.spyglass.runtime
+    runtime.policy.set("web_access_enabled", True)
+    async with bearer(delegated) as client:
+        response = await client.post(
+            "/api/v1/openwebui/search", json={"query": "otters", "count": 2}
+        )
+    assert response.status_code == 200
+    assert response.json() == [
+        {
+            "link": "https://example.org/1",
+            "title": "About otters",
+            "snippet": f"{CANARY} snippet 1 on otters",
+        },
+        {
+            "link": "https://example.org/2",
+            "title": "About otters",
+            "snippet": f"{CANARY} snippet 2 on otters",
+        },
+    ]
+    [event] = [json.loads(line) for line in runtime.paths.audit_file.read_text().splitlines()]
+    assert event["channel"] == "openwebui" and event["confirmed_by"] == "delegated"
+    assert CANARY not in runtime.paths.audit_file.read_text()
+
+
+async def test_the_loader_answers_documents_and_marks_failures(
+    delegated: FastAPI, web: LoopbackWeb
+) -> None:
+    delegated.state.spyglass.runtime.policy.set("web_access_enabled", True)
+    async with bearer(delegated) as client:
+        response = await client.post(
+            "/api/v1/openwebui/loader",
+            json={"urls": ["https://example.org/hello", "https://example.org/missing"]},
+        )
+    hello, missing = response.json()
+    assert hello == {
+        "page_content": "Hello from the loopback web.",
+        "metadata": {"source": "https://example.org/hello", "title": "Hello page"},
+    }
+    assert missing["page_content"] == ""
+    assert "404" in missing["metadata"]["error"]
+
+
+async def test_open_webui_bodies_are_validated(delegated: FastAPI) -> None:
+    async with bearer(delegated) as client:
+        response = await client.post("/api/v1/openwebui/search", json={"count": 2})
+    assert response.status_code == 422 and "query" in response.json()["error"]["message"]

@@ -1,0 +1,34 @@
+"""GET|POST /api/v1/policy."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+
+from spyglass.runtime import Runtime
+
+
+async def test_policy_is_off_by_default_and_can_be_switched(
+    client: httpx.AsyncClient, service_runtime: Runtime
+) -> None:
+    assert (await client.get("/api/v1/policy")).json() == {"web_access_enabled": False}
+    on = await client.post("/api/v1/policy", json={"web_access_enabled": True})
+    assert on.json() == {"web_access_enabled": True}
+    assert json.loads(service_runtime.paths.policy_file.read_text())["web_access_enabled"] is True
+    off = await client.post("/api/v1/policy", json={"web_access_enabled": False})
+    assert off.json() == {"web_access_enabled": False}
+
+
+async def test_a_change_to_the_file_is_seen_without_a_restart(
+    client: httpx.AsyncClient, service_runtime: Runtime
+) -> None:
+    service_runtime.paths.policy_file.parent.mkdir(parents=True, exist_ok=True)
+    service_runtime.paths.policy_file.write_text('{"web_access_enabled": true}')
+    assert (await client.get("/api/v1/policy")).json() == {"web_access_enabled": True}
+
+
+async def test_a_non_boolean_switch_is_422(client: httpx.AsyncClient) -> None:
+    response = await client.post("/api/v1/policy", json={"web_access_enabled": "yes"})
+    assert response.status_code == 422
+    assert "web_access_enabled" in response.json()["error"]["message"]

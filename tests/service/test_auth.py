@@ -1,0 +1,95 @@
+"""Credentials: API token, one-time login codes, session cookie, CSRF."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import httpx
+from fastapi import FastAPI
+
+from spyglass.service.auth import LoginCodes, load_or_create_token
+from tests.support.service import BASE_URL, Clock
+
+
+def anonymous(app: FastAPI) -> httpx.AsyncClient:
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=BASE_URL)
+
+
+def test_the_token_file_is_created_once_with_mode_0600(tmp_path: Path) -> None:
+    path = tmp_path / "home" / "api-token"
+    token = load_or_create_token(path)
+    assert len(token) >= 40
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert load_or_create_token(path) == token
+
+
+def test_a_login_code_works_once_and_expires_after_ten_minutes() -> None:
+    clock = Clock(0)
+    codes = LoginCodes(clock)
+    used, late = codes.issue(), codes.issue()
+    assert codes.redeem(used) is True
+    assert codes.redeem(used) is False
+    clock.now = 601
+    assert codes.redeem(late) is False
+    assert codes.redeem("never-issued") is False
+
+
+async def test_missing_or_wrong_credentials_get_401_json(app: FastAPI) -> None:
+    async with anonymous(app) as client:
+        missing = await client.get("/api/v1/policy")
+        wrong = await client.get("/api/v1/policy", headers={"Authorization": "Bearer nope"})
+        cookie = await client.get("/api/v1/session", headers={"Cookie": "spyglass_session=forged"})
+    for response in (missing, wrong, cookie):
+        assert response.status_code == 401
+        assert response.json()["error"]["code"] == "UNAUTHORIZED"
+        assert "api-token" in response.json()["error"]["message"]
+
+
+async def test_health_needs_no_credentials(app: FastAPI) -> None:
+    async with anonymous(app) as client:
+        response = await client.get("/api/v1/health")
+    assert response.json() == {"status": "ok", "version": "0.1.0"}
+
+
+async def test_the_login_link_sets_a_strict_httponly_cookie_and_redirects(app: FastAPI) -> None:
+    code = app.state.spyglass.login_codes.issue()
+    async with anonymous(app) as client:
+        response = await client.get(f"/login?code={code}")
+        assert response.status_code == 303 and response.headers["location"] == "/"
+        cookie = response.headers["set-cookie"]
+        assert "spyglass_session=" in cookie and "HttpOnly" in cookie
+        assert "SameSite=strict" in cookie and "Path=/" in cookie
+        session = await client.get("/api/v1/session")
+        assert session.status_code == 200
+        assert set(session.json()) == {"csrf_token", "web_access_enabled", "version"}
+        again = await client.get(f"/login?code={code}")
+    assert again.status_code == 401
+    assert "text/html" in again.headers["content-type"]
+    assert "spyglass serve --print-login-url" in again.text
+
+
+async def test_a_cookie_session_needs_the_csrf_header_to_change_anything(app: FastAPI) -> None:
+    code = app.state.spyglass.login_codes.issue()
+    async with anonymous(app) as client:
+        await client.get(f"/login?code={code}")
+        csrf = (await client.get("/api/v1/session")).json()["csrf_token"]
+        refused = await client.post("/api/v1/policy", json={"web_access_enabled": True})
+        forged = await client.post(
+            "/api/v1/policy", json={"web_access_enabled": True}, headers={"X-CSRF-Token": "x"}
+        )
+        allowed = await client.post(
+            "/api/v1/policy", json={"web_access_enabled": True}, headers={"X-CSRF-Token": csrf}
+        )
+        reading = await client.get("/api/v1/policy")
+    assert refused.status_code == forged.status_code == 403
+    assert refused.json()["error"]["code"] == "CSRF_FAILED"
+    assert allowed.json() == {"web_access_enabled": True}
+    assert reading.status_code == 200
+
+
+async def test_a_bearer_caller_needs_no_csrf_header(client: httpx.AsyncClient) -> None:
+    response = await client.post("/api/v1/policy", json={"web_access_enabled": True})
+    assert response.status_code == 200
+    session = await client.get("/api/v1/session")
+    assert session.json()["web_access_enabled"] is True

@@ -1,0 +1,258 @@
+"""A scripted fake model: a real loopback HTTP server speaking OpenAI streaming SSE.
+
+Usage::
+
+    with FakeModel() as model:                       # listens on 127.0.0.1:<ephemeral port>
+        model.script(tool_call("web_search", {"query": "otters"}), text("Otters are ..."))
+        settings.llm.base_url = model.base_url       # "http://127.0.0.1:PORT/v1"
+        ...
+        model.requests                               # every request body received, in order
+        model.headers                                # and their headers
+
+Each ``POST /v1/chat/completions`` consumes the next scripted :class:`Reply`; when the script
+is empty, ``default`` (a callable taking the request body) answers — by default a plain
+``"(no more script)"`` text. Builders:
+
+- ``text(content, reasoning=None, pieces=3)`` — content (and reasoning) split into pieces;
+- ``tool_call(name, arguments, call_id="call_1", pieces=3, index=0)`` — one call whose
+  arguments JSON arrives in ``pieces`` fragments (OpenAI / llama-server style);
+- ``tool_calls(*calls, style="ollama")`` — several whole calls all at ``index`` 0;
+- ``Reply(deltas=[...], finish_reason=..., break_after=N, delay=s, status=code)`` — anything
+  else: raw ``delta`` objects, a stream that drops the connection after N chunks, a slow
+  stream (``delay`` seconds between chunks), an HTTP error status, or (``whole=True``) one
+  non-streamed ``chat.completion`` JSON built from the deltas.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+from tests.support.quiet import QuietServer
+
+
+@dataclass
+class Reply:
+    deltas: list[dict[str, Any]] = field(default_factory=list)
+    finish_reason: str | None = "stop"
+    break_after: int | None = None
+    delay: float = 0.0
+    status: int = 200
+    send_done: bool = True
+    #: Answer one non-streamed ``chat.completion`` JSON, as servers that ignore "stream" do.
+    whole: bool = False
+
+
+def _split(text: str, pieces: int) -> list[str]:
+    if not text:
+        return []
+    size = max(1, -(-len(text) // max(1, pieces)))
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def text(content: str, *, reasoning: str | None = None, pieces: int = 3) -> Reply:
+    deltas: list[dict[str, Any]] = [{"role": "assistant"}]
+    deltas += [{"reasoning_content": part} for part in _split(reasoning or "", pieces)]
+    deltas += [{"content": part} for part in _split(content, pieces)]
+    return Reply(deltas=deltas, finish_reason="stop")
+
+
+def tool_call(
+    name: str,
+    arguments: dict[str, Any],
+    *,
+    call_id: str = "call_1",
+    pieces: int = 3,
+    index: int = 0,
+    content: str = "",
+) -> Reply:
+    raw = json.dumps(arguments)
+    deltas: list[dict[str, Any]] = [{"role": "assistant"}]
+    if content:
+        deltas.append({"content": content})
+    parts = _split(raw, pieces)
+    deltas.append(
+        {
+            "tool_calls": [
+                {
+                    "index": index,
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": name, "arguments": parts[0]},
+                }
+            ]
+        }
+    )
+    for part in parts[1:]:
+        deltas.append({"tool_calls": [{"index": index, "function": {"arguments": part}}]})
+    return Reply(deltas=deltas, finish_reason="tool_calls")
+
+
+def tool_calls(*calls: tuple[str, dict[str, Any], str], style: str = "ollama") -> Reply:
+    """Several whole calls; ``ollama`` style puts every one at index 0 with arguments as
+    an object, ``openai`` style gives each its own index and a JSON string."""
+    deltas: list[dict[str, Any]] = [{"role": "assistant"}]
+    for position, (name, arguments, call_id) in enumerate(calls):
+        ollama = style == "ollama"
+        deltas.append(
+            {
+                "tool_calls": [
+                    {
+                        "index": 0 if ollama else position,
+                        "id": call_id,
+                        "type": "function",
+                        "function": {
+                            "name": name,
+                            "arguments": arguments if ollama else json.dumps(arguments),
+                        },
+                    }
+                ]
+            }
+        )
+    # Ollama answers "stop" even when it made calls.
+    return Reply(deltas=deltas, finish_reason="stop" if style == "ollama" else "tool_calls")
+
+
+def _chunk(delta: dict[str, Any], finish: str | None) -> bytes:
+    body = {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion.chunk",
+        "model": "fake",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+    return f"data: {json.dumps(body)}\n\n".encode()
+
+
+def _completion(reply: Reply) -> dict[str, Any]:
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": "".join(d.get("content", "") for d in reply.deltas) or None,
+    }
+    calls = [
+        {k: v for k, v in call.items() if k != "index"}
+        for d in reply.deltas
+        for call in d.get("tool_calls", [])
+    ]
+    if calls:
+        message["tool_calls"] = calls
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}],
+    }
+
+
+class FakeModel:
+    """The server; a context manager that starts and stops it."""
+
+    def __init__(self, default: Callable[[dict[str, Any]], Reply] | None = None) -> None:
+        self.default = default or (lambda body: text("(no more script)"))
+        self.requests: list[dict[str, Any]] = []
+        #: The HTTP headers of every request, lower-cased names.
+        self.headers: list[dict[str, str]] = []
+        self._script: deque[Reply] = deque()
+        self._lock = threading.Lock()
+        self._server = QuietServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def script(self, *replies: Reply) -> None:
+        with self._lock:
+            self._script.extend(replies)
+
+    def _next(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
+        with self._lock:
+            self.requests.append(body)
+            self.headers.append(headers)
+            if self._script:
+                return self._script.popleft()
+        return self.default(body)
+
+    def __enter__(self) -> FakeModel:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            # Small SSE chunks must not wait for delayed ACKs (Nagle): the model is "instant".
+            disable_nagle_algorithm = True
+
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                try:
+                    body = json.loads(self.rfile.read(length) or b"{}")
+                except ValueError:
+                    body = {}
+                reply = fake._next(body, {k.lower(): v for k, v in self.headers.items()})
+                if reply.status != 200:
+                    payload = b'{"error": {"message": "scripted failure"}}'
+                    self.send_response(reply.status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                    return
+                if reply.whole:
+                    payload = json.dumps(_completion(reply)).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                try:
+                    self._stream(reply)
+                except (BrokenPipeError, ConnectionResetError):
+                    return
+
+            def _write(self, data: bytes) -> None:
+                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                self.wfile.flush()
+
+            def _stream(self, reply: Reply) -> None:
+                for number, delta in enumerate(reply.deltas):
+                    if reply.break_after is not None and number >= reply.break_after:
+                        # Drop the connection mid-body: the chunked stream never ends.
+                        self.wfile.write(b"5\r\nda")
+                        self.wfile.flush()
+                        self.close_connection = True
+                        return
+                    if reply.delay:
+                        time.sleep(reply.delay)  # a slow model, on purpose
+                    self._write(_chunk(delta, None))
+                self._write(_chunk({}, reply.finish_reason))
+                if reply.send_done:
+                    self._write(b"data: [DONE]\n\n")
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+
+        return Handler

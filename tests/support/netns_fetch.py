@@ -1,0 +1,60 @@
+"""Run inside a private network namespace by tests/fetch/test_netns.py (never directly).
+
+The namespace has "public" addresses on ``lo`` and a bind-mounted hosts file; this program
+serves a page on those addresses and fetches it with the *real* resolver and dialler, then
+prints one JSON object describing what happened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from typing import Any
+
+from spyglass.errors import CapabilityError
+from spyglass.fetch import FetchConfig, Fetcher, SystemDialler, SystemResolver
+from tests.support.fetch_peers import Peer, page
+
+V4 = "93.184.215.14"
+V6 = "2606:4700::1111"
+HTML = (
+    "<html><head><title>Namespace page</title></head><body><article><h1>Namespace page</h1>"
+    + "<p>Served from a public-looking address inside a private network namespace.</p>" * 10
+    + "</article></body></html>"
+)
+
+
+async def attempt(url: str) -> dict[str, Any]:
+    async with Fetcher(FetchConfig(), SystemResolver(), SystemDialler()) as fetcher:
+        try:
+            page_ = await fetcher.fetch(url)
+        except CapabilityError as exc:
+            return {"ok": False, "code": exc.code, "reason": exc.reason, "message": exc.message}
+    return {"ok": True, "status": page_.status, "title": page_.document.title}
+
+
+async def main() -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    for name in sys.argv[1:]:
+        results[name] = await attempt(f"http://{name}/")
+    return results
+
+
+def serve_and_run(command: list[str]) -> int:
+    """Serve the page on the public addresses while ``command`` runs; return its exit code."""
+    with Peer({"/": page(HTML)}, bind=(V4, 80)), Peer({"/": page(HTML)}, bind=(V6, 80)):
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    sys.stdout.write(done.stdout)
+    sys.stderr.write(done.stderr)
+    return done.returncode
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--run"]:
+        sys.exit(serve_and_run(sys.argv[2:]))
+    with Peer({"/": page(HTML)}, bind=(V4, 80)) as v4, Peer({"/": page(HTML)}, bind=(V6, 80)) as v6:
+        outcome = asyncio.run(main())
+        outcome["connections"] = {"v4": v4.connections, "v6": v6.connections}
+    print(json.dumps(outcome))

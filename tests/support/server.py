@@ -1,0 +1,43 @@
+"""Running the real app under uvicorn on a loopback ephemeral port, in a thread."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import uvicorn
+
+from spyglass.runtime import Runtime
+from spyglass.service.app import create_app
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float = 10.0, what: str = "it") -> None:
+    """Poll ``predicate`` until true, failing after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(0.01)
+
+
+@contextmanager
+def running_service(runtime: Runtime) -> Iterator[tuple[str, str]]:
+    """Yields ``(base_url, api_token)`` of a real uvicorn server for ``runtime``."""
+    # IPPROTO_TCP so asyncio turns Nagle off, as it does for sockets uvicorn binds itself.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    app = create_app(runtime, port=port)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        wait_until(lambda: server.started, what="uvicorn to start")
+        yield f"http://127.0.0.1:{port}", app.state.spyglass.auth.token
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
