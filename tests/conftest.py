@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,7 @@ from spyglass.runtime import Runtime, build_runtime
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh ``SPYGLASS_HOME``; no ``SPYGLASS_*`` variable from the outside leaks in."""
     import os
 
@@ -22,7 +21,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     folder = tmp_path / "home"
     folder.mkdir()
     monkeypatch.setenv("SPYGLASS_HOME", str(folder))
-    yield folder
+    return folder
 
 
 @pytest.fixture

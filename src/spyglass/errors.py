@@ -8,6 +8,7 @@ infrastructure faults, and every one Spyglass raises on purpose is a :class:`Spy
     SpyglassError
     ├── ConfigError            settings file, environment variable or flag is invalid
     ├── DefinitionError        a capability or registry is built wrongly (a programmer fault)
+    ├── StorageError           a file under SPYGLASS_HOME cannot be written (permissions, disk)
     └── CapabilityError        raised *inside* a capability to end it with a structured code;
                                the executor turns it into a ``failed`` or ``rejected`` Outcome
 """
@@ -27,6 +28,10 @@ class ConfigError(SpyglassError):
 
 class DefinitionError(SpyglassError):
     """A capability or the registry is defined wrongly. Raised at import, never at run time."""
+
+
+class StorageError(SpyglassError):
+    """State under ``SPYGLASS_HOME`` cannot be written; the message names the file and why."""
 
 
 class CapabilityError(SpyglassError):

@@ -162,3 +162,25 @@ def test_web_search_is_registered_as_read_only_external_and_needs_approval(
     assert described["policy_key"] == "web_access_enabled"
     assert described["bounds"]["timeout_seconds"] == 10
     assert capability.openai_tool()["function"]["name"] == "web_search"
+
+
+async def test_the_key_never_reaches_the_outcome_or_the_audit_log(
+    paths: Paths, replay: ReplayServer
+) -> None:
+    secret = "tvly-SECRET-key-never-shown-42"
+    replay.set("/search", Reply(401, {"detail": {"error": f"Unauthorized: key {secret}"}}))
+    runtime = build_runtime(
+        paths,
+        overrides={
+            "search.providers": "tavily",
+            "search.tavily.base_url": replay.url,
+            "search.tavily.api_key": secret,
+        },
+    )
+    runtime.policy.set(WEB_ACCESS, True)
+    outcome = await _approved(runtime, {"query": QUERY})
+    assert outcome.error and outcome.error.code == "SEARCH_AUTH_FAILED"
+    assert replay.last.headers["authorization"] == f"Bearer {secret}"
+    assert secret not in outcome.to_json()
+    assert secret not in runtime.paths.audit_file.read_text()
+    assert _audit(runtime)[-1]["provider"] == "tavily"

@@ -35,3 +35,11 @@ def test_malformed_policy_file_reads_as_off_with_a_warning(home: Path) -> None:
     assert "off" in result.stdout
     assert str(policy) in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_enable_when_the_policy_cannot_be_written_fails_with_the_reason(home: Path) -> None:
+    (home / "capabilities").write_text("not a folder")
+    result = run("policy", "enable", home=home)
+    assert result.code == 1
+    assert "cannot write the policy file" in result.stderr
+    assert "Traceback" not in result.stderr

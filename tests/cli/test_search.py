@@ -147,3 +147,22 @@ def test_bad_arguments_are_refused_with_the_field_named(home: Path) -> None:
     _enable(home)
     result = run("search", "tea", "--yes", "--site", "10.0.0.1", home=home)
     assert result.code == 3 and "include_domains.0" in result.stderr
+
+
+def test_search_works_against_a_duckduckgo_shaped_endpoint(home: Path) -> None:
+    _enable(home)
+    page = (
+        "<html><body><div id='links'><div class='result results_links web-result'>"
+        "<h2 class='result__title'><a class='result__a' "
+        "href='//duckduckgo.com/l/?uddg=https%3A%2F%2Fduck.example%2Fpond&amp;rut=1'>Pond "
+        "<b>life</b></a></h2><a class='result__snippet'>Ducks &amp; more</a></div></div>"
+        "</body></html>"
+    )
+    with serving() as server:
+        server.set("/html/", Reply(body=page, headers={"Content-Type": "text/html"}))
+        env = {"SPYGLASS_SEARCH__DUCKDUCKGO__BASE_URL": server.url}
+        result = run("search", "pond", "--yes", home=home, env=env)
+    assert result.code == 0, result.stderr
+    lines = [line.strip() for line in result.stdout.splitlines() if line.strip()]
+    assert lines[:3] == ["1. Pond life", "https://duck.example/pond", "Ducks & more"]
+    assert "1 result(s) from duckduckgo" in result.stdout

@@ -40,8 +40,10 @@ DEFAULT_RESULTS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Browser]:
+    # Package scope: Playwright's sync API keeps an event loop running on this thread while
+    # it is started, so it must be stopped before the suite's asyncio tests run.
     if not CHROMIUM.exists():
         pytest.skip(
             "Debian's Chromium is not installed at /usr/bin/chromium "
@@ -100,7 +102,14 @@ def page(context: BrowserContext, server: ConsoleServer) -> Iterator[Page]:
     tab = context.new_page()
     errors: list[str] = []
     tab.on("pageerror", lambda error: errors.append(str(error)))
+    # The page's own code must live within its Content-Security-Policy.
+    tab.on(
+        "console",
+        lambda message: (
+            errors.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
     tab.goto(server.login_url())
     tab.wait_for_selector("#composer-input:not([disabled])")
     yield tab
-    assert errors == [], f"the page raised JavaScript errors: {errors}"
+    assert errors == [], f"the page raised JavaScript errors or CSP violations: {errors}"

@@ -87,3 +87,21 @@ def test_deleting_takes_a_second_click_and_removes_the_conversation(
     # Deleting the open conversation clears the transcript, and the service forgot it.
     expect(page.locator(".message")).to_have_count(0)
     assert server.app.state.spyglass.history.conversations(None) == []
+
+
+def test_a_request_left_unanswered_shows_as_not_approved_when_reopened(
+    page: Page, model: FakeModel
+) -> None:
+    model.script(tool_call("web_search", {"query": "tide times"}))
+    page.fill("#composer-input", "When is high tide?")
+    page.keyboard.press("Enter")
+    expect(page.locator(".confirm-card")).to_be_visible()
+    expect(page.locator(".history-title")).to_have_text(["When is high tide?"])
+    # Walk away from the card: start over, then reopen the conversation from the list.
+    page.get_by_role("button", name="New conversation").click()
+    expect(page.locator(".confirm-card")).to_have_count(0)
+    expect(page.locator("#composer-input")).to_be_enabled()
+    page.locator(".history-open", has_text="When is high tide?").click()
+    block = page.locator(".tool-denied")
+    expect(block.locator(".tool-detail")).to_have_text("left unanswered")
+    expect(page.locator(".confirm-card")).to_have_count(0)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from spyglass.core.policy import WEB_ACCESS, PolicyFile
+from spyglass.errors import StorageError
 
 
 def test_missing_file_means_web_access_is_off(tmp_path: Path) -> None:
@@ -69,3 +70,12 @@ def test_concurrent_writers_never_leave_a_torn_file(tmp_path: Path) -> None:
         writer.join(timeout=30)
         assert writer.exitcode == 0
     assert isinstance(reader.enabled(WEB_ACCESS), bool)
+
+
+def test_a_write_that_fails_raises_a_storage_error_naming_the_file(tmp_path: Path) -> None:
+    blocked = tmp_path / "capabilities"
+    blocked.write_text("a file where the folder should be")
+    policy = PolicyFile(blocked / "policy.json")
+    with pytest.raises(StorageError, match="cannot write the policy file"):
+        policy.set(WEB_ACCESS, True)
+    assert policy.enabled(WEB_ACCESS) is False

@@ -202,3 +202,40 @@ async def test_a_provider_that_cannot_filter_by_date_says_so(replay: ReplayServe
     )
     result, _ = await _run(settings, SearchQuery("q", time_range="week"))
     assert result["notes"] == ["kagi cannot limit results by date; time_range was not applied"]
+
+
+KEYED = sorted(name for name, provider in PROVIDERS.items() if provider.needs_key)
+ECHOES = [
+    # Every field any adapter reads an explanation or a result from, each echoing the key.
+    {
+        "error": SECRET,
+        "tag": "NO_MORE_CREDITS",
+        "detail": {"error": SECRET},
+        "success": False,
+        "results": [{"title": SECRET, "url": f"https://a.example/{SECRET}", "content": SECRET}],
+    },
+    {
+        "error": [{"code": 1, "msg": SECRET}],
+        "errors": [{"code": "VALIDATION", "detail": SECRET}],
+        "detail": SECRET,
+        "data": [{"t": 0, "title": SECRET, "url": "https://a.example/", "snippet": SECRET}],
+        "web": {"results": [{"title": SECRET, "url": "https://b.example/", "description": SECRET}]},
+    },
+]
+
+
+@pytest.mark.parametrize("name", KEYED)
+@pytest.mark.parametrize("status", [200, 400, 401, 402, 403, 404, 422, 429, 432, 433, 500, 502])
+@pytest.mark.parametrize("echo", range(len(ECHOES)))
+async def test_no_message_note_or_result_ever_contains_the_key(
+    replay: ReplayServer, name: str, status: int, echo: int
+) -> None:
+    for path in ("/search", "/res/v1/web/search", "/v2/search", "/v1/search"):
+        replay.set(path, Reply(status, ECHOES[echo]))
+    settings = _settings(providers=name, **{name: {"base_url": replay.url, "api_key": SECRET}})
+    try:
+        shown: object = (await _run(settings))[0]
+    except SearchFailure as failure:
+        shown = failure.message
+    assert SECRET not in str(shown)
+    assert replay.requests, "the provider was never asked"

@@ -10,6 +10,8 @@ import typer
 from spyglass.cli import audit, config, mcp, policy, search, serve
 from spyglass.cli import fetch as fetch_command
 from spyglass.cli.capabilities import capabilities, invoke
+from spyglass.cli.output import EXIT_FAILED, EXIT_USAGE, fail
+from spyglass.errors import ConfigError, SpyglassError
 from spyglass.version import __version__
 
 app = typer.Typer(
@@ -53,5 +55,24 @@ app.add_typer(mcp.app, name="mcp")
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point: no exception reaches the person as a traceback."""
+    try:
+        app()
+    except ConfigError as exc:
+        _exit_with(str(exc), EXIT_USAGE, "`spyglass config path` shows which files are read")
+    except SpyglassError as exc:
+        _exit_with(str(exc), EXIT_FAILED, None)
+    except Exception as exc:  # a bug: say so plainly, keep the traceback for -v
+        logging.getLogger("spyglass").debug("unexpected error", exc_info=True)
+        _exit_with(
+            f"unexpected {type(exc).__name__}: {exc}",
+            EXIT_FAILED,
+            "run again with -v for the details, and please report it",
+        )
+
+
+def _exit_with(message: str, code: int, hint: str | None) -> None:
+    try:
+        fail(message, code, hint=hint)
+    except typer.Exit as done:
+        sys.exit(done.exit_code)

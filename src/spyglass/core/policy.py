@@ -9,6 +9,8 @@ import tempfile
 from pathlib import Path
 from typing import Protocol
 
+from spyglass.errors import StorageError
+
 logger = logging.getLogger(__name__)
 
 WEB_ACCESS = "web_access_enabled"
@@ -67,7 +69,13 @@ class PolicyFile:
             raise KeyError(key)
         values = self.read()
         values[key] = value
-        self._write(values)
+        try:
+            self._write(values)
+        except OSError as exc:
+            raise StorageError(
+                f"cannot write the policy file {self.path} ({exc.strerror or exc}); "
+                "check that its folder exists and is writable"
+            ) from exc
         return values
 
     def _write(self, values: dict[str, bool]) -> None:

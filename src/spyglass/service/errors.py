@@ -10,6 +10,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from spyglass.errors import StorageError
+
 logger = logging.getLogger(__name__)
 
 STATUS_CODES = {
@@ -99,6 +101,10 @@ def install(app: FastAPI) -> None:
             message = str(exc.detail)
         return error_response(exc.status_code, code, message, getattr(exc, "headers", None))
 
+    async def storage(request: Request, exc: Exception) -> JSONResponse:
+        logger.error("%s", exc)
+        return error_response(503, "STORAGE_UNAVAILABLE", str(exc))
+
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
         logger.exception("unhandled error on %s %s", request.method, request.url.path)
         return error_response(
@@ -106,6 +112,7 @@ def install(app: FastAPI) -> None:
         )
 
     app.add_exception_handler(ApiError, api_error)
+    app.add_exception_handler(StorageError, storage)
     app.add_exception_handler(RequestValidationError, invalid)
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(Exception, unexpected)

@@ -32,3 +32,18 @@ async def test_a_non_boolean_switch_is_422(client: httpx.AsyncClient) -> None:
     response = await client.post("/api/v1/policy", json={"web_access_enabled": "yes"})
     assert response.status_code == 422
     assert "web_access_enabled" in response.json()["error"]["message"]
+
+
+async def test_a_policy_file_that_cannot_be_written_is_503_naming_the_file(
+    client: httpx.AsyncClient, service_runtime: Runtime
+) -> None:
+    folder = service_runtime.paths.policy_file.parent
+    if folder.exists():
+        folder.rmdir()
+    folder.write_text("a file where the folder should be")
+    response = await client.post("/api/v1/policy", json={"web_access_enabled": True})
+    assert response.status_code == 503
+    error = response.json()["error"]
+    assert error["code"] == "STORAGE_UNAVAILABLE"
+    assert "cannot write the policy file" in error["message"]
+    assert (await client.get("/api/v1/policy")).json() == {"web_access_enabled": False}

@@ -22,7 +22,7 @@ const EXTRAS = {
  * Show a pending confirmation and resolve with the owner's decision.
  * @param {HTMLElement} slot  where the card goes
  * @param {{token: string, capability: string, arguments: object, expires_in_seconds: number}} pending
- * @returns {{element: HTMLElement, decision: Promise<"approve"|"deny"|"expired"|"dismissed">, remove: () => void, expire: () => void}}
+ * @returns {{element: HTMLElement, decision: Promise<"approve"|"deny"|"expired"|"dismissed">, remove: () => void}}
  */
 export function showConfirmation(slot, pending) {
   const words = WORDS[pending.capability] ?? { title: `Allow ${pending.capability}`, note: "This call may leave the device." };
@@ -125,14 +125,9 @@ export function showConfirmation(slot, pending) {
   return {
     element: card,
     decision,
-    expire,
     remove: () => {
       finish("dismissed");
       card.remove();
-    },
-    markDecided: (text) => {
-      card.dataset.state = "decided";
-      card.querySelector(".confirm-actions").replaceChildren(h("p", { class: "confirm-decided-text", text }));
     },
   };
 }

@@ -49,7 +49,7 @@ def session(request: Request, state: State) -> dict[str, Any]:
     "/api/v1/login-codes",
     operation_id="createLoginCode",
     tags=["meta"],
-    summary="A new one-time console login code (what `spyglass login-url` uses)",
+    summary="A new one-time console login code (what `spyglass serve --print-login-url` uses)",
 )
 def create_login_code(request: Request, state: State) -> dict[str, Any]:
     code = state.login_codes.issue()
