@@ -56,6 +56,9 @@ class _Attempt:
     invocation_id: str
     channel: str
     started: float
+    #: The name and version as asked for (the name cut short) until resolved.
+    name: str = "unknown"
+    version: int | None = None
     capability: Capability | None = None
     confirmed_by: str | None = None
     recovered: bool = False
@@ -150,8 +153,6 @@ class Executor:
         if record is None or record.binding.conversation_id != conversation_id:
             outcome = self._stop(
                 attempt,
-                "unknown",
-                None,
                 "confirm",
                 "rejected",
                 Code.INVALID_CONFIRMATION,
@@ -161,11 +162,10 @@ class Executor:
         else:
             capability = self.registry.get(record.binding.capability, record.binding.version)
             attempt.capability = capability
+            attempt.name, attempt.version = record.binding.capability, record.binding.version
             attempt.invocation_id = record.invocation_id
             outcome = self._stop(
                 attempt,
-                record.binding.capability,
-                record.binding.version,
                 "confirm",
                 "denied",
                 Code.DENIED,
@@ -187,21 +187,21 @@ class Executor:
     ) -> Outcome:
         # 1. resolve
         capability = self.registry.get(name, version) if isinstance(name, str) else None
+        attempt.name = name[:64] if isinstance(name, str) else "?"
+        attempt.version = version
         if capability is None:
             known = ", ".join(sorted({c.name for c in self.registry}))
-            shown = name[:64] if isinstance(name, str) else "?"
-            what = f"{shown} v{version}" if version is not None else shown
+            what = f"{attempt.name} v{version}" if version is not None else attempt.name
             return self._stop(
                 attempt,
-                shown,
-                version,
                 "resolve",
                 "rejected",
                 Code.UNKNOWN_CAPABILITY,
                 f"unknown capability {what}; available: {known}",
             )
         attempt.capability = capability
-        cname, cversion = capability.name, capability.version
+        attempt.name, attempt.version = capability.name, capability.version
+        cname = capability.name
 
         # 2. validate
         if not isinstance(arguments, dict):
@@ -211,8 +211,6 @@ class Executor:
         if problem is not None:
             return self._stop(
                 attempt,
-                cname,
-                cversion,
                 "validate",
                 "rejected",
                 Code.INVALID_ARGUMENTS,
@@ -224,9 +222,7 @@ class Executor:
             hint = POLICY_HINT.get(
                 capability.policy_key, f"{capability.policy_key} is off in the owner's policy"
             )
-            return self._stop(
-                attempt, cname, cversion, "policy", "rejected", Code.POLICY_DISABLED, hint
-            )
+            return self._stop(attempt, "policy", "rejected", Code.POLICY_DISABLED, hint)
 
         # The turn cap is an execution bound, but checking it before asking the owner avoids
         # asking for approval of a call that could never run.
@@ -291,8 +287,6 @@ class Executor:
         if record is None:
             return self._stop(
                 attempt,
-                cname,
-                cversion,
                 "confirm",
                 "rejected",
                 Code.INVALID_CONFIRMATION,
@@ -302,8 +296,6 @@ class Executor:
         if record.expires_at < self.clock():
             return self._stop(
                 attempt,
-                cname,
-                cversion,
                 "confirm",
                 "denied",
                 Code.INVALID_CONFIRMATION,
@@ -314,8 +306,6 @@ class Executor:
         if record.binding.conversation_id != expected.conversation_id:
             return self._stop(
                 attempt,
-                cname,
-                cversion,
                 "confirm",
                 "rejected",
                 Code.INVALID_CONFIRMATION,
@@ -325,8 +315,6 @@ class Executor:
         if record.binding != expected:
             return self._stop(
                 attempt,
-                cname,
-                cversion,
                 "confirm",
                 "rejected",
                 Code.INVALID_CONFIRMATION,
@@ -357,8 +345,6 @@ class Executor:
             attempt.extra["provider"] = context.provider
             return self._stop(
                 attempt,
-                cname,
-                cversion,
                 "execute",
                 exc.status,
                 exc.code,
@@ -370,8 +356,6 @@ class Executor:
             attempt.extra["provider"] = context.provider
             return self._stop(
                 attempt,
-                cname,
-                cversion,
                 "execute",
                 "failed",
                 Code.TIMEOUT,
@@ -383,8 +367,6 @@ class Executor:
             logger.exception("capability %s v%s raised", cname, cversion)
             return self._stop(
                 attempt,
-                cname,
-                cversion,
                 "execute",
                 "failed",
                 Code.EXECUTION_FAILED,
@@ -399,8 +381,6 @@ class Executor:
             )
             return self._stop(
                 attempt,
-                cname,
-                cversion,
                 "execute",
                 "failed",
                 Code.INVALID_RESULT,
@@ -411,8 +391,6 @@ class Executor:
         if size > capability.bounds.max_result_bytes:
             return self._stop(
                 attempt,
-                cname,
-                cversion,
                 "execute",
                 "failed",
                 Code.RESULT_TOO_LARGE,
@@ -441,8 +419,6 @@ class Executor:
         limit = capability.bounds.max_invocations_per_turn
         return self._stop(
             attempt,
-            capability.name,
-            capability.version,
             "execute",
             "rejected",
             Code.TURN_LIMIT_EXCEEDED,
@@ -453,8 +429,6 @@ class Executor:
     def _stop(
         self,
         attempt: _Attempt,
-        name: str,
-        version: int | None,
         stage: Stage,
         status: Status,
         code: str,
@@ -465,8 +439,8 @@ class Executor:
     ) -> Outcome:
         return Outcome(
             status=status,
-            capability=name,
-            version=version,
+            capability=attempt.name,
+            version=attempt.version,
             invocation_id=attempt.invocation_id,
             stage=stage,
             error=ErrorInfo(code=str(code), message=message, retryable=retryable, reason=reason),
