@@ -9,6 +9,10 @@ import pytest
 from spyglass.paths import Paths
 from spyglass.runtime import Runtime, build_runtime
 
+# Fixture modules shared by several folders: the service under test (fake model, loopback
+# web, in-process client) and the replaying search provider.
+pytest_plugins = ("tests.support.service", "tests.search.replay")
+
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -4,11 +4,9 @@ fetcher seams (resolver, dialler) that let a "public" host name reach a loopback
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from ipaddress import ip_address
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -16,6 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpcore
 
 from spyglass.fetch.addresses import IPAddress
+from tests.support.loopback import LoopbackServer, QuietHandler
 
 #: A globally routable address (example.com's) that the loopback dialler redirects home.
 PUBLIC_ADDRESS = ip_address("93.184.215.14")
@@ -71,7 +70,7 @@ def serve(peer_kind: str) -> Iterator[Peer]:
     """Run a ``"searxng"`` or ``"page"`` peer on 127.0.0.1 and a free port."""
     peer = Peer(port=0)
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def do_GET(self) -> None:
             parts = urlsplit(self.path)
             query = {key: values[0] for key, values in parse_qs(parts.query).items()}
@@ -91,19 +90,9 @@ def serve(peer_kind: str) -> Iterator[Peer]:
             self.end_headers()
             self.wfile.write(data)
 
-        def log_message(self, format: str, *args: Any) -> None:
-            return  # keep test output quiet
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    peer.port = server.server_address[1]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with LoopbackServer(Handler) as server:
+        peer.port = server.address[1]
         yield peer
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
 
 
 class PublicResolver:

@@ -39,6 +39,23 @@ def _runtime(paths: Paths, handler: Counted, **overrides: str) -> Runtime:
     return runtime
 
 
+def _client_2026(paths: Paths, handler: Counted) -> Client:
+    """A 2026-07-28 client whose callback only declares elicitation support, so the test
+    answers the approval by hand."""
+    return Client(
+        build_server(_runtime(paths, handler)), mode="2026-07-28", elicitation_callback=Owner()
+    )
+
+
+async def _ask_for_approval(client: Client) -> types.InputRequiredResult:
+    """Call ``web_echo`` once; the server must answer with an approval request."""
+    first = await client.session.call_tool(
+        "web_echo", {"text": "tide tables"}, allow_input_required=True
+    )
+    assert isinstance(first, types.InputRequiredResult)
+    return first
+
+
 @pytest.mark.parametrize("era", ERAS)
 async def test_accepted_elicitation_runs_the_call_exactly_once(
     paths: Paths, handler: Counted, era: str
@@ -141,13 +158,8 @@ async def test_a_delegated_channel_runs_without_asking_and_audits_who_confirmed(
 async def test_a_2026_approval_cannot_be_replayed_to_run_the_call_twice(
     paths: Paths, handler: Counted
 ) -> None:
-    server = build_server(_runtime(paths, handler))
-    # The callback only declares elicitation support; the test answers by hand.
-    async with Client(server, mode="2026-07-28", elicitation_callback=Owner()) as client:
-        first = await client.session.call_tool(
-            "web_echo", {"text": "tide tables"}, allow_input_required=True
-        )
-        assert isinstance(first, types.InputRequiredResult)
+    async with _client_2026(paths, handler) as client:
+        first = await _ask_for_approval(client)
         assert first.input_requests is not None
         assert set(first.input_requests) == {APPROVAL_KEY}
         # The token rides requestState sealed: the client can read neither it nor the binding.
@@ -173,13 +185,8 @@ async def test_a_2026_approval_cannot_be_replayed_to_run_the_call_twice(
 async def test_a_2026_retry_without_an_answer_is_asked_again(
     paths: Paths, handler: Counted
 ) -> None:
-    server = build_server(_runtime(paths, handler))
-    # The callback only declares elicitation support; the test answers by hand.
-    async with Client(server, mode="2026-07-28", elicitation_callback=Owner()) as client:
-        first = await client.session.call_tool(
-            "web_echo", {"text": "tide tables"}, allow_input_required=True
-        )
-        assert isinstance(first, types.InputRequiredResult)
+    async with _client_2026(paths, handler) as client:
+        first = await _ask_for_approval(client)
         again = await client.session.call_tool(
             "web_echo",
             {"text": "tide tables"},

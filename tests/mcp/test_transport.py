@@ -20,6 +20,18 @@ from tests.mcp.peers import Peer, serve
 from tests.mcp.processes import SPYGLASS, environment, http_server, raw_stdio
 from tests.mcp.support import ERAS, Owner, audit_events, text_of
 
+#: A raw JSON-RPC ``initialize`` request, for tests that speak the wire protocol by hand.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+
 
 @pytest.fixture
 def searxng() -> Iterator[Peer]:
@@ -168,18 +180,7 @@ def test_stdout_carries_only_protocol_messages_while_logging_goes_to_stderr(
     # A malformed policy file makes every call log a warning: logging happens mid-call.
     Paths(home).policy_file.write_text("{not json", encoding="utf-8")
     with raw_stdio(env, "-v") as server:
-        server.send(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {},
-                    "clientInfo": {"name": "raw", "version": "0"},
-                },
-            }
-        )
+        server.send(INITIALIZE)
         assert server.response(1)["result"]["serverInfo"]["name"] == "spyglass"
         server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         server.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
@@ -256,24 +257,14 @@ async def test_http_declined_and_unsupported_elicitation_run_nothing(
 def test_http_refuses_a_foreign_host_or_origin_and_accepts_a_loopback_page(
     env: dict[str, str],
 ) -> None:
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"},
-        },
-    }
     accept = {"Accept": "application/json, text/event-stream"}
     with http_server(env) as server, httpx.Client(timeout=30, trust_env=False) as http:
-        rebound = http.post(server.url, json=initialize, headers={**accept, "Host": "evil.test"})
+        rebound = http.post(server.url, json=INITIALIZE, headers={**accept, "Host": "evil.test"})
         foreign = http.post(
-            server.url, json=initialize, headers={**accept, "Origin": "https://evil.test"}
+            server.url, json=INITIALIZE, headers={**accept, "Origin": "https://evil.test"}
         )
         local = http.post(
-            server.url, json=initialize, headers={**accept, "Origin": "http://localhost:6274"}
+            server.url, json=INITIALIZE, headers={**accept, "Origin": "http://localhost:6274"}
         )
     assert rebound.status_code == 421
     assert foreign.status_code == 403

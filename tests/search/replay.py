@@ -10,16 +10,17 @@ import gzip
 import json
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+import pytest
 
 from spyglass.search import client
 from spyglass.search.model import ParsedPage, SearchQuery
 from spyglass.search.provider import Endpoint
 from spyglass.search.providers import PROVIDERS
+from tests.support.loopback import LoopbackServer, QuietHandler
 
 SECRET = "sk-test-SECRET-0123456789abcdef"
 
@@ -59,14 +60,16 @@ class Recorded:
         return parse_qs(self.body.decode(), keep_blank_values=True)
 
 
-class ReplayServer:
+class ReplayServer(LoopbackServer):
+    """Answers each path with the :class:`Reply` set for it and records every request."""
+
     def __init__(self) -> None:
         self.routes: dict[str, Reply] = {}
         self.requests: list[Recorded] = []
         self.released = threading.Event()
         replay = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             protocol_version = "HTTP/1.1"
 
             def _serve(self) -> None:
@@ -100,15 +103,7 @@ class ReplayServer:
             do_GET = _serve
             do_POST = _serve
 
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
+        super().__init__(Handler)
 
     def set(self, path: str, reply: Reply) -> None:
         self.routes[path] = reply
@@ -117,24 +112,22 @@ class ReplayServer:
     def last(self) -> Recorded:
         return self.requests[-1]
 
-    def start(self) -> None:
-        self._thread.start()
-
     def stop(self) -> None:
+        # Stalled replies hold their handler until released; let them go before shutting down.
         self.released.set()
-        self.server.shutdown()
-        self.server.server_close()
-        self._thread.join(timeout=10)
+        super().stop()
 
 
-@contextmanager
-def serving() -> Iterator[ReplayServer]:
-    server = ReplayServer()
-    server.start()
-    try:
+def serving() -> ReplayServer:
+    """A replay server to use as a context manager (``with serving() as server``)."""
+    return ReplayServer()
+
+
+@pytest.fixture
+def replay() -> Iterator[ReplayServer]:
+    """A replaying loopback server per test, standing in for a search provider."""
+    with serving() as server:
         yield server
-    finally:
-        server.stop()
 
 
 async def ask(

@@ -16,12 +16,13 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
+
+from tests.support.loopback import LoopbackServer, QuietHandler
 
 PYTHON_VARIABLE = "SPYGLASS_TEST_SEARXNG_PYTHON"
 START_DEADLINE_SECONDS = 60
@@ -44,14 +45,15 @@ PLUGINS = (
 )
 
 
-class FakeUpstream:
-    """The loopback "internet" the peer's engines call: one path per behaviour."""
+class FakeUpstream(LoopbackServer):
+    """The loopback "internet" the peer's engines call: one path per behaviour; serving
+    from construction until :meth:`stop`."""
 
     def __init__(self) -> None:
         self.released = threading.Event()
         upstream = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 parts = urlsplit(self.path)
                 query = parse_qs(parts.query).get("q", [""])[0]
@@ -76,22 +78,13 @@ class FakeUpstream:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
+        super().__init__(Handler)
+        self.start()
 
     def stop(self) -> None:
+        # The ``slow`` path holds its handler until released; let it go before shutting down.
         self.released.set()
-        self.server.shutdown()
-        self.server.server_close()
-        self._thread.join(timeout=10)
+        super().stop()
 
 
 def _items(query: str) -> list[dict[str, str]]:
@@ -211,7 +204,9 @@ def start_peer(
     with (Path(folder.name) / "searxng.log").open("wb") as log:
         # The child keeps its own copy of the descriptor.
         process = subprocess.Popen(
-            [python, "-m", "searx.webapp"],
+            # abspath, not resolve: the peer runs from another folder, and resolving the
+            # venv's python symlink would leave the venv.
+            [os.path.abspath(python), "-m", "searx.webapp"],
             env=environ,
             stdout=log,
             stderr=subprocess.STDOUT,

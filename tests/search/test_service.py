@@ -58,6 +58,17 @@ def _settings(**values: Any) -> SearchSettings:
     return SearchSettings.model_validate(values)
 
 
+def _searxng_falling_back(replay: ReplayServer, *fallback: str, **values: Any) -> SearchSettings:
+    """SearXNG first, then ``fallback`` in order; ``replay`` answers SearXNG and DuckDuckGo."""
+    return _settings(
+        providers="searxng",
+        fallback=list(fallback),
+        searxng={"base_url": replay.url},
+        duckduckgo={"base_url": replay.url},
+        **values,
+    )
+
+
 async def test_a_search_returns_the_design_result_shape(replay: ReplayServer) -> None:
     replay.set("/search", Reply(body=SEARXNG_OK))
     result, reported = await _run(_settings(providers="searxng", searxng={"base_url": replay.url}))
@@ -124,12 +135,7 @@ async def test_a_retryable_failure_falls_back_and_the_answer_names_who_answered(
 ) -> None:
     replay.set("/search", Reply(503, {}))
     replay.set("/html/", Reply(body=DDG_PAGE, headers={"Content-Type": "text/html"}))
-    settings = _settings(
-        providers="searxng",
-        fallback=["duckduckgo"],
-        searxng={"base_url": replay.url},
-        duckduckgo={"base_url": replay.url},
-    )
+    settings = _searxng_falling_back(replay, "duckduckgo")
     result, reported = await _run(settings)
     assert reported[-1] == "duckduckgo" and result["provider"] == "duckduckgo"
     assert result["results"][0]["url"] == "https://d.example/"
@@ -139,12 +145,7 @@ async def test_a_retryable_failure_falls_back_and_the_answer_names_who_answered(
 
 async def test_a_failure_a_retry_cannot_fix_does_not_fall_back(replay: ReplayServer) -> None:
     replay.set("/search", Reply(403, "<html>Forbidden</html>", {"Content-Type": "text/html"}))
-    settings = _settings(
-        providers="searxng",
-        fallback=["duckduckgo"],
-        searxng={"base_url": replay.url},
-        duckduckgo={"base_url": replay.url},
-    )
+    settings = _searxng_falling_back(replay, "duckduckgo")
     failure, reported = await _fail(settings)
     assert failure.code == "SEARCH_PROVIDER_REJECTED" and reported == ["searxng"]
     assert [r.path for r in replay.requests] == ["/search"]
@@ -155,12 +156,7 @@ async def test_when_every_provider_fails_the_first_failure_is_reported_with_the_
 ) -> None:
     replay.set("/search", Reply(503, {}))
     replay.set("/html/", Reply(202, "<html></html>", {"Content-Type": "text/html"}))
-    settings = _settings(
-        providers="searxng",
-        fallback=["duckduckgo", "brave"],
-        searxng={"base_url": replay.url},
-        duckduckgo={"base_url": replay.url},
-    )
+    settings = _searxng_falling_back(replay, "duckduckgo", "brave")
     failure, _ = await _fail(settings)
     assert failure.code == "SEARCH_PROVIDER_UNAVAILABLE" and failure.retryable
     assert "duckduckgo: duckduckgo is rate-limiting" in failure.message
@@ -170,13 +166,7 @@ async def test_when_every_provider_fails_the_first_failure_is_reported_with_the_
 async def test_no_fallback_starts_once_the_deadline_is_spent(replay: ReplayServer) -> None:
     replay.set("/search", Reply(stall=True))
     replay.set("/html/", Reply(body=DDG_PAGE, headers={"Content-Type": "text/html"}))
-    settings = _settings(
-        providers="searxng",
-        fallback=["duckduckgo"],
-        timeout_seconds=0.4,
-        searxng={"base_url": replay.url},
-        duckduckgo={"base_url": replay.url},
-    )
+    settings = _searxng_falling_back(replay, "duckduckgo", timeout_seconds=0.4)
     failure, _ = await _fail(settings)
     assert "duckduckgo not tried (no time left)" in failure.message
     assert [r.path for r in replay.requests] == ["/search"]

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.support.quiet import QuietServer
+from tests.support.loopback import LoopbackServer, QuietHandler
 
 
 @dataclass
@@ -148,7 +148,7 @@ def _completion(reply: Reply) -> dict[str, Any]:
     }
 
 
-class FakeModel:
+class FakeModel(LoopbackServer):
     """The server; a context manager that starts and stops it."""
 
     def __init__(self, default: Callable[[dict[str, Any]], Reply] | None = None) -> None:
@@ -158,16 +158,11 @@ class FakeModel:
         self.headers: list[dict[str, str]] = []
         self._script: deque[Reply] = deque()
         self._lock = threading.Lock()
-        self._server = QuietServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
+        super().__init__(self._handler())
 
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"{self.url}/v1"
 
     def script(self, *replies: Reply) -> None:
         with self._lock:
@@ -181,26 +176,11 @@ class FakeModel:
                 return self._script.popleft()
         return self.default(body)
 
-    def __enter__(self) -> FakeModel:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
-
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            # Small SSE chunks must not wait for delayed ACKs (Nagle): the model is "instant".
-            disable_nagle_algorithm = True
-
+        class Handler(QuietHandler):
             protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))

@@ -24,7 +24,6 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from types import TracebackType
 
 import httpcore
 
@@ -32,6 +31,7 @@ from spyglass.core.context import Services
 from spyglass.fetch.addresses import IPAddress, parse_address
 from spyglass.fetch.resolver import ResolutionError
 from spyglass.fetch.services import DIALLER, RESOLVER
+from tests.support.loopback import LoopbackServer, QuietHandler
 
 #: Addresses the guard treats as public (not documentation ranges, which it refuses).
 PUBLIC_V4 = tuple(f"93.184.215.{n}" for n in range(10, 60))
@@ -104,7 +104,7 @@ class _Server(http.server.ThreadingHTTPServer):
         return True
 
 
-class _RequestHandler(http.server.BaseHTTPRequestHandler):
+class _RequestHandler(QuietHandler):
     server: _Server
     protocol_version = "HTTP/1.1"
 
@@ -121,11 +121,8 @@ class _RequestHandler(http.server.BaseHTTPRequestHandler):
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             route(self)
 
-    def log_message(self, format: str, *args: object) -> None:
-        return
 
-
-class Peer:
+class Peer(LoopbackServer):
     """A real HTTP server on 127.0.0.1 (ephemeral port) serving ``routes`` by path.
 
     ``requests`` counts requests per path, ``connections`` counts accepted connections
@@ -146,41 +143,15 @@ class Peer:
         #: TLS server names (SNI) clients sent, when serving TLS.
         self.server_names: list[str | None] = []
         self.lock = threading.Lock()
-        self._server = _Server(self, bind)
+        server = _Server(self, bind)
         if tls is not None:
             tls.sni_callback = self._record_sni
-            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True)
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
+            server.socket = tls.wrap_socket(server.socket, server_side=True)
+        super().__init__(server=server, poll_interval=0.02)
 
     def _record_sni(self, _sock: ssl.SSLObject, name: str | None, _ctx: ssl.SSLContext) -> None:
         with self.lock:
             self.server_names.append(name)
-
-    @property
-    def address(self) -> tuple[str, int]:
-        host, port = self._server.server_address[:2]
-        return str(host), int(port)
-
-    @property
-    def url(self) -> str:
-        host, port = self.address
-        return f"http://{host}:{port}"
-
-    def __enter__(self) -> Peer:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=10)
 
 
 def serve_public(

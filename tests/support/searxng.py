@@ -3,28 +3,19 @@
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler
-from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from tests.support.quiet import QuietServer
+from tests.support.loopback import LoopbackServer, QuietHandler
 
 
-class SearXNGShaped:
+class SearXNGShaped(LoopbackServer):
     """Answers ``GET /search?format=json`` the way SearXNG does."""
 
     def __init__(self) -> None:
         self.queries: list[str] = []
         owner = self
 
-        class Handler(BaseHTTPRequestHandler):
-            # Small SSE chunks must not wait for delayed ACKs (Nagle): the model is "instant".
-            disable_nagle_algorithm = True
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 parts = urlsplit(self.path)
                 query = parse_qs(parts.query)
@@ -53,20 +44,8 @@ class SearXNGShaped:
                 self.end_headers()
                 self.wfile.write(body)
 
-        self.server = QuietServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
+        super().__init__(Handler)
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def __enter__(self) -> SearXNGShaped:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=5)
+        return self.url

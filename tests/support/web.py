@@ -11,7 +11,6 @@ import json
 import threading
 from collections import Counter
 from http.server import BaseHTTPRequestHandler
-from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
@@ -21,7 +20,7 @@ from spyglass.core.capability import JSON, Bounds, Capability, Network, SideEffe
 from spyglass.core.context import InvocationContext, ServiceKey
 from spyglass.core.registry import Registry
 from spyglass.errors import CapabilityError
-from tests.support.quiet import QuietServer
+from tests.support.loopback import LoopbackServer, QuietHandler
 
 CANARY = "CANARY-7f3e-do-not-log"
 INJECTION = (
@@ -30,7 +29,7 @@ INJECTION = (
 )
 
 
-class LoopbackWeb:
+class LoopbackWeb(LoopbackServer):
     """``GET /search?q=`` → JSON hits; ``GET /page/<name>`` → a page. Counts every hit."""
 
     def __init__(self) -> None:
@@ -40,36 +39,16 @@ class LoopbackWeb:
             "evil": ("Evil page", INJECTION),
         }
         self._lock = threading.Lock()
-        self._server = QuietServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
+        super().__init__(self._handler())
 
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def __enter__(self) -> LoopbackWeb:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        return self.url
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         web = self
 
-        class Handler(BaseHTTPRequestHandler):
-            # Small SSE chunks must not wait for delayed ACKs (Nagle): the model is "instant".
-            disable_nagle_algorithm = True
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 parts = urlsplit(self.path)
                 with web._lock:

@@ -122,9 +122,13 @@ class SQLiteHistory:
 
     def exists(self, conversation_id: str) -> bool:
         with self._lock:
-            row = self._db.execute(
-                "SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)
-            ).fetchone()
+            return self._known(conversation_id)
+
+    def _known(self, conversation_id: str) -> bool:
+        """Whether the conversation is stored; the caller holds the lock."""
+        row = self._db.execute(
+            "SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)
+        ).fetchone()
         return row is not None
 
     def add_user(self, conversation_id: str, turn_id: str, text: str, *, title: str) -> None:
@@ -163,12 +167,7 @@ class SQLiteHistory:
         )
         with self._lock, self._db:
             self._db.execute("BEGIN IMMEDIATE")
-            if (
-                self._db.execute(
-                    "SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)
-                ).fetchone()
-                is None
-            ):
+            if not self._known(conversation_id):
                 return  # deleted while the turn ran: do not resurrect it
             self._db.execute(
                 "INSERT INTO messages(conversation_id, turn_id, role, text, reasoning, events, "

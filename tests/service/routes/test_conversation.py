@@ -31,6 +31,17 @@ async def ask_search(client: httpx.AsyncClient, fake_model: FakeModel) -> dict[s
     return response.json()
 
 
+def answer(
+    turn: dict[str, Any], *, approve: bool = True, conversation_id: str | None = None
+) -> dict[str, Any]:
+    """The request that answers ``turn``'s pending confirmation, sent in ``turn``'s own
+    conversation unless ``conversation_id`` names another."""
+    return {
+        "conversation_id": conversation_id or turn["conversation_id"],
+        "confirmation": {"token": turn["pending_confirmation"]["token"], "approve": approve},
+    }
+
+
 async def test_a_plain_question_gets_the_models_answer(
     client: httpx.AsyncClient, fake_model: FakeModel
 ) -> None:
@@ -72,11 +83,7 @@ async def test_approving_runs_the_search_once_and_finishes_with_citations(
 ) -> None:
     first = await ask_search(client, fake_model)
     token = first["pending_confirmation"]["token"]
-    answer = {
-        "conversation_id": first["conversation_id"],
-        "confirmation": {"token": token, "approve": True},
-    }
-    response = await client.post(URL, json=answer)
+    response = await client.post(URL, json=answer(first))
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["text"] == "Otters are mustelids."
@@ -95,7 +102,7 @@ async def test_approving_runs_the_search_once_and_finishes_with_citations(
     assert tool_message["content"].startswith("<untrusted_tool_output id=")
     assert token not in json.dumps(fake_model.requests)
 
-    again = await client.post(URL, json=answer)
+    again = await client.post(URL, json=answer(first))
     assert again.status_code == 400
     assert again.json()["error"]["code"] == "INVALID_CONFIRMATION"
     assert web.hits["/search"] == 1
@@ -105,11 +112,10 @@ async def test_two_concurrent_approvals_execute_once(
     client: httpx.AsyncClient, fake_model: FakeModel, web: LoopbackWeb, web_on: Runtime
 ) -> None:
     first = await ask_search(client, fake_model)
-    answer = {
-        "conversation_id": first["conversation_id"],
-        "confirmation": {"token": first["pending_confirmation"]["token"], "approve": True},
-    }
-    responses = await asyncio.gather(client.post(URL, json=answer), client.post(URL, json=answer))
+    approval = answer(first)
+    responses = await asyncio.gather(
+        client.post(URL, json=approval), client.post(URL, json=approval)
+    )
     assert sorted(r.status_code for r in responses) == [200, 400]
     assert web.hits["/search"] == 1
 
@@ -121,10 +127,7 @@ async def test_denying_tells_the_model_and_runs_nothing(
     fake_model.script(text("I could not search."))
     response = await client.post(
         URL,
-        json={
-            "conversation_id": first["conversation_id"],
-            "confirmation": {"token": first["pending_confirmation"]["token"], "approve": False},
-        },
+        json=answer(first, approve=False),
     )
     body = response.json()
     assert body["events"][0]["status"] == "denied"
@@ -145,10 +148,7 @@ async def test_an_expired_confirmation_is_refused(
     clock.now += 121
     response = await client.post(
         URL,
-        json={
-            "conversation_id": first["conversation_id"],
-            "confirmation": {"token": first["pending_confirmation"]["token"], "approve": True},
-        },
+        json=answer(first),
     )
     assert response.status_code == 400
     assert "expired" in response.json()["error"]["message"]
@@ -161,22 +161,9 @@ async def test_a_token_from_another_conversation_is_refused_and_stays_usable(
     first = await ask_search(client, fake_model)
     fake_model.script(text("other"))
     other = (await client.post(URL, json={"text": "another chat"})).json()
-    token = first["pending_confirmation"]["token"]
-    foreign = await client.post(
-        URL,
-        json={
-            "conversation_id": other["conversation_id"],
-            "confirmation": {"token": token, "approve": True},
-        },
-    )
+    foreign = await client.post(URL, json=answer(first, conversation_id=other["conversation_id"]))
     assert foreign.status_code == 400
-    own = await client.post(
-        URL,
-        json={
-            "conversation_id": first["conversation_id"],
-            "confirmation": {"token": token, "approve": True},
-        },
-    )
+    own = await client.post(URL, json=answer(first))
     assert own.status_code == 200
     assert web.hits["/search"] == 1
 
@@ -188,10 +175,7 @@ async def test_turning_web_access_off_between_requests_changes_the_outcome(
     web_on.paths.policy_file.write_text('{"web_access_enabled": false}')
     response = await client.post(
         URL,
-        json={
-            "conversation_id": first["conversation_id"],
-            "confirmation": {"token": first["pending_confirmation"]["token"], "approve": True},
-        },
+        json=answer(first),
     )
     [event] = response.json()["events"]
     assert event["status"] == "rejected" and event["code"] == "POLICY_DISABLED"
@@ -205,10 +189,7 @@ async def test_a_page_cannot_close_the_untrusted_wrapper(
     first = (await client.post(URL, json={"text": "read it"})).json()
     await client.post(
         URL,
-        json={
-            "conversation_id": first["conversation_id"],
-            "confirmation": {"token": first["pending_confirmation"]["token"], "approve": True},
-        },
+        json=answer(first),
     )
     content = fake_model.requests[1]["messages"][-1]["content"]
     opening, _, _rest = content.partition("\n")
@@ -227,10 +208,7 @@ async def test_the_audit_log_holds_no_query_url_or_page_text(
     first = await ask_search(client, fake_model)
     await client.post(
         URL,
-        json={
-            "conversation_id": first["conversation_id"],
-            "confirmation": {"token": first["pending_confirmation"]["token"], "approve": True},
-        },
+        json=answer(first),
     )
     audit = web_on.paths.audit_file.read_text()
     assert audit.count("\n") == 2  # the pending attempt and the approved execution
@@ -290,10 +268,7 @@ async def test_sse_streams_the_whole_turn_in_contract_order(
     fake_model.script(text("Found them."))
     resumed = await client.post(
         URL,
-        json={
-            "conversation_id": done["conversation_id"],
-            "confirmation": {"token": done["pending_confirmation"]["token"], "approve": True},
-        },
+        json=answer(done),
         headers={"Accept": "text/event-stream"},
     )
     events = parse_sse(resumed.text)
