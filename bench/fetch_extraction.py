@@ -1,6 +1,6 @@
 """Extraction quality and speed of web.fetch on WCXB (dev split), against two peers.
 
-    .venv/bin/python bench/fetch_extraction.py [--limit N] [--jobs J] [--json]
+    .venv/bin/python bench/fetch_extraction.py [--limit N] [--half odd|even] [--jobs J] [--json]
 
 Systems, all measured in the same run on the same pages:
 
@@ -210,6 +210,12 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=None, help="score only N evenly spread pages")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (timing is per page)")
     parser.add_argument("--systems", default="ours,trafilatura,readability")
+    parser.add_argument(
+        "--half",
+        choices=["all", "odd", "even"],
+        default="all",
+        help="odd-numbered pages (for development) or even-numbered ones (held out)",
+    )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     options = parser.parse_args()
     data = Path(os.environ.get("SPYGLASS_WCXB", DEFAULT_DATA))
@@ -221,9 +227,11 @@ def main() -> int:
     if unknown:
         print(f"unknown systems {unknown}; choose from {sorted(SYSTEMS)}", file=sys.stderr)
         return 2
-    ids = pick(
-        sorted(p.name.split(".")[0] for p in (data / "ground-truth").glob("*.json")), options.limit
-    )
+    ids = sorted(p.name.split(".")[0] for p in (data / "ground-truth").glob("*.json"))
+    if options.half != "all":
+        wanted = 1 if options.half == "odd" else 0
+        ids = [i for i in ids if int(i) % 2 == wanted]
+    ids = pick(ids, options.limit)
     work = [(str(data), file_id, systems) for file_id in ids]
     rows: list[dict[str, Any]] = []
     if options.jobs > 1:

@@ -49,3 +49,55 @@ def test_relative_and_protocol_relative_targets_become_absolute() -> None:
     assert absolute_links("[x](//cdn.example.org/f)", base) == "[x](https://cdn.example.org/f)"
     assert absolute_links("![img](pic.png)", base) == "![img](https://example.com/a/pic.png)"
     assert absolute_links("[mail](mailto:a@b.c)", base) == "[mail]"
+
+
+PRODUCT = (
+    """<html><head><title>Kettle</title></head><body><nav><a href="/">Home</a></nav>
+<div class="product"><h1>Steel kettle</h1><div class="description">"""
+    + "".join(
+        f"<p>The kettle model {i} boils a full litre of water in under three minutes "
+        "and keeps it warm for an hour afterwards.</p>"
+        for i in range(4)
+    )
+    + """</div><ul class="specs">
+<li><a href="/c/1">Capacity</a>: 1.7 litres</li><li><a href="/c/2">Power</a>: 2200 watts</li>
+<li><a href="/c/3">Weight</a>: 1.1 kilograms</li><li><a href="/c/4">Cord</a>: 75 centimetres</li>
+<li><a href="/c/5">Colour</a>: brushed steel</li><li><a href="/c/6">Warranty</a>: two years</li>
+</ul><div class="care"><p>Descale the kettle every month with a mild solution of citric
+acid and plenty of water.</p></div></div><footer>Imprint and contact</footer></body></html>"""
+)
+
+
+def test_specifications_between_extracted_paragraphs_are_kept_without_page_chrome() -> None:
+    text = extract_html(PRODUCT, "https://shop.example/kettle").markdown
+    assert "The kettle model 0 boils" in text
+    assert "Descale the kettle" in text
+    assert "[Capacity](https://shop.example/c/1): 1.7 litres" in text
+    assert "brushed steel" in text
+    assert "Imprint" not in text
+    assert "Home" not in text
+
+
+def test_relative_links_resolve_against_the_page_not_the_site_root() -> None:
+    html = (
+        "<html><body><article>"
+        + "<p>Some long explanatory paragraph about the next step of the guide.</p>" * 5
+        + '<p>Continue with <a href="next.html">the next chapter</a> of this guide now.</p>'
+        + "</article></body></html>"
+    )
+    text = extract_html(html, "https://example.com/docs/guide/index.html").markdown
+    assert "[the next chapter](https://example.com/docs/guide/next.html)" in text
+
+
+def test_a_block_repeated_on_the_page_appears_once() -> None:
+    post = "<div class='post'><p>{}</p><p>Report this post to the moderators</p></div>"
+    bodies = [
+        "I replaced the fuse and the kettle now works again, thanks for the advice.",
+        "Glad to hear it; the same fuse fails on many older models of that brand.",
+        "Mine failed the same way last winter and a new fuse fixed it for good.",
+    ]
+    html = "<html><body><main>" + "".join(post.format(b) for b in bodies) + "</main></body></html>"
+    text = extract_html(html, "https://forum.example/t/1").markdown
+    for body in bodies:
+        assert body in text
+    assert text.count("Report this post to the moderators") == 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lxml import html as lxml_html
 
-from spyglass.fetch.region import region_markdown
+from spyglass.fetch.region import element_markdown, region_markdown
 
 PAGE = """<html><body>
 <header><a href="/">Shop</a></header>
@@ -45,3 +45,13 @@ def test_the_tree_is_not_changed() -> None:
     before = lxml_html.tostring(tree)
     region_markdown(tree, "https://shop.example/")
     assert lxml_html.tostring(tree) == before
+
+
+def test_any_element_can_be_read_with_the_same_rules() -> None:
+    tree = lxml_html.document_fromstring(PAGE)
+    products = tree.xpath("//ul[@class='products']")[0]
+    text = element_markdown(products, "https://shop.example/list")
+    assert text == (
+        "- [Steel kettle](https://shop.example/p/1) 39 EUR\n\n"
+        "- [Glass kettle](https://shop.example/p/2) 45 EUR"
+    )

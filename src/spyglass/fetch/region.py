@@ -94,7 +94,11 @@ def main_region(tree: lxml_html.HtmlElement) -> lxml_html.HtmlElement:
 
 def region_markdown(tree: lxml_html.HtmlElement, base: str) -> str:
     """Visible text of the main region as Markdown (headings, list items, links)."""
-    root = main_region(tree)
+    return element_markdown(main_region(tree), base)
+
+
+def element_markdown(root: lxml_html.HtmlElement, base: str) -> str:
+    """Visible text of ``root`` and its descendants as Markdown, boilerplate skipped."""
     out: list[str] = []
     _walk(root, root, base, out)
     lines = (" ".join(line.split()) for line in "".join(out).split("\n"))

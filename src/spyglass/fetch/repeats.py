@@ -1,0 +1,39 @@
+"""Dropping lines that repeat earlier ones: share bars, "Reply" buttons, product tiles.
+
+Boilerplate tends to repeat within a page (the same "Add to cart" under every product, the
+same author signature under every post); content rarely does. Code blocks and table rows
+are kept whole, since repeated lines there carry meaning.
+"""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"\w+")
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
+#: Lines of a single word ("Reply", "Share") repeat legitimately in lists and are cheap.
+_MIN_WORDS = 2
+
+
+def drop_repeated_lines(markdown: str) -> str:
+    """``markdown`` without lines whose words (link targets ignored) appeared earlier."""
+    seen: set[str] = set()
+    kept: list[str] = []
+    in_code = False
+    for line in markdown.split("\n"):
+        stripped = line.lstrip()
+        if stripped.startswith("```"):
+            in_code = not in_code
+            kept.append(line)
+            continue
+        if in_code or stripped.startswith("|"):
+            kept.append(line)
+            continue
+        words = _WORD.findall(_LINK.sub(r"\1", line).lower())
+        key = " ".join(words)
+        if len(words) >= _MIN_WORDS:
+            if key in seen:
+                continue
+            seen.add(key)
+        kept.append(line)
+    return "\n".join(kept)

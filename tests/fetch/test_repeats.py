@@ -1,0 +1,42 @@
+"""Repeated lines: later copies dropped, code, tables and one-word lines kept."""
+
+from __future__ import annotations
+
+from spyglass.fetch.repeats import drop_repeated_lines
+
+
+def test_a_line_repeating_an_earlier_one_is_dropped_and_the_first_kept() -> None:
+    markdown = "Share this story\n\nFirst paragraph here.\n\nShare this story\n\nEnd text."
+    assert (
+        drop_repeated_lines(markdown) == "Share this story\n\nFirst paragraph here.\n\n\nEnd text."
+    )
+
+
+def test_lines_differing_only_in_link_targets_or_markers_count_as_repeats() -> None:
+    markdown = (
+        "- [Add to cart](https://shop.example/cart?id=1)\n"
+        "- [Add to cart](https://shop.example/cart?id=2)\n"
+        "**Add to cart**"
+    )
+    assert drop_repeated_lines(markdown) == "- [Add to cart](https://shop.example/cart?id=1)"
+
+
+def test_one_word_lines_are_kept_even_when_repeated() -> None:
+    markdown = "Alice\nYes\nBob\nYes"
+    assert drop_repeated_lines(markdown) == markdown
+
+
+def test_repeats_inside_code_blocks_and_table_rows_are_kept() -> None:
+    markdown = (
+        "```\nreturn None\nreturn None\n```\n"
+        "| a | b |\n| --- | --- |\n| same row | 1 |\n| same row | 1 |\n"
+        "return None"
+    )
+    kept = drop_repeated_lines(markdown)
+    assert kept.count("return None") == 3
+    assert kept.count("| same row | 1 |") == 2
+
+
+def test_text_without_repeats_is_returned_unchanged() -> None:
+    markdown = "# Title\n\nOne sentence.\n\n- item one\n- item two"
+    assert drop_repeated_lines(markdown) == markdown
