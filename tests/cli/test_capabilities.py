@@ -104,3 +104,10 @@ def test_yes_flag_approves_a_typed_call(home: Path) -> None:
     )
     assert result.code == 3
     assert json.loads(result.stdout)["error"]["reason"] == "private_address"
+
+
+def test_piped_table_is_not_cut_to_eighty_columns(home: Path) -> None:
+    result = run("capabilities", "--no-schemas", home=home, env={"COLUMNS": ""})
+    assert result.code == 0
+    for name in ("system.health", "web.fetch", "web.search", "confirmation"):
+        assert name in result.stdout

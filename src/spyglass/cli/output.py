@@ -31,7 +31,11 @@ EXIT_FOR_STATUS = {
 
 
 def stdout() -> Console:
-    return Console(highlight=False, soft_wrap=True)
+    console = Console(highlight=False, soft_wrap=True)
+    if not console.is_terminal:
+        # Piped output has no width to fit; rich's default of 80 would cut table cells short.
+        console.width = max(console.width, 160)
+    return console
 
 
 def stderr() -> Console:
