@@ -109,3 +109,17 @@ async def test_open_webui_bodies_are_validated(delegated: FastAPI) -> None:
     async with bearer(delegated) as client:
         response = await client.post("/api/v1/openwebui/search", json={"count": 2})
     assert response.status_code == 422 and "query" in response.json()["error"]["message"]
+
+
+async def test_a_failed_search_is_an_error_not_an_empty_result_list(
+    delegated: FastAPI, web: LoopbackWeb
+) -> None:
+    runtime: Runtime = delegated.state.spyglass.runtime
+    runtime.policy.set("web_access_enabled", True)
+    runtime.services.provide(WEB_BASE, "http://127.0.0.1:9")  # nothing listens there
+    async with bearer(delegated) as client:
+        response = await client.post("/api/v1/openwebui/search", json={"query": "x", "count": 2})
+    assert response.status_code == 502
+    error = response.json()["error"]
+    assert error["code"] == "SEARCH_PROVIDER_UNAVAILABLE"
+    assert "loopback provider is down" in error["message"]

@@ -11,6 +11,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from spyglass.core.outcome import Outcome
 from spyglass.service.errors import ApiError
 from spyglass.service.models import OpenWebUILoad, OpenWebUISearch
 from spyglass.service.state import ServiceState, State
@@ -34,9 +35,19 @@ def _require_delegated(state: ServiceState) -> None:
         )
 
 
-def _refusal(code: str, message: str) -> ApiError:
-    status = {"POLICY_DISABLED": 403, "INVALID_ARGUMENTS": 422}.get(code, 503)
-    return ApiError(status, code, message)
+def _raise_unless_ok(outcome: Outcome, *, stages: tuple[str, ...] | None = None) -> None:
+    """Turn an outcome that did not succeed into the JSON error Open WebUI will show.
+
+    ``stages`` limits this to refusals at those stages; ``None`` means any failure.
+    """
+    if outcome.ok or (stages is not None and outcome.stage not in stages):
+        return
+    error = outcome.error
+    code = error.code if error else outcome.status.upper()
+    message = error.message if error else f"the call ended {outcome.status}"
+    default = 502 if outcome.status == "failed" else 503
+    status = {"POLICY_DISABLED": 403, "INVALID_ARGUMENTS": 422}.get(code, default)
+    raise ApiError(status, code, message)
 
 
 @router.post(
@@ -52,12 +63,9 @@ async def search(body: OpenWebUISearch, state: State) -> list[dict[str, Any]]:
         {"query": body.query, "count": min(body.count, SEARCH_MAX)},
         channel=CHANNEL,
     )
-    if outcome.status == "rejected" and outcome.stage in ("resolve", "validate", "policy"):
-        error = outcome.error
-        raise _refusal(error.code if error else "REJECTED", error.message if error else "")
-    if not outcome.ok or outcome.result is None:
-        # Open WebUI treats an empty list as "no results"; the reason is in Spyglass's audit.
-        return []
+    # A failed search is an error, never an empty list that reads as "nothing found".
+    _raise_unless_ok(outcome)
+    assert outcome.result is not None
     return [
         {"link": hit["url"], "title": hit.get("title", ""), "snippet": hit.get("snippet", "")}
         for hit in outcome.result.get("results", [])
@@ -76,9 +84,8 @@ async def loader(body: OpenWebUILoad, state: State) -> list[dict[str, Any]]:
         outcome = await state.runtime.executor.ainvoke(
             "web.fetch", None, {"url": url}, channel=CHANNEL
         )
-        if outcome.status == "rejected" and outcome.stage in ("resolve", "policy"):
-            error = outcome.error
-            raise _refusal(error.code if error else "REJECTED", error.message if error else "")
+        # Refusals of the whole call stop the batch; one page failing is that page's error.
+        _raise_unless_ok(outcome, stages=("resolve", "policy"))
         if outcome.ok and outcome.result is not None:
             result = outcome.result
             documents.append(
