@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import httpx
 
+from spyglass.fetch.body import ACCEPT_ENCODING, BodyTooLarge, UnsupportedEncoding, read_body
 from spyglass.search.model import (
     AUTH_FAILED,
     INVALID_OUTPUT,
@@ -50,7 +51,7 @@ def _ssl_context() -> ssl.SSLContext:
 
 async def send(provider: str, request: ProviderRequest, *, timeout: float) -> ProviderResponse:
     """Send ``request`` and read its body under the size bound and ``timeout`` (total)."""
-    headers = {"User-Agent": USER_AGENT, **request.headers}
+    headers = {"User-Agent": USER_AGENT, **request.headers, "Accept-Encoding": ACCEPT_ENCODING}
     try:
         async with (
             asyncio.timeout(timeout),
@@ -95,18 +96,21 @@ async def send(provider: str, request: ProviderRequest, *, timeout: float) -> Pr
 
 
 async def _read_bounded(provider: str, response: httpx.Response) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in response.aiter_bytes():
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            raise SearchFailure(
-                INVALID_OUTPUT,
-                f"{provider} sent more than {MAX_BODY_BYTES // (1024 * 1024)} MiB; "
-                "the response was not read",
-            )
-        chunks.append(chunk)
-    return b"".join(chunks)
+    # The same bounded reader web.fetch uses: compressed bodies are counted after inflating,
+    # in small steps, so a gzip bomb stops at the bound instead of filling memory first.
+    try:
+        return await read_body(response, MAX_BODY_BYTES)
+    except BodyTooLarge:
+        raise SearchFailure(
+            INVALID_OUTPUT,
+            f"{provider} sent more than {MAX_BODY_BYTES // (1024 * 1024)} MiB; "
+            "the response was not read",
+        ) from None
+    except UnsupportedEncoding:
+        raise SearchFailure(
+            INVALID_OUTPUT,
+            f"{provider} sent a body in a content encoding Spyglass cannot read",
+        ) from None
 
 
 def status_failure(provider: Provider, status: int) -> SearchFailure:
