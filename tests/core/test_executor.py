@@ -14,6 +14,7 @@ from spyglass.core.capability import Bounds, Network, SideEffect
 from spyglass.core.confirmation import TOKEN_TTL_SECONDS, InMemoryConfirmationStore
 from spyglass.core.context import Turn
 from spyglass.core.executor import Executor
+from spyglass.core.outcome import Notice
 from spyglass.core.policy import WEB_ACCESS, PolicyFile
 from spyglass.core.registry import Registry
 from spyglass.errors import CapabilityError
@@ -437,3 +438,42 @@ async def test_fifty_concurrent_approvals_of_one_token_execute_once(tmp_path: Pa
     )
     assert [o.status for o in outcomes].count("ok") == 1
     assert len(runs) == 1
+
+
+async def _refuse_canary(context: Any) -> list[Notice]:
+    if "canary" in context.arguments["text"]:
+        raise CapabilityError("TEST_REFUSED", "this text cannot be sent", status="rejected")
+    return [Notice("test.note", "goes somewhere", argument="text", start=0, end=1)]
+
+
+def test_precheck_refusal_happens_before_any_confirmation_is_issued(tmp_path: Path) -> None:
+    h = Harness(tmp_path, fixtures.make(precheck=_refuse_canary))
+    h.policy.set(WEB_ACCESS, True)
+    outcome = h.executor.invoke("test.echo", 1, {"text": "canary"}, channel="test")
+    assert (outcome.status, outcome.stage, outcome.error.code) == (
+        "rejected",
+        "check",
+        "TEST_REFUSED",
+    )
+    assert len(h.store) == 0
+    [event] = h.events()
+    assert (event["stage"], event["code"]) == ("check", "TEST_REFUSED")
+    assert "canary" not in h.audit_path.read_text()
+
+
+def test_precheck_notices_travel_with_the_pending_confirmation(tmp_path: Path) -> None:
+    h = Harness(tmp_path, fixtures.make(precheck=_refuse_canary))
+    h.policy.set(WEB_ACCESS, True)
+    outcome = h.executor.invoke("test.echo", 1, {"text": "hello"}, channel="test")
+    assert outcome.status == "pending_confirmation"
+    assert outcome.to_dict()["pending_confirmation"]["notices"] == [
+        {"kind": "test.note", "message": "goes somewhere", "argument": "text", "start": 0, "end": 1}
+    ]
+
+
+def test_precheck_refuses_on_a_delegated_channel_too(tmp_path: Path) -> None:
+    h = Harness(tmp_path, fixtures.make(precheck=_refuse_canary), delegated=frozenset({"host"}))
+    h.policy.set(WEB_ACCESS, True)
+    outcome = h.executor.invoke("test.echo", 1, {"text": "canary"}, channel="host")
+    assert (outcome.status, outcome.stage) == ("rejected", "check")
+    assert h.executor.invoke("test.echo", 1, {"text": "fine"}, channel="host").ok

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -12,6 +12,7 @@ from spyglass.errors import DefinitionError
 
 if TYPE_CHECKING:
     from spyglass.core.context import InvocationContext
+    from spyglass.core.outcome import Notice
 
 JSON = dict[str, Any]
 
@@ -64,6 +65,10 @@ class Bounds:
 
 
 Handler = Callable[["InvocationContext"], Awaitable[JSON]]
+#: Runs before confirmation: the checks that need no network. Raises ``CapabilityError``
+#: (status ``rejected``) to refuse the call before anyone is asked; returns what the person
+#: approving it should see. Must not do I/O beyond reading local state.
+Precheck = Callable[["InvocationContext"], Awaitable[Sequence["Notice"]]]
 
 
 @dataclass(frozen=True)
@@ -81,6 +86,9 @@ class Capability:
     bounds: Bounds
     handler: Handler = field(repr=False, compare=False)
     policy_key: str | None = None
+    #: Checks that need no network, run on every call before confirmation (and again on the
+    #: approved call, since settings may have changed meanwhile).
+    precheck: Precheck | None = field(default=None, repr=False, compare=False)
     #: Dotted settings key whose value replaces ``bounds.timeout_seconds`` (plus a grace period
     #: so the capability's own deadline fires first with a precise message).
     timeout_setting: str | None = None

@@ -90,3 +90,5 @@ class InvocationContext:
     policy: PolicySource
     max_result_bytes: int
     provider: str | None = None
+    #: True on a channel whose approval is delegated to its host (nobody here sees the call).
+    delegated: bool = False

@@ -1,4 +1,4 @@
-"""The deterministic executor: resolve → validate → policy → confirm → execute → audit.
+"""The deterministic executor: resolve → validate → policy → check → confirm → execute → audit.
 
 Every call from every front end passes through :meth:`Executor.ainvoke`. The core is async;
 :meth:`Executor.invoke` adapts it for synchronous callers (the CLI) by running the coroutine
@@ -28,7 +28,15 @@ from spyglass.core.confirmation import (
     new_token,
 )
 from spyglass.core.context import InvocationContext, Services, Turn
-from spyglass.core.outcome import Code, ErrorInfo, Outcome, PendingConfirmation, Stage, Status
+from spyglass.core.outcome import (
+    Code,
+    ErrorInfo,
+    Notice,
+    Outcome,
+    PendingConfirmation,
+    Stage,
+    Status,
+)
 from spyglass.core.policy import PolicySource
 from spyglass.core.registry import Registry
 from spyglass.core.schema import validation_error
@@ -230,25 +238,48 @@ class Executor:
         if turn.would_exceed(cname, limit):
             return self._turn_limit(attempt, capability)
 
-        # 4. confirm
+        # 4. check: everything that needs no network, so nobody is asked about a call that
+        # could only be refused. Runs again on the approved call: settings may have changed.
+        notices: tuple[Notice, ...] = ()
+        if capability.precheck is not None:
+            context = self._context(attempt, capability, arguments, turn)
+            try:
+                notices = tuple(await capability.precheck(context))
+            except CapabilityError as exc:
+                return self._stop(
+                    attempt,
+                    "check",
+                    "rejected",
+                    exc.code,
+                    exc.message,
+                    retryable=exc.retryable,
+                    reason=exc.reason,
+                )
+
+        # 5. confirm
         if capability.requires_confirmation:
             if attempt.channel in self.delegated_channels:
                 attempt.confirmed_by = "delegated"
             elif token is None:
-                return self._pending(attempt, capability, arguments, turn)
+                return self._pending(attempt, capability, arguments, turn, notices)
             else:
                 refusal = self._consume(attempt, capability, arguments, turn, token)
                 if refusal is not None:
                     return refusal
                 attempt.confirmed_by = "owner"
 
-        # 5. execute, bounded
+        # 6. execute, bounded
         if not turn.reserve(cname, limit):
             return self._turn_limit(attempt, capability)
         return await self._execute(attempt, capability, arguments, turn)
 
     def _pending(
-        self, attempt: _Attempt, capability: Capability, arguments: dict[str, Any], turn: Turn
+        self,
+        attempt: _Attempt,
+        capability: Capability,
+        arguments: dict[str, Any],
+        turn: Turn,
+        notices: tuple[Notice, ...],
     ) -> Outcome:
         record = PendingRecord(
             token=new_token(),
@@ -271,6 +302,7 @@ class Executor:
                 version=capability.version,
                 arguments=arguments,
                 expires_in_seconds=TOKEN_TTL_SECONDS,
+                notices=notices,
             ),
         )
 
@@ -324,11 +356,10 @@ class Executor:
         attempt.invocation_id = record.invocation_id
         return None
 
-    async def _execute(
+    def _context(
         self, attempt: _Attempt, capability: Capability, arguments: dict[str, Any], turn: Turn
-    ) -> Outcome:
-        cname, cversion = capability.name, capability.version
-        context = InvocationContext(
+    ) -> InvocationContext:
+        return InvocationContext(
             arguments=arguments,
             invocation_id=attempt.invocation_id,
             channel=attempt.channel,
@@ -337,7 +368,14 @@ class Executor:
             services=self.services,
             policy=self.policy,
             max_result_bytes=capability.bounds.max_result_bytes,
+            delegated=attempt.channel in self.delegated_channels,
         )
+
+    async def _execute(
+        self, attempt: _Attempt, capability: Capability, arguments: dict[str, Any], turn: Turn
+    ) -> Outcome:
+        cname, cversion = capability.name, capability.version
+        context = self._context(attempt, capability, arguments, turn)
         timeout = self._timeout(capability)
         try:
             result = await asyncio.wait_for(capability.handler(context), timeout)

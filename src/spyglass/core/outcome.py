@@ -8,7 +8,9 @@ from enum import StrEnum
 from typing import Any, Literal
 
 Status = Literal["ok", "rejected", "failed", "pending_confirmation", "denied"]
-Stage = Literal["resolve", "validate", "policy", "confirm", "execute"]
+#: ``check`` is a capability's own checks that need no network (URL syntax, literal addresses,
+#: domain lists, privacy), run before anyone is asked to approve the call.
+Stage = Literal["resolve", "validate", "policy", "check", "confirm", "execute"]
 
 
 class Code(StrEnum):
@@ -44,12 +46,39 @@ class ErrorInfo:
 
 
 @dataclass(frozen=True)
+class Notice:
+    """Something the person approving a call should see next to it.
+
+    A capability's precheck returns these: where the call will be sent ("Firecrawl will fetch
+    this page"), where a URL came from, or what private data an argument seems to carry.
+    ``argument`` names the argument the notice is about and ``start``/``end`` the span of its
+    string value, so a front end can highlight it. ``kind`` is a short dotted identifier
+    (``privacy.email``, ``provider``); only kinds, never messages, may reach the audit log.
+    """
+
+    kind: str
+    message: str
+    argument: str | None = None
+    start: int | None = None
+    end: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"kind": self.kind, "message": self.message}
+        if self.argument is not None:
+            data["argument"] = self.argument
+        if self.start is not None and self.end is not None:
+            data["start"], data["end"] = self.start, self.end
+        return data
+
+
+@dataclass(frozen=True)
 class PendingConfirmation:
     token: str
     capability: str
     version: int
     arguments: dict[str, Any]
     expires_in_seconds: int
+    notices: tuple[Notice, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -58,6 +87,7 @@ class PendingConfirmation:
             "version": self.version,
             "arguments": self.arguments,
             "expires_in_seconds": self.expires_in_seconds,
+            "notices": [notice.to_dict() for notice in self.notices],
         }
 
 
