@@ -19,6 +19,7 @@ from spyglass.conversation.transcript import is_untrusted, replay, tool_message,
 from spyglass.core.capability import Capability
 from spyglass.core.context import Turn
 from spyglass.core.outcome import Outcome
+from spyglass.core.policy import capability_allowed
 from spyglass.history.store import HistoryStore
 from spyglass.llm.client import Completion, ModelClient, ModelUnavailable
 from spyglass.llm.prompt import system_prompt
@@ -67,11 +68,7 @@ class ConversationService:
     def offered(self) -> list[Capability]:
         """Capabilities whose owner switch is on (web access off → no web tools at all)."""
         policy = self.runtime.policy
-        return [
-            c
-            for c in self.runtime.registry.latest()
-            if c.policy_key is None or policy.enabled(c.policy_key)
-        ]
+        return [c for c in self.runtime.registry.latest() if capability_allowed(policy, c)]
 
     # -- starting and resuming ------------------------------------------------------------
 

@@ -37,7 +37,7 @@ from spyglass.core.outcome import (
     Stage,
     Status,
 )
-from spyglass.core.policy import PolicySource
+from spyglass.core.policy import PolicySource, capability_allowed
 from spyglass.core.registry import Registry
 from spyglass.core.schema import validation_error
 from spyglass.errors import CapabilityError
@@ -226,7 +226,7 @@ class Executor:
             )
 
         # 3. policy, read fresh from disk on every call
-        if capability.policy_key is not None and not self.policy.enabled(capability.policy_key):
+        if not capability_allowed(self.policy, capability):
             hint = POLICY_HINT.get(
                 capability.policy_key, f"{capability.policy_key} is off in the owner's policy"
             )

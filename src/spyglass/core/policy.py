@@ -7,9 +7,12 @@ import logging
 import os
 import tempfile
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from spyglass.errors import StorageError
+
+if TYPE_CHECKING:
+    from spyglass.core.capability import Capability
 
 logger = logging.getLogger(__name__)
 
@@ -21,6 +24,15 @@ class PolicySource(Protocol):
     """Answers whether an owner switch is on. Read at every invocation."""
 
     def enabled(self, key: str) -> bool: ...
+
+
+def capability_allowed(policy: PolicySource, capability: Capability) -> bool:
+    """Whether the owner's switches let ``capability`` run (and so be offered at all).
+
+    The one place that decides it: the executor's policy stage, the tools a model is offered
+    and the MCP tool list all ask here.
+    """
+    return capability.policy_key is None or policy.enabled(capability.policy_key)
 
 
 class PolicyFile:
