@@ -227,9 +227,8 @@ class Executor:
 
         # 3. policy, read fresh from disk on every call
         if not capability_allowed(self.policy, capability):
-            hint = POLICY_HINT.get(
-                capability.policy_key, f"{capability.policy_key} is off in the owner's policy"
-            )
+            key = capability.policy_key or capability.name
+            hint = POLICY_HINT.get(key, f"{key} is off in the owner's policy")
             return self._stop(attempt, "policy", "rejected", Code.POLICY_DISABLED, hint)
 
         # The turn cap is an execution bound, but checking it before asking the owner avoids
