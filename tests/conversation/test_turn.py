@@ -239,3 +239,15 @@ async def test_the_reasoning_behind_a_call_is_sent_back_with_it(
     assert assistant["role"] == "assistant"
     assert assistant["reasoning_content"] == "I should check."
     assert assistant["tool_calls"][0]["function"]["name"] == "system_health"
+
+
+async def test_a_capability_switched_off_under_web_access_is_not_offered_to_the_model(
+    service: ConversationService, fake_model: FakeModel, service_runtime: Runtime
+) -> None:
+    service_runtime.policy.set("web_access_enabled", True)
+    service_runtime.policy.set("web_fetch_enabled", False)
+    fake_model.script(text("Only searching."))
+    await run(service, "read a page")
+    offered = {t["function"]["name"] for t in fake_model.requests[0]["tools"]}
+    assert "web_search" in offered and "web_fetch" not in offered
+    assert "web_fetch" not in fake_model.requests[0]["messages"][0]["content"]

@@ -15,7 +15,7 @@ from spyglass.core.confirmation import TOKEN_TTL_SECONDS, InMemoryConfirmationSt
 from spyglass.core.context import Turn
 from spyglass.core.executor import Executor
 from spyglass.core.outcome import Notice
-from spyglass.core.policy import WEB_ACCESS, PolicyFile
+from spyglass.core.policy import WEB_ACCESS, WEB_FETCH, WEB_SEARCH, PolicyFile
 from spyglass.core.registry import Registry
 from spyglass.errors import CapabilityError
 from spyglass.settings import Settings
@@ -129,6 +129,30 @@ def test_policy_off_rejects_before_any_confirmation_is_issued(tmp_path: Path) ->
     )
     assert "spyglass policy enable" in outcome.error.message
     assert len(h.store) == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "switch", "command"),
+    [
+        ("web.search", WEB_SEARCH, "spyglass policy enable search"),
+        ("web.fetch", WEB_FETCH, "spyglass policy enable fetch"),
+    ],
+)
+def test_a_capability_switched_off_under_web_access_is_refused_naming_its_switch(
+    tmp_path: Path, name: str, switch: str, command: str
+) -> None:
+    h = Harness(tmp_path, fixtures.make(name))
+    h.policy.set(WEB_ACCESS, True)
+    h.policy.set(switch, False)
+    outcome = h.executor.invoke(name, 1, {"text": "a"}, channel="t")
+    assert (outcome.stage, outcome.status, outcome.error.code) == (
+        "policy",
+        "rejected",
+        "POLICY_DISABLED",
+    )
+    assert command in outcome.error.message and switch in outcome.error.message
+    assert len(h.store) == 0  # nobody was asked
+    assert h.events()[-1]["stage"] == "policy"
 
 
 def test_policy_change_applies_to_the_next_call_without_a_new_executor(harness: Harness) -> None:

@@ -37,7 +37,7 @@ from spyglass.core.outcome import (
     Stage,
     Status,
 )
-from spyglass.core.policy import PolicySource, capability_allowed
+from spyglass.core.policy import WEB_ACCESS, WEB_FETCH, WEB_SEARCH, PolicySource, switch_off
 from spyglass.core.registry import Registry
 from spyglass.core.schema import validation_error
 from spyglass.errors import CapabilityError
@@ -50,9 +50,19 @@ logger = logging.getLogger(__name__)
 TIMEOUT_GRACE_SECONDS = 2.0
 
 POLICY_HINT = {
-    "web_access_enabled": (
+    WEB_ACCESS: (
         "web access is off. The owner can turn it on with `spyglass policy enable`, "
         "the console switch, or POST /api/v1/policy"
+    ),
+    WEB_SEARCH: (
+        "web search is switched off by the owner (web access itself is on). The owner can "
+        "turn it on with `spyglass policy enable search`, the console's Search switch, or "
+        'POST /api/v1/policy with {"web_search_enabled": true}'
+    ),
+    WEB_FETCH: (
+        "reading web pages is switched off by the owner (web access itself is on). The owner "
+        "can turn it on with `spyglass policy enable fetch`, the console's Pages switch, or "
+        'POST /api/v1/policy with {"web_fetch_enabled": true}'
     ),
 }
 
@@ -226,9 +236,13 @@ class Executor:
             )
 
         # 3. policy, read fresh from disk on every call
-        if not capability_allowed(self.policy, capability):
-            key = capability.policy_key or capability.name
-            hint = POLICY_HINT.get(key, f"{key} is off in the owner's policy")
+        off = switch_off(self.policy, capability)
+        if off is not None:
+            hint = POLICY_HINT.get(
+                off,
+                f"the owner's switch {off} is off; the owner can turn it on with "
+                "POST /api/v1/policy",
+            )
             return self._stop(attempt, "policy", "rejected", Code.POLICY_DISABLED, hint)
 
         # The turn cap is an execution bound, but checking it before asking the owner avoids
