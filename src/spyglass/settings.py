@@ -200,6 +200,12 @@ class LLMSettings(_Section):
     system_prompt: str | None = Field(
         default=None, description="Replace the built-in system prompt."
     )
+    tools_refused_memory_seconds: float = Field(
+        default=3600.0,
+        ge=0,
+        description="How long to remember that the model server refused tools for this model "
+        "(e.g. Ollama's 'does not support tools'); meanwhile turns run without tools.",
+    )
 
 
 class ServerSettings(_Section):

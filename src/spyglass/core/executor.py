@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -108,6 +109,11 @@ class Executor:
             settings.channels.delegated() if delegated_channels is None else delegated_channels
         )
         self.clock = clock
+        #: Tokens this executor issued and has not seen settled: token → (expiry, channel).
+        self._issued: dict[str, tuple[float, str]] = {}
+        #: Tokens found expired unanswered (and audited as such) → when, for late answers.
+        self._expired: dict[str, float] = {}
+        self._lock = threading.Lock()
 
     # -- public API -------------------------------------------------------------------------
 
@@ -158,17 +164,35 @@ class Executor:
             recovered=recovered,
         )
         turn = turn or Turn()
+        self.sweep_expired()
         outcome = await self._run(attempt, name, version, arguments, turn, confirmation_token)
         self._audit(attempt, outcome)
         return outcome
 
     def deny(self, token: str, *, channel: str, conversation_id: str | None = None) -> Outcome:
-        """The owner said no: the token is spent and a ``denied`` outcome is audited."""
+        """The owner said no: the token is spent and a ``denied`` outcome is audited.
+
+        A token that had already expired is also audited as the expiry of its card.
+        """
+        self.sweep_expired()
         attempt = _Attempt(
             invocation_id=uuid.uuid4().hex, channel=channel, started=time.perf_counter()
         )
-        record = self.confirmations.take(token)
-        if record is None or record.binding.conversation_id != conversation_id:
+        record = self.confirmations.take(token) if isinstance(token, str) else None
+        if record is not None:
+            self._settled(record, channel)
+        if (record is None and isinstance(token, str) and self._was_expired(token)) or (
+            record is not None and record.expires_at < self.clock()
+        ):
+            outcome = self._stop(
+                attempt,
+                "confirm",
+                "denied",
+                Code.INVALID_CONFIRMATION,
+                "this confirmation had already expired when it was declined; nothing ran",
+                reason="expired",
+            )
+        elif record is None or record.binding.conversation_id != conversation_id:
             outcome = self._stop(
                 attempt,
                 "confirm",
@@ -191,6 +215,52 @@ class Executor:
             )
         self._audit(attempt, outcome)
         return outcome
+
+    def refuse_confirmation(self, *, channel: str, reason: str = "unknown") -> Outcome:
+        """Audit an answer to a confirmation that a front end refused before it reached here.
+
+        For tokens a front end cannot even match to a paused call (forged, replayed, from
+        another conversation, or expired past recall). Nothing is consumed; the token and
+        anything it was for stay out of the audit, which records only that an answer was
+        refused.
+        """
+        self.sweep_expired()
+        attempt = _Attempt(
+            invocation_id=uuid.uuid4().hex, channel=channel, started=time.perf_counter()
+        )
+        outcome = self._stop(
+            attempt,
+            "confirm",
+            "rejected",
+            Code.INVALID_CONFIRMATION,
+            "this confirmation is unknown, already answered, expired or belongs to another "
+            "conversation; ask again",
+            reason=reason,
+        )
+        self._audit(attempt, outcome)
+        return outcome
+
+    def sweep_expired(self) -> int:
+        """Audit every confirmation this executor issued that expired unanswered.
+
+        Each such card is one ``CONFIRMATION_EXPIRED`` event, written by whoever notices it
+        first: this sweep (run before every call and periodically by the service) or a late
+        answer. Returns how many were found.
+        """
+        now = self.clock()
+        with self._lock:
+            due = [t for t, (expires, _) in self._issued.items() if expires < now]
+            channels = {t: self._issued.pop(t)[1] for t in due}
+            for token in [t for t, when in self._expired.items() if when < now - TOKEN_TTL_SECONDS]:
+                del self._expired[token]
+        found = 0
+        for token, channel in channels.items():
+            # Taking it is atomic: if an answer took it first, that answer audited it.
+            record = self.confirmations.take(token)
+            if record is not None:
+                self._audit_expiry(record, channel)
+                found += 1
+        return found
 
     # -- the pipeline -----------------------------------------------------------------------
 
@@ -303,6 +373,8 @@ class Executor:
             expires_at=self.clock() + TOKEN_TTL_SECONDS,
         )
         self.confirmations.put(record)
+        with self._lock:
+            self._issued[record.token] = (record.expires_at, attempt.channel)
         return Outcome(
             status="pending_confirmation",
             capability=capability.name,
@@ -329,6 +401,20 @@ class Executor:
     ) -> Outcome | None:
         cname, cversion = capability.name, capability.version
         record = self.confirmations.take(token) if isinstance(token, str) else None
+        if record is not None:
+            self._settled(record, attempt.channel)
+        # Expired: taken here past its time, or already found unanswered by the sweep.
+        if (record is None and isinstance(token, str) and self._was_expired(token)) or (
+            record is not None and record.expires_at < self.clock()
+        ):
+            return self._stop(
+                attempt,
+                "confirm",
+                "denied",
+                Code.INVALID_CONFIRMATION,
+                "this confirmation expired before it was approved; ask again",
+                reason="expired",
+            )
         if record is None:
             return self._stop(
                 attempt,
@@ -337,15 +423,6 @@ class Executor:
                 Code.INVALID_CONFIRMATION,
                 "this confirmation is unknown or was already used; ask again",
                 reason="unknown",
-            )
-        if record.expires_at < self.clock():
-            return self._stop(
-                attempt,
-                "confirm",
-                "denied",
-                Code.INVALID_CONFIRMATION,
-                "this confirmation expired before it was approved; ask again",
-                reason="expired",
             )
         expected = Binding(cname, cversion, canonical_json(arguments), turn.conversation_id)
         if record.binding.conversation_id != expected.conversation_id:
@@ -497,6 +574,37 @@ class Executor:
             error=ErrorInfo(code=str(code), message=message, retryable=retryable, reason=reason),
             provider=attempt.extra.get("provider"),
         )
+
+    # -- expiry -----------------------------------------------------------------------------
+
+    def _settled(self, record: PendingRecord, channel: str) -> None:
+        """An answer took ``record``: if it had expired, its card's expiry is audited now."""
+        with self._lock:
+            issued = self._issued.pop(record.token, None)
+        if record.expires_at < self.clock():
+            self._audit_expiry(record, issued[1] if issued else channel)
+
+    def _was_expired(self, token: str) -> bool:
+        with self._lock:
+            return token in self._expired
+
+    def _audit_expiry(self, record: PendingRecord, channel: str) -> None:
+        with self._lock:
+            self._expired[record.token] = self.clock()
+        attempt = _Attempt(
+            invocation_id=record.invocation_id, channel=channel, started=time.perf_counter()
+        )
+        attempt.capability = self.registry.get(record.binding.capability, record.binding.version)
+        attempt.name, attempt.version = record.binding.capability, record.binding.version
+        outcome = self._stop(
+            attempt,
+            "confirm",
+            "denied",
+            Code.CONFIRMATION_EXPIRED,
+            "nobody answered this confirmation before it expired",
+            reason="expired",
+        )
+        self._audit(attempt, outcome)
 
     # -- audit ------------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from typing import Any, Literal
 import httpx
 
 from spyglass.llm.toolcalls import LeakGuard, ToolCall, ToolCallAccumulator
+from spyglass.llm.toolsupport import MAX_ERROR_BYTES, ToolSupportMemory, refuses_tools
 from spyglass.settings import LLMSettings
 
 
@@ -25,6 +26,14 @@ class ModelUnavailable(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+class ToolsRefused(ModelUnavailable):
+    """The server refused the request because this model cannot take tools.
+
+    Raised before any of the answer was streamed, so the request can simply be sent again
+    without tools.
+    """
 
 
 @dataclass(frozen=True)
@@ -58,6 +67,12 @@ class ModelClient:
         self.url = settings.base_url.rstrip("/") + "/chat/completions"
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
+        #: Models this server refused tools for, remembered for a while.
+        self.tool_support = ToolSupportMemory(settings.tools_refused_memory_seconds)
+
+    def tools_refused(self) -> bool:
+        """Whether the server recently refused tools for the configured model."""
+        return self.tool_support.refused(self.settings.model)
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
@@ -104,7 +119,17 @@ class ModelClient:
         try:
             async with self._http().stream("POST", self.url, json=body) as response:
                 if response.status_code >= 400:
-                    await response.aread()
+                    body = await _bounded(response)
+                    if tools and refuses_tools(response.status_code, body):
+                        self.tool_support.remember(self.settings.model)
+                        raise ToolsRefused(
+                            f"the model server at {self.url} cannot use tools with "
+                            + (
+                                f"the model {self.settings.model!r}"
+                                if self.settings.model
+                                else "this model"
+                            )
+                        )
                     raise self._unavailable(f"answered HTTP {response.status_code}")
                 if response.headers.get("content-type", "").startswith("application/json"):
                     # A server that ignores "stream": one whole completion, parsed the same way.
@@ -176,6 +201,16 @@ class ModelClient:
             finish_reason=finish,
             malformed_calls=leaked.malformed + rleaked.malformed,
         )
+
+
+async def _bounded(response: httpx.Response) -> bytes:
+    """The start of an error body: enough to read the server's message, never more."""
+    body = b""
+    async for chunk in response.aiter_bytes():
+        body += chunk
+        if len(body) >= MAX_ERROR_BYTES:
+            break
+    return body[:MAX_ERROR_BYTES]
 
 
 async def _sse_data(response: httpx.Response) -> AsyncIterator[str]:

@@ -37,6 +37,9 @@ from spyglass.version import __version__
 logger = logging.getLogger(__name__)
 
 PRUNE_INTERVAL_SECONDS = 24 * 3600
+#: How often confirmations nobody answered are looked for, to audit their expiry even when
+#: no later request comes.
+SWEEP_INTERVAL_SECONDS = 15.0
 
 
 def create_app(
@@ -76,12 +79,14 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         pruner = asyncio.create_task(_prune_daily(history))
+        sweeper = asyncio.create_task(_sweep_expired(runtime))
         try:
             yield
         finally:
-            pruner.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await pruner
+            for task in (pruner, sweeper):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
             await model.aclose()
             history.close()
 
@@ -145,3 +150,12 @@ async def _prune_daily(history: HistoryStore) -> None:
         else:
             if removed:
                 logger.info("history: removed %d expired conversation(s)", removed)
+
+
+async def _sweep_expired(runtime: Runtime) -> None:
+    while True:
+        await asyncio.sleep(SWEEP_INTERVAL_SECONDS)
+        try:
+            runtime.executor.sweep_expired()
+        except Exception:
+            logger.exception("auditing expired confirmations failed")

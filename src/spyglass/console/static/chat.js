@@ -157,6 +157,10 @@ export class Chat {
       case "error":
         view.note(String(data.error?.message ?? "The turn failed."), "error");
         break;
+      case "notice":
+        // Spyglass's own word about the turn (a model that cannot use tools, an empty answer).
+        view.note(String(data.message ?? ""), "info");
+        break;
       case "done":
         if (data.conversation_id) this.conversationId = String(data.conversation_id);
         break;
