@@ -185,20 +185,20 @@ class ConversationService:
                     return
                 yield "tool_end", self._record(state, call, outcome)
             final = state.rounds >= limits.max_tool_rounds
-            answer = _Answer(tools=[] if final else self._tools())
-            async for event in self._ask(state, answer):
-                yield event
-            if _nothing_left(answer):
+            reply = _Answer(tools=[] if final else self._tools())
+            async for item in self._ask(state, reply):
+                yield item
+            if _nothing_left(reply):
                 # Everything the model said was a call block that could not be used (malformed,
                 # or a call while no tools were offered): ask once more, without tools, so
                 # the person gets an answer instead of an empty reply.
                 logger.info("the model's reply was only an unusable call; asking again")
-                answer = _Answer(tools=[])
-                async for event in self._ask(state, answer):
-                    yield event
-                if _nothing_left(answer):
+                reply = _Answer(tools=[])
+                async for item in self._ask(state, reply):
+                    yield item
+                if _nothing_left(reply):
                     yield "notice", self._notice(state, EMPTY_ANSWER)
-            completion, tools = answer.completion, answer.tools
+            completion, tools = reply.completion, reply.tools
             assert completion is not None
             calls = completion.tool_calls[:MAX_CALLS_PER_ROUND] if tools else []
             message: dict[str, Any] = {"role": "assistant", "content": completion.content or None}

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -29,6 +28,7 @@ from spyglass.core.confirmation import (
     new_token,
 )
 from spyglass.core.context import InvocationContext, Services, Turn
+from spyglass.core.expiry import IssuedTokens
 from spyglass.core.outcome import (
     Code,
     ErrorInfo,
@@ -109,11 +109,8 @@ class Executor:
             settings.channels.delegated() if delegated_channels is None else delegated_channels
         )
         self.clock = clock
-        #: Tokens this executor issued and has not seen settled: token → (expiry, channel).
-        self._issued: dict[str, tuple[float, str]] = {}
-        #: Tokens found expired unanswered (and audited as such) → when, for late answers.
-        self._expired: dict[str, float] = {}
-        self._lock = threading.Lock()
+        #: Tokens issued here and not yet settled, to audit the ones nobody answers.
+        self.issued = IssuedTokens(remember_seconds=TOKEN_TTL_SECONDS)
 
     # -- public API -------------------------------------------------------------------------
 
@@ -247,14 +244,8 @@ class Executor:
         first: this sweep (run before every call and periodically by the service) or a late
         answer. Returns how many were found.
         """
-        now = self.clock()
-        with self._lock:
-            due = [t for t, (expires, _) in self._issued.items() if expires < now]
-            channels = {t: self._issued.pop(t)[1] for t in due}
-            for token in [t for t, when in self._expired.items() if when < now - TOKEN_TTL_SECONDS]:
-                del self._expired[token]
         found = 0
-        for token, channel in channels.items():
+        for token, channel in self.issued.due(self.clock()).items():
             # Taking it is atomic: if an answer took it first, that answer audited it.
             record = self.confirmations.take(token)
             if record is not None:
@@ -373,8 +364,7 @@ class Executor:
             expires_at=self.clock() + TOKEN_TTL_SECONDS,
         )
         self.confirmations.put(record)
-        with self._lock:
-            self._issued[record.token] = (record.expires_at, attempt.channel)
+        self.issued.issue(record.token, record.expires_at, attempt.channel)
         return Outcome(
             status="pending_confirmation",
             capability=capability.name,
@@ -579,18 +569,15 @@ class Executor:
 
     def _settled(self, record: PendingRecord, channel: str) -> None:
         """An answer took ``record``: if it had expired, its card's expiry is audited now."""
-        with self._lock:
-            issued = self._issued.pop(record.token, None)
+        issued_on = self.issued.settle(record.token)
         if record.expires_at < self.clock():
-            self._audit_expiry(record, issued[1] if issued else channel)
+            self._audit_expiry(record, issued_on or channel)
 
     def _was_expired(self, token: str) -> bool:
-        with self._lock:
-            return token in self._expired
+        return self.issued.was_expired(token)
 
     def _audit_expiry(self, record: PendingRecord, channel: str) -> None:
-        with self._lock:
-            self._expired[record.token] = self.clock()
+        self.issued.expired(record.token, self.clock())
         attempt = _Attempt(
             invocation_id=record.invocation_id, channel=channel, started=time.perf_counter()
         )

@@ -119,8 +119,8 @@ class ModelClient:
         try:
             async with self._http().stream("POST", self.url, json=body) as response:
                 if response.status_code >= 400:
-                    body = await _bounded(response)
-                    if tools and refuses_tools(response.status_code, body):
+                    error = await _bounded(response)
+                    if tools and refuses_tools(response.status_code, error):
                         self.tool_support.remember(self.settings.model)
                         raise ToolsRefused(
                             f"the model server at {self.url} cannot use tools with "
