@@ -38,9 +38,13 @@ function start(session) {
   }
   switches = new PolicySwitches(
     {
-      buttons: { [WEB_ACCESS]: $("web-switch"), [WEB_SEARCH]: $("search-switch"), [WEB_FETCH]: $("fetch-switch") },
+      buttons: {
+        [WEB_ACCESS]: [$("web-switch")],
+        [WEB_SEARCH]: [$("search-switch"), $("search-switch-drawer")],
+        [WEB_FETCH]: [$("fetch-switch"), $("fetch-switch-drawer")],
+      },
       hint: $("policy-hint"),
-      group: $("capability-switches"),
+      groups: [$("capability-switches"), $("capability-switches-drawer")],
     },
     { onError: toast },
   );
@@ -94,14 +98,14 @@ function start(session) {
   });
   $("history-toggle").addEventListener("click", () => setDrawer(!document.body.classList.contains("drawer-open")));
   $("scrim").addEventListener("click", () => setDrawer(false));
-  $("sign-out").addEventListener("click", () => leave());
+  for (const id of ["sign-out", "sign-out-drawer"]) $(id).addEventListener("click", () => leave(id));
   history.refresh();
   $("composer-input").focus();
 }
 
 /** Sign out: the service ends the session, and nothing of it stays on screen. */
-async function leave() {
-  const button = $("sign-out");
+async function leave(id) {
+  const button = $(id);
   button.disabled = true;
   try {
     await signOut();

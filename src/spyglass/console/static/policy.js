@@ -13,8 +13,9 @@ const NAMES = { [WEB_ACCESS]: "Web access", [WEB_SEARCH]: "Web search", [WEB_FET
 
 export class PolicySwitches {
   /**
-   * @param {{buttons: Record<string, HTMLButtonElement>, hint: HTMLElement, group: HTMLElement}} ui
-   *   `buttons` maps each policy key to its switch; `group` holds the capability switches.
+   * @param {{buttons: Record<string, HTMLButtonElement[]>, hint: HTMLElement, groups: HTMLElement[]}} ui
+   *   `buttons` maps each policy key to its switches (the header's, and the drawer's on a
+   *   phone); `groups` hold the capability switches.
    * @param {{onError: (message: string) => void}} hooks
    */
   constructor(ui, hooks) {
@@ -23,8 +24,8 @@ export class PolicySwitches {
     // Until the service says otherwise: web access off, the capability switches at their default.
     this.values = { [WEB_ACCESS]: false, [WEB_SEARCH]: true, [WEB_FETCH]: true };
     this.saving = new Set();
-    for (const [key, button] of Object.entries(ui.buttons)) {
-      button.addEventListener("click", () => this.toggle(key));
+    for (const [key, buttons] of Object.entries(ui.buttons)) {
+      for (const button of buttons) button.addEventListener("click", () => this.toggle(key, button));
     }
   }
 
@@ -44,17 +45,18 @@ export class PolicySwitches {
       if (typeof values?.[key] === "boolean") this.values[key] = values[key];
     }
     const master = this.values[WEB_ACCESS];
-    for (const [key, button] of Object.entries(this.ui.buttons)) {
-      button.setAttribute("aria-checked", String(this.values[key]));
-      button.disabled = this.saving.has(key) || (key !== WEB_ACCESS && !master);
+    for (const [key, buttons] of Object.entries(this.ui.buttons)) {
+      for (const button of buttons) {
+        button.setAttribute("aria-checked", String(this.values[key]));
+        button.disabled = this.saving.has(key) || (key !== WEB_ACCESS && !master);
+      }
     }
-    this.ui.group.classList.toggle("switches-inactive", !master);
+    for (const group of this.ui.groups) group.classList.toggle("switches-inactive", !master);
     this.ui.hint.hidden = master;
   }
 
-  async toggle(key) {
+  async toggle(key, button) {
     if (this.saving.has(key)) return;
-    const button = this.ui.buttons[key];
     const previous = this.values[key];
     this.saving.add(key);
     this.show({ [key]: !previous });
