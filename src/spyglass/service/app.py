@@ -51,8 +51,10 @@ def create_app(
     history: HistoryStore | None = None,
     pending: PendingTurnStore | None = None,
     api_token: str | None = None,
+    sweep_seconds: float = SWEEP_INTERVAL_SECONDS,
 ) -> FastAPI:
-    """Build the service for ``runtime``. ``port`` is the bound port (for the Host check)."""
+    """Build the service for ``runtime``. ``port`` is the bound port (for the Host check);
+    every ``sweep_seconds`` confirmations that expired unanswered are audited."""
     settings = runtime.settings
     port = settings.server.port if port is None else port
     if history is None:
@@ -79,7 +81,7 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         pruner = asyncio.create_task(_prune_daily(history))
-        sweeper = asyncio.create_task(_sweep_expired(runtime))
+        sweeper = asyncio.create_task(_sweep_expired(runtime, sweep_seconds))
         try:
             yield
         finally:
@@ -152,9 +154,9 @@ async def _prune_daily(history: HistoryStore) -> None:
                 logger.info("history: removed %d expired conversation(s)", removed)
 
 
-async def _sweep_expired(runtime: Runtime) -> None:
+async def _sweep_expired(runtime: Runtime, interval: float) -> None:
     while True:
-        await asyncio.sleep(SWEEP_INTERVAL_SECONDS)
+        await asyncio.sleep(interval)
         try:
             runtime.executor.sweep_expired()
         except Exception:
