@@ -6,18 +6,25 @@ Loopback peers stand in for public sites through the injectable resolver and dia
 
 from __future__ import annotations
 
+import inspect
 import ipaddress
 import ssl
+import tomllib
 from collections.abc import Iterator
+from importlib.metadata import version
+from pathlib import Path
 
 import httpcore
+import httpx
 import pytest
 import trustme
+from packaging.requirements import Requirement
 
 from spyglass.errors import CapabilityError
 from spyglass.fetch.dialler import PeerRefused, SystemDialler, check_peer
 from spyglass.fetch.errors import TargetRejected
 from spyglass.fetch.fetcher import FetchConfig, Fetcher
+from spyglass.fetch.transport import HTTPCORE_TO_HTTPX, GuardedBackend, PinnedTransport
 from tests.support.fetch_peers import MappedDialler, Peer, StaticResolver, page
 
 PUBLIC = "93.184.215.10"
@@ -189,3 +196,74 @@ async def test_tls_sends_sni_and_verifies_the_certificate_for_the_name(
                 await fetcher.fetch("https://other.example/")
         assert caught.value.code == "FETCH_NETWORK_ERROR"
         assert "certificate" in str(caught.value)
+
+
+# -- what the transport relies on from httpx and httpcore --------------------------------------
+
+
+def test_every_exception_httpcore_exports_has_an_httpx_counterpart() -> None:
+    # A new httpcore exception that the table does not cover would escape the fetcher as an
+    # unexpected error; this fails first, naming it.
+    exported = [
+        getattr(httpcore, name)
+        for name in httpcore.__all__
+        if isinstance(getattr(httpcore, name), type)
+        and issubclass(getattr(httpcore, name), Exception)
+    ]
+    assert exported
+    # ConnectionNotAvailable never leaves the pool: it retries on another connection.
+    internal = {"ConnectionNotAvailable"}
+    uncovered = [
+        cls.__name__
+        for cls in exported
+        if cls.__name__ not in internal
+        and not any(issubclass(cls, source) for source, _ in HTTPCORE_TO_HTTPX)
+    ]
+    assert uncovered == []
+
+
+def test_the_connection_pool_still_takes_a_network_backend_and_our_other_arguments() -> None:
+    parameters = inspect.signature(httpcore.AsyncConnectionPool).parameters
+    for name in (
+        "ssl_context",
+        "max_connections",
+        "max_keepalive_connections",
+        "keepalive_expiry",
+        "http1",
+        "http2",
+        "network_backend",
+    ):
+        assert name in parameters, f"httpcore.AsyncConnectionPool lost {name!r}"
+
+
+def test_the_pinned_transport_uses_only_the_public_transport_interface() -> None:
+    backend = GuardedBackend(StaticResolver({}), MappedDialler())
+    transport = PinnedTransport(backend)
+    assert isinstance(transport, httpx.AsyncBaseTransport)
+    assert not isinstance(transport, httpx.AsyncHTTPTransport)
+    assert isinstance(transport.pool, httpcore.AsyncConnectionPool)
+
+
+def test_the_installed_httpx_and_httpcore_are_inside_the_declared_bounds() -> None:
+    project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    declared = {Requirement(d).name: Requirement(d) for d in project["project"]["dependencies"]}
+    for name in ("httpx", "httpcore"):
+        requirement = declared[name]
+        assert list(requirement.specifier.filter(["999"])) == [], f"{name} has no upper bound"
+        assert requirement.specifier.contains(version(name)), f"{name} {version(name)}"
+
+
+async def test_a_response_body_error_arrives_in_httpx_terms(canary: Peer) -> None:
+    class Cut(MappedDialler):
+        async def connect(
+            self,
+            address: ipaddress.IPv4Address | ipaddress.IPv6Address,
+            port: int,
+            timeout: float | None,
+        ) -> httpcore.AsyncNetworkStream:
+            raise httpcore.ReadError("the peer went away")
+
+    backend = GuardedBackend(StaticResolver({"example.com": [PUBLIC]}), Cut())
+    async with httpx.AsyncClient(transport=PinnedTransport(backend)) as client:
+        with pytest.raises(httpx.ReadError):
+            await client.get("http://example.com/")
