@@ -28,7 +28,7 @@ def test_a_local_name_is_refused_by_the_guard_the_search_filters_and_the_setting
     with pytest.raises(DomainFilterError):
         normalised("include_domains", [name])
 
-    with pytest.raises(ConfigError, match="fetch.allow_domains"):
+    with pytest.raises(ConfigError, match=r"fetch\.allow_domains"):
         load_settings(Paths(tmp_path), environ={"SPYGLASS_FETCH__ALLOW_DOMAINS": name})
 
 

@@ -7,13 +7,16 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from mcp import Client
 
 from spyglass.capabilities.fetch import CAPABILITY
 from spyglass.core.context import Turn
 from spyglass.core.outcome import Outcome
 from spyglass.core.policy import WEB_ACCESS
+from spyglass.mcp.server import build_server
 from spyglass.paths import Paths
 from spyglass.runtime import Runtime, build_runtime
+from tests.mcp.support import ERAS, text_of
 from tests.support.fetch_peers import Peer, page, serve_public
 
 LONG = (
@@ -253,3 +256,18 @@ def test_the_capability_is_read_only_external_and_needs_confirmation() -> None:
     assert CAPABILITY.policy_key == WEB_ACCESS
     assert CAPABILITY.wire_name == "web_fetch"
     assert CAPABILITY.bounds.max_invocations_per_turn == 5
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_an_mcp_client_that_cannot_elicit_gets_the_real_reason_not_a_request_to_approve(
+    paths: Paths, era: str
+) -> None:
+    runtime = build_runtime(paths)
+    runtime.policy.set(WEB_ACCESS, True)
+    async with Client(build_server(runtime), mode=era) as client:
+        result = await client.call_tool("web_fetch", {"url": "http://127.0.0.1/"})
+    assert result.is_error
+    text = text_of(result)
+    assert "FETCH_TARGET_REJECTED" in text
+    assert "CONFIRMATION_REQUIRED" not in text
+    assert len(runtime.confirmations) == 0  # type: ignore[arg-type]
