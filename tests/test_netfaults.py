@@ -110,13 +110,17 @@ async def test_an_untrusted_certificate_is_a_tls_fault(servers: list[_RawServer]
 
 
 def _chained(root: BaseException) -> httpx.ConnectError:
-    # The shape httpx gives: its exception raised from httpcore's, raised from the OS error.
+    # The shape httpx gives: its exception raised from httpcore's, which httpcore's pool
+    # re-raised ``from None`` (clearing ``__cause__``), raised from the OS error.
     try:
         try:
             try:
-                raise root
-            except OSError as exc:
-                raise httpcore.ConnectError(str(exc)) from exc
+                try:
+                    raise root
+                except OSError as exc:
+                    raise httpcore.ConnectError(str(exc)) from exc
+            except httpcore.ConnectError as exc:
+                raise exc from None
         except httpcore.ConnectError as exc:
             raise httpx.ConnectError(str(exc)) from exc
     except httpx.ConnectError as exc:

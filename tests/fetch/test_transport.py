@@ -6,6 +6,7 @@ Loopback peers stand in for public sites through the injectable resolver and dia
 
 from __future__ import annotations
 
+import errno
 import inspect
 import ipaddress
 import ssl
@@ -124,11 +125,36 @@ async def test_the_error_message_never_echoes_the_resolved_address(
     assert "10.0.0.5" not in caught.value.message
 
 
-async def test_a_name_that_does_not_resolve_is_a_network_error(site: Peer, canary: Peer) -> None:
+async def test_a_name_that_does_not_resolve_says_it_could_not_be_looked_up_or_we_are_offline(
+    site: Peer, canary: Peer
+) -> None:
     async with Fetcher(FetchConfig(), StaticResolver({}), network(site, canary)) as fetcher:
         with pytest.raises(CapabilityError) as caught:
             await fetcher.fetch("http://nowhere.example/")
     assert caught.value.code == "FETCH_NETWORK_ERROR"
+    assert "could not be looked up" in caught.value.message
+    assert "no network" in caught.value.message
+
+
+async def test_an_address_with_no_route_says_the_network_is_unreachable(canary: Peer) -> None:
+    class Unreachable(MappedDialler):
+        async def connect(
+            self,
+            address: ipaddress.IPv4Address | ipaddress.IPv6Address,
+            port: int,
+            timeout: float | None,
+        ) -> httpcore.AsyncNetworkStream:
+            try:
+                raise OSError(errno.ENETUNREACH, "Network is unreachable")
+            except OSError as exc:
+                raise httpcore.ConnectError(str(exc)) from exc
+
+    resolver = StaticResolver({"example.com": [PUBLIC]})
+    async with Fetcher(FetchConfig(), resolver, Unreachable()) as fetcher:
+        with pytest.raises(CapabilityError) as caught:
+            await fetcher.fetch("http://example.com/")
+    assert caught.value.code == "FETCH_NETWORK_ERROR"
+    assert "network is unreachable" in caught.value.message
 
 
 async def test_an_unreachable_first_address_falls_back_to_the_next_checked_one(

@@ -75,6 +75,7 @@ def test_is_local_looks_at_the_suffix_on_label_boundaries() -> None:
         ("badexample.com", "example.com", False),
         ("example.com.evil.net", "example.com", False),
         ("com", "example.com", False),
+        ("www.Bücher.de", "xn--bcher-kva.de", True),
     ],
 )
 def test_host_matches_on_label_boundaries(host: str, domain: str, expected: bool) -> None:

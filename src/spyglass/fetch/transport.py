@@ -86,10 +86,14 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
                 raise private_address() from None
             except (httpcore.ConnectError, httpcore.ConnectTimeout, OSError) as exc:
                 last = exc
-        if isinstance(last, httpcore.ConnectTimeout):
+        if isinstance(last, httpcore.ConnectTimeout | httpcore.ConnectError):
             raise last
-        # Chained, so the error mapping can tell "refused" from "network unreachable".
-        raise httpcore.ConnectError("could not connect to any address of the site") from last
+        error = httpcore.ConnectError("could not connect to any address of the site")
+        # httpcore's pool re-raises with ``from None``, which clears ``__cause__`` but keeps
+        # ``__context__``: set both, so spyglass.netfaults can still tell "refused" from
+        # "network unreachable" by the OS error's type.
+        error.__context__ = last
+        raise error from last
 
     async def connect_unix_socket(
         self,

@@ -49,5 +49,13 @@ def is_local(domain: str) -> bool:
 
 
 def host_matches(host: str, domain: str) -> bool:
-    """Whether ``host`` is ``domain`` or one of its subdomains (label boundaries, no DNS)."""
-    return hostnames.within(host.lower().rstrip("."), domain)
+    """Whether ``host`` is ``domain`` or one of its subdomains (label boundaries, no DNS).
+
+    ``host`` (from a result URL) is normalised like the filters, so ``Bücher.de`` in a result
+    matches the filter ``xn--bcher-kva.de``.
+    """
+    try:
+        name = hostnames.normalise(host)
+    except hostnames.HostnameError:
+        name = host.lower().rstrip(".")
+    return hostnames.within(name, domain)
