@@ -15,7 +15,7 @@ from spyglass.core.policy import WEB_ACCESS
 from spyglass.errors import CapabilityError, ConfigError
 from spyglass.fetch.dialler import PeerRefused, check_peer
 from spyglass.fetch.fetcher import FetchConfig, Fetcher
-from spyglass.fetch.guard import Guard
+from spyglass.fetch.guard import DomainRules, Guard
 from spyglass.fetch.private import NOTICE_KIND, PrivateNetwork, private_use
 from spyglass.paths import Paths
 from spyglass.runtime import Runtime, build_runtime
@@ -177,3 +177,14 @@ async def test_the_card_says_an_opened_host_is_on_the_home_network_and_approval_
     )
     assert outcome.status == "ok", outcome.to_dict()
     assert outcome.result is not None and outcome.result["title"] == "Home wiki"
+
+
+def test_an_opened_host_is_not_subject_to_the_public_allow_list() -> None:
+    guard = Guard(
+        domains=DomainRules.from_settings(allow=["example.com"], deny=[]),
+        private=PrivateNetwork.parse(["wiki.home.arpa"]),
+    )
+    assert guard.check("http://wiki.home.arpa/").private
+    with pytest.raises(CapabilityError) as caught:
+        guard.check("https://example.org/")
+    assert caught.value.reason == "domain_not_allowed"

@@ -66,13 +66,17 @@ class DomainRules:
             tuple(_domain_entry(d, "fetch.deny_domains") for d in deny),
         )
 
-    def check(self, host: str) -> None:
+    def check(self, host: str, *, opened: bool = False) -> None:
+        """Refuse ``host`` if denied, or if an allow list exists and it is not on it.
+
+        ``opened`` hosts (``fetch.private_network``) are exempt from the allow list only.
+        """
         if any(hostnames.within(host, rule) for rule in self.deny):
             raise TargetRejected(
                 "domain_denied",
                 "this site is on the owner's deny list (fetch.deny_domains)",
             )
-        if self.allow and not any(hostnames.within(host, rule) for rule in self.allow):
+        if self.allow and not opened and not any(hostnames.within(host, r) for r in self.allow):
             raise TargetRejected(
                 "domain_not_allowed",
                 "only sites on the owner's allow list can be fetched (fetch.allow_domains)",
@@ -113,7 +117,9 @@ class Guard:
             opened = True
         else:
             check_name(target.host)
-        self.domains.check(target.host)
+        # The owner opened this host by name or range: the allow list (which names public
+        # sites) does not apply to it; the deny list still does.
+        self.domains.check(target.host, opened=opened)
         return replace(target, private=True) if opened else target
 
 
@@ -129,13 +135,10 @@ def parse_target(raw: str) -> Target:
             "percent-encode them or check the link"
         )
     scheme = raw.split(":", 1)[0].lower() if ":" in raw else ""
-    if _BARE_HOST.match(raw) and "://" not in raw:
+    if "://" not in raw and (not scheme or _BARE_HOST.match(raw)):
+        example = f" (for example https://{raw})" if len(raw) <= 100 else ""
         raise TargetRejected(
-            "scheme",
-            "the URL has no scheme; write it in full, starting with https:// "
-            f"(for example https://{raw})"
-            if len(raw) <= 100
-            else "the URL has no scheme; write it in full, starting with https://",
+            "scheme", f"the URL has no scheme; write it in full, starting with https://{example}"
         )
     if scheme not in ("http", "https"):
         shown = f"{scheme}:" if scheme and len(scheme) <= 20 else "this scheme"
