@@ -15,8 +15,6 @@ from __future__ import annotations
 import re
 from ipaddress import IPv4Network, IPv6Network, ip_network
 
-import idna
-
 #: Names that always mean this machine, its network or a cloud metadata service.
 LOCAL_NAMES = frozenset(
     {
@@ -77,6 +75,9 @@ def normalise(text: str) -> str:
     if not name:
         raise HostnameError("the host name is empty")
     if not name.isascii():
+        # Imported here: only international names need it, and the CLI starts faster.
+        import idna
+
         try:
             name = idna.encode(name).decode("ascii")
         except (idna.IDNAError, UnicodeError):
