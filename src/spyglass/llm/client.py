@@ -175,6 +175,18 @@ class ModelClient:
         )
 
 
+async def _sse_data(response: httpx.Response) -> AsyncIterator[str]:
+    """The ``data:`` payloads of an SSE body (comments and other fields are skipped)."""
+    async for line in response.aiter_lines():
+        if line.startswith("data:"):
+            yield line[5:].strip()
+
+
+async def _single(body: str) -> AsyncIterator[str]:
+    yield body
+    yield "[DONE]"
+
+
 #: How each kind of network failure reads after "the model server at URL ...".
 _FAULTS = {
     Fault.TIMEOUT: "did not answer in time",
@@ -186,15 +198,3 @@ _FAULTS = {
     Fault.BROKEN: "broke off its answer",
     Fault.REQUEST: "cannot be asked: llm.base_url is not a usable http(s) address",
 }
-
-
-async def _sse_data(response: httpx.Response) -> AsyncIterator[str]:
-    """The ``data:`` payloads of an SSE body (comments and other fields are skipped)."""
-    async for line in response.aiter_lines():
-        if line.startswith("data:"):
-            yield line[5:].strip()
-
-
-async def _single(body: str) -> AsyncIterator[str]:
-    yield body
-    yield "[DONE]"
