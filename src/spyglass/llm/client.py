@@ -17,6 +17,7 @@ import httpx
 
 from spyglass.llm.toolcalls import LeakGuard, ToolCall, ToolCallAccumulator
 from spyglass.llm.toolsupport import MAX_ERROR_BYTES, ToolSupportMemory, refuses_tools
+from spyglass.netfaults import Fault, classify
 from spyglass.settings import LLMSettings
 
 
@@ -139,12 +140,8 @@ class ModelClient:
                     payloads = _sse_data(response)
                 async for item in self._parse(payloads):
                     yield item
-        except httpx.ConnectError:
-            raise self._unavailable("cannot be reached") from None
-        except httpx.TimeoutException:
-            raise self._unavailable("did not answer in time") from None
-        except httpx.HTTPError:
-            raise self._unavailable("broke off its answer") from None
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            raise self._unavailable(_FAULTS[classify(exc)]) from None
 
     async def _parse(self, payloads: AsyncIterator[str]) -> AsyncIterator[StreamItem]:
         content, reasoning = LeakGuard(), LeakGuard()
@@ -223,3 +220,16 @@ async def _sse_data(response: httpx.Response) -> AsyncIterator[str]:
 async def _single(body: str) -> AsyncIterator[str]:
     yield body
     yield "[DONE]"
+
+
+#: How each kind of network failure reads after "the model server at URL ...".
+_FAULTS = {
+    Fault.TIMEOUT: "did not answer in time",
+    Fault.NAME: "cannot be reached: its host name could not be looked up",
+    Fault.UNREACHABLE: "cannot be reached: the network is unreachable",
+    Fault.REFUSED: "cannot be reached: it refused the connection",
+    Fault.TLS: "cannot be reached: its TLS certificate could not be verified",
+    Fault.CONNECT: "cannot be reached",
+    Fault.BROKEN: "broke off its answer",
+    Fault.REQUEST: "cannot be asked: llm.base_url is not a usable http(s) address",
+}
