@@ -12,11 +12,11 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+from spyglass.providers.routing import RoutingError, plan
 from spyglass.search import client
 from spyglass.search.cleaning import clean_results
 from spyglass.search.model import NOT_CONFIGURED, ParsedPage, SearchFailure, SearchQuery
 from spyglass.search.provider import Endpoint, Provider
-from spyglass.search.routing import plan
 from spyglass.settings import MASK, SearchSettings
 
 #: Below this many seconds left, no fallback is started.
@@ -90,7 +90,11 @@ async def search(
             providers.keys(),
             capability=capability,
             invocation_id=invocation_id,
+            section="search",
         )
+    except RoutingError as problem:
+        raise SearchFailure(NOT_CONFIGURED, redact(str(problem), secrets)) from None
+    try:
         result = await _attempts(query, settings, providers, order, report)
     except SearchFailure as failure:
         raise SearchFailure(
