@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from spyglass.core.capability import JSON, Bounds, Capability, Network, SideEffect
 from spyglass.core.context import InvocationContext
+from spyglass.core.outcome import Notice
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.fetch.fetcher import FetchConfig, FetchedPage, Fetcher
 from spyglass.fetch.guard import MAX_URL_CHARS
+from spyglass.fetch.hosted import service as hosted
 from spyglass.fetch.paging import Part, part
 from spyglass.fetch.robots import RobotsRules
 from spyglass.fetch.services import DIALLER, RESOLVER, SSL_CONTEXT
@@ -19,7 +22,9 @@ MAX_CHARS = 100_000
 #: Turn-cache keys: extracted pages by URL, and robots.txt rules by robots URL.
 PAGES_KEY = "web.fetch/pages"
 ROBOTS_KEY = "web.fetch/robots"
-PROVIDER = "direct"
+#: Which provider delivered each cached page, by URL.
+PROVIDERS_KEY = "web.fetch/providers"
+NAME = "web.fetch"
 
 ARGUMENTS: JSON = {
     "type": "object",
@@ -63,6 +68,10 @@ RESULT: JSON = {
         "redirected": {"type": "boolean"},
         "redirect_chain": {"type": "array", "items": {"type": "string"}},
         "retrieved_at": {"type": "string"},
+        "provider": {
+            "type": "string",
+            "description": '"direct" when Spyglass read the page, else the hosted reader that did',
+        },
     },
     "required": [
         "url",
@@ -80,18 +89,46 @@ RESULT: JSON = {
 }
 
 
+async def precheck(context: InvocationContext) -> Sequence[Notice]:
+    """The checks that need no network; names the hosted reader that will see the URL."""
+    _order, notices = hosted.check(
+        context.arguments["url"],
+        context.settings,
+        capability=NAME,
+        invocation_id=context.invocation_id,
+    )
+    return notices
+
+
 async def run(context: InvocationContext) -> JSON:
     arguments = context.arguments
     url: str = arguments["url"]
     offset: int = arguments.get("offset", 0)
     max_chars: int = arguments.get("max_chars", context.settings.fetch.max_chars)
     pages: dict[str, FetchedPage] = context.turn.cache.setdefault(PAGES_KEY, {})
-    context.provider = PROVIDER
+    providers: dict[str, str] = context.turn.cache.setdefault(PROVIDERS_KEY, {})
     page = pages.get(url)
     if page is None:
-        page = await _download(context, url)
+        # The same route the precheck announced: it is pinned by the invocation id.
+        order, _notices = hosted.check(
+            url, context.settings, capability=NAME, invocation_id=context.invocation_id
+        )
+
+        def report(provider: str) -> None:
+            context.provider = provider
+
+        page = await hosted.fetch(
+            url,
+            context.settings,
+            order,
+            direct=lambda: _download(context, url),
+            report=report,
+        )
         pages[url] = page
-    return fitted(page, offset, max_chars, context.max_result_bytes)
+        providers[url] = context.provider or hosted.DIRECT
+    else:
+        context.provider = providers.get(url, hosted.DIRECT)
+    return fitted(page, offset, max_chars, context.max_result_bytes, context.provider)
 
 
 async def _download(context: InvocationContext, url: str) -> FetchedPage:
@@ -108,11 +145,13 @@ async def _download(context: InvocationContext, url: str) -> FetchedPage:
         return await fetcher.fetch(url, robots_cache=robots)
 
 
-def fitted(page: FetchedPage, offset: int, max_chars: int, max_bytes: int) -> JSON:
+def fitted(
+    page: FetchedPage, offset: int, max_chars: int, max_bytes: int, provider: str | None = None
+) -> JSON:
     """The result for one part, shortened until its JSON fits in ``max_bytes``."""
     chars = max_chars
     while True:
-        result = _result(page, part(page.document.text, offset, chars))
+        result = _result(page, part(page.document.text, offset, chars), provider)
         size = len(json.dumps(result, ensure_ascii=False).encode("utf-8"))
         if size <= max_bytes or chars <= 1:
             return result
@@ -120,7 +159,7 @@ def fitted(page: FetchedPage, offset: int, max_chars: int, max_bytes: int) -> JS
         chars = max(1, int(chars * max_bytes / size * 0.95))
 
 
-def _result(page: FetchedPage, piece: Part) -> JSON:
+def _result(page: FetchedPage, piece: Part, provider: str | None) -> JSON:
     result: dict[str, Any] = {
         "url": page.url,
         "final_url": page.final_url,
@@ -139,11 +178,13 @@ def _result(page: FetchedPage, piece: Part) -> JSON:
     if page.redirect_chain:
         result["redirect_chain"] = list(page.redirect_chain)
     result["retrieved_at"] = page.retrieved_at
+    if provider is not None:
+        result["provider"] = provider
     return result
 
 
 CAPABILITY = Capability(
-    name="web.fetch",
+    name=NAME,
     version=1,
     title="Read a web page",
     description=(
@@ -158,5 +199,6 @@ CAPABILITY = Capability(
     bounds=Bounds(timeout_seconds=15, max_result_bytes=450_000, max_invocations_per_turn=5),
     handler=run,
     policy_key=WEB_ACCESS,
+    precheck=precheck,
     timeout_setting="fetch.timeout_seconds",
 )
