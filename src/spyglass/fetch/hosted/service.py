@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Collection
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from spyglass.core.outcome import Notice
@@ -117,7 +118,25 @@ def provider_line(reader: Reader) -> str:
 
 
 async def read(reader: Reader, url: str, settings: Settings, *, timeout: float) -> FetchedPage:
-    """One exchange with ``reader``: the page at ``url`` as a :class:`FetchedPage`."""
+    """One exchange with ``reader``: the page at ``url`` as a :class:`FetchedPage`.
+
+    Any configured key a provider echoes back is masked in messages and in the page.
+    """
+    secrets = secrets_of(settings)
+    try:
+        page = await _read(reader, url, settings, timeout=timeout)
+    except CapabilityError as failure:
+        failure.message = redact(failure.message, secrets)
+        failure.args = (failure.message,)
+        raise
+    document = Document(
+        redact(page.document.title, secrets) if page.document.title else None,
+        redact(page.document.text, secrets),
+    )
+    return replace(page, document=document)
+
+
+async def _read(reader: Reader, url: str, settings: Settings, *, timeout: float) -> FetchedPage:
     endpoint = endpoint_for(reader, settings)
     request = reader.build_request(url, endpoint)
     response = await exchange.send(
@@ -174,7 +193,6 @@ async def fetch(
     that ran.
     """
     known = readers if readers is not None else READERS
-    secrets = secrets_of(settings)
     deadline = time.monotonic() + settings.fetch.timeout_seconds
     first: CapabilityError | None = None
     for position, name in enumerate(order):
@@ -187,8 +205,6 @@ async def fetch(
                 return await direct()
             return await read(known[name], url, settings, timeout=remaining)
         except CapabilityError as failure:
-            failure.message = redact(failure.message, secrets)
-            failure.args = (failure.message,)
             if not failure.retryable or position + 1 == len(order):
                 if first is not None and position:
                     failure.message = (
