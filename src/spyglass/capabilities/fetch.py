@@ -16,6 +16,7 @@ from spyglass.fetch.hosted import service as hosted
 from spyglass.fetch.paging import Part, part
 from spyglass.fetch.robots import RobotsRules
 from spyglass.fetch.services import DIALLER, RESOLVER, SSL_CONTEXT
+from spyglass.providers.readiness import fetch_problems
 
 MIN_CHARS = 500
 MAX_CHARS = 100_000
@@ -190,7 +191,8 @@ CAPABILITY = Capability(
     description=(
         "Read one public web page (HTML, text, Markdown, JSON or PDF) and return its main "
         "content as Markdown. Long pages come in parts: call again with offset=next_offset "
-        "to read on. A redirect to another site is reported, not followed."
+        "to read on. A redirect to another site is reported, not followed. provider says "
+        "who read the page: direct, or a hosted reader the owner chose."
     ),
     argument_schema=ARGUMENTS,
     result_schema=RESULT,
@@ -201,4 +203,5 @@ CAPABILITY = Capability(
     policy_key=WEB_ACCESS,
     precheck=precheck,
     timeout_setting="fetch.timeout_seconds",
+    readiness=fetch_problems,
 )

@@ -67,8 +67,10 @@ class ConversationService:
 
     def offered(self) -> list[Capability]:
         """Capabilities whose owner switch is on (web access off → no web tools at all)."""
-        policy = self.runtime.policy
-        return [c for c in self.runtime.registry.latest() if capability_allowed(policy, c)]
+        policy, settings = self.runtime.policy, self.runtime.settings
+        return [
+            c for c in self.runtime.registry.latest() if capability_allowed(policy, c, settings)
+        ]
 
     # -- starting and resuming ------------------------------------------------------------
 
@@ -172,7 +174,7 @@ class ConversationService:
             tools = [] if final else self.offered()
             completion: Completion | None = None
             async for item in self.model.stream(
-                state.messages, [c.openai_tool() for c in tools] or None
+                state.messages, [c.openai_tool(self.runtime.settings) for c in tools] or None
             ):
                 if isinstance(item, Completion):
                     completion = item

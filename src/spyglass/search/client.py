@@ -6,6 +6,9 @@ provider exchange (:mod:`spyglass.providers.exchange`); this module adds the sea
 
 from __future__ import annotations
 
+import asyncio
+from itertools import zip_longest
+
 from spyglass.providers.exchange import USER_AGENT, ProviderRequest, ProviderResponse
 from spyglass.providers.exchange import send as _send
 from spyglass.providers.exchange import status_failure as _status_failure
@@ -36,8 +39,31 @@ def status_failure(provider: Provider, status: int) -> SearchFailure:
 async def ask(
     provider: Provider, endpoint: Endpoint, query: SearchQuery, *, timeout: float
 ) -> ParsedPage:
-    """One complete exchange with ``provider``: request, bounded response, parsed page."""
-    response = await send(provider.name, provider.build_request(query, endpoint), timeout=timeout)
+    """One complete exchange with ``provider``: request(s), bounded responses, parsed page.
+
+    A provider that fans out (one request per include domain) gets its requests sent
+    concurrently under the same deadline; their results are interleaved, so each domain is
+    represented before the count cuts the list.
+    """
+    requests = provider.build_requests(query, endpoint)
+    pages = await asyncio.gather(
+        *(_one(provider, request, query, timeout=timeout) for request in requests)
+    )
+    if len(pages) == 1:
+        return pages[0]
+    merged = ParsedPage([])
+    for row in zip_longest(*(page.results for page in pages)):
+        merged.results.extend(item for item in row if item is not None)
+    for page in pages:
+        merged.partial = merged.partial or page.partial
+        merged.notes.extend(note for note in page.notes if note not in merged.notes)
+    return merged
+
+
+async def _one(
+    provider: Provider, request: ProviderRequest, query: SearchQuery, *, timeout: float
+) -> ParsedPage:
+    response = await send(provider.name, request, timeout=timeout)
     failure = provider.explain_error(response.status, response.body)
     if failure is not None:
         raise failure

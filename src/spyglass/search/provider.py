@@ -40,10 +40,17 @@ class Provider(ABC):
     supports_time_range: ClassVar[bool] = False
     #: Largest number of results one request may ask for.
     max_count: ClassVar[int] = 10
+    #: Query operators the provider honours, as the model should write them; the
+    #: ``web_search`` tool description lists the ones every configured provider shares.
+    operators: ClassVar[tuple[str, ...]] = ()
 
     @abstractmethod
     def build_request(self, query: SearchQuery, endpoint: Endpoint) -> ProviderRequest:
         """The request that asks this provider for ``query``."""
+
+    def build_requests(self, query: SearchQuery, endpoint: Endpoint) -> list[ProviderRequest]:
+        """Every request one search needs; one unless the provider must fan out."""
+        return [self.build_request(query, endpoint)]
 
     @abstractmethod
     def parse(self, body: bytes, query: SearchQuery) -> ParsedPage:

@@ -52,6 +52,34 @@ def endpoint_for(provider: Provider, settings: SearchSettings) -> Endpoint:
     return Endpoint(base_url=base_url, api_key=key or None)
 
 
+def check(
+    settings: SearchSettings,
+    providers: Mapping[str, Provider],
+    *,
+    capability: str,
+    invocation_id: str,
+) -> list[str]:
+    """The providers this invocation may try, each checked for its address and key.
+
+    Needs no network; raises ``SEARCH_NOT_CONFIGURED`` naming the setting to fix, so a search
+    that could only fail is refused before anyone is asked to approve it.
+    """
+    try:
+        order = plan(
+            settings.providers,
+            settings.fallback,
+            providers.keys(),
+            capability=capability,
+            invocation_id=invocation_id,
+            section="search",
+        )
+    except RoutingError as problem:
+        raise SearchFailure(NOT_CONFIGURED, str(problem)) from None
+    for name in order:
+        endpoint_for(providers[name], settings)
+    return order
+
+
 def secrets_of(settings: SearchSettings) -> list[str]:
     """Every configured search key, to be scrubbed from anything shown."""
     found: list[str] = []
@@ -83,6 +111,13 @@ async def search(
     ``report`` is told each provider as it is tried, so the audit names the one that ran.
     """
     secrets = secrets_of(settings)
+    capped: list[str] = []
+    if query.count > settings.max_results:
+        capped.append(
+            f"the owner limits a search to {settings.max_results} results "
+            f"(search.max_results); {query.count} were asked for"
+        )
+        query = replace(query, count=settings.max_results)
     try:
         order = plan(
             settings.providers,
@@ -100,6 +135,8 @@ async def search(
         raise SearchFailure(
             failure.code, redact(failure.message, secrets), retryable=failure.retryable
         ) from None
+    if capped:
+        result["notes"] = capped + result.get("notes", [])
     # A provider that echoes the key back (in an error text or a result) must not leak it.
     if "notes" in result:
         result["notes"] = [redact(note, secrets) for note in result["notes"]]
@@ -143,7 +180,7 @@ async def _attempts(
             else:
                 fallbacks.append(f"{name}: {failure.message}")
             continue
-        return _result(query, provider, page, position, first, fallbacks)
+        return _result(query, provider, page, position, first, fallbacks, settings.snippet_chars)
     assert first is not None
     detail = f" Fallback providers failed too: {'; '.join(fallbacks)}" if fallbacks else ""
     raise SearchFailure(first.code, first.message + detail, retryable=first.retryable)
@@ -156,8 +193,9 @@ def _result(
     position: int,
     first: SearchFailure | None,
     fallbacks: list[str],
+    snippet_chars: int,
 ) -> dict[str, Any]:
-    results = clean_results(page.results, query)
+    results = clean_results(page.results, query, snippet_chars=snippet_chars)
     notes: list[str] = []
     if position and first is not None:
         notes.append(

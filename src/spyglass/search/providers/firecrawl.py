@@ -37,6 +37,13 @@ class Firecrawl(Provider):
     default_base_url: ClassVar[str | None] = "https://api.firecrawl.dev"
     supports_time_range: ClassVar[bool] = True
     max_count: ClassVar[int] = 20
+    operators: ClassVar[tuple[str, ...]] = (
+        "site:",
+        '"exact phrase"',
+        "-term",
+        "inurl:",
+        "intitle:",
+    )
 
     def build_request(self, query: SearchQuery, endpoint: Endpoint) -> ProviderRequest:
         payload: dict[str, Any] = {

@@ -20,6 +20,7 @@ class Keenable(Provider):
     default_base_url: ClassVar[str | None] = "https://api.keenable.ai"
     supports_time_range: ClassVar[bool] = False
     max_count: ClassVar[int] = 20
+    operators: ClassVar[tuple[str, ...]] = ()
 
     def build_request(self, query: SearchQuery, endpoint: Endpoint) -> ProviderRequest:
         return ProviderRequest(

@@ -38,6 +38,7 @@ class Tavily(Provider):
     default_base_url: ClassVar[str | None] = "https://api.tavily.com"
     supports_time_range: ClassVar[bool] = True
     max_count: ClassVar[int] = 20
+    operators: ClassVar[tuple[str, ...]] = ()
 
     def build_request(self, query: SearchQuery, endpoint: Endpoint) -> ProviderRequest:
         payload: dict[str, Any] = {
