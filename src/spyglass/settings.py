@@ -64,7 +64,7 @@ class ProviderSettings(_Section):
     """Settings of one search provider (``search.<provider>``)."""
 
     base_url: str | None = Field(
-        default=None, description="Override the provider's endpoint; required for searxng."
+        default=None, description="Override the provider's endpoint (search.searxng needs it)."
     )
     api_key: SecretStr | None = Field(
         default=None, description="Secret key for keyed providers; never printed or logged."
@@ -140,10 +140,8 @@ class SearchSettings(_ProviderSections):
     )
 
 
-class FetchSettings(_ProviderSections):
+class FetchSettings(_Section):
     """``[fetch]``: what ``web.fetch`` may reach, who reads the page and how much is read."""
-
-    _section_name: ClassVar[str] = "fetch"
 
     providers: str = Field(
         default="direct",
@@ -187,10 +185,39 @@ class FetchSettings(_ProviderSections):
         default=DEFAULT_USER_AGENT, description="User-Agent sent with every fetch."
     )
 
+    # One table per hosted reader; each defaults to the same provider's [search.<name>].
+    firecrawl: ProviderSettings = Field(
+        default_factory=ProviderSettings, description="Firecrawl Scrape (key shared with search)."
+    )
+    tavily: ProviderSettings = Field(
+        default_factory=ProviderSettings, description="Tavily Extract (key shared with search)."
+    )
+    keenable: ProviderSettings = Field(
+        default_factory=ProviderSettings, description="Keenable Fetch (key shared with search)."
+    )
+    jina: ProviderSettings = Field(
+        default_factory=ProviderSettings, description="Jina Reader (key optional)."
+    )
+
     @field_validator("allow_domains", "deny_domains")
     @classmethod
     def _host_names(cls, value: list[str]) -> list[str]:
         return [_domain_entry(entry) for entry in value]
+
+    def provider(self, name: str) -> ProviderSettings:
+        """The ``fetch.<name>`` table of a hosted reader, empty for any other name."""
+        if name not in READER_TABLES:
+            return ProviderSettings()
+        value: ProviderSettings = getattr(self, name)
+        return value
+
+    def provider_sections(self) -> dict[str, ProviderSettings]:
+        """Every hosted reader's table."""
+        return {name: self.provider(name) for name in READER_TABLES}
+
+
+#: The hosted readers that have a ``fetch.<name>`` table (a test keeps it in step).
+READER_TABLES = ("firecrawl", "tavily", "keenable", "jina")
 
 
 _DOMAIN_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")

@@ -137,3 +137,9 @@ async def test_a_failure_a_retry_cannot_fix_is_reported_without_failover(
         )
     assert caught.value.code == "FETCH_QUOTA_EXCEEDED"
     assert tried == ["firecrawl"]
+
+
+def test_every_reader_has_its_own_settings_table() -> None:
+    from spyglass.settings import READER_TABLES
+
+    assert sorted(READER_TABLES) == sorted(READERS)
