@@ -181,3 +181,51 @@ async def test_an_approved_call_is_checked_under_the_route_its_card_announced(
             assert outcome.result is not None and outcome.result["provider"] == "direct"
         assert direct_calls >= 8
     assert replay.requests == []
+
+
+async def test_later_parts_of_a_page_come_from_the_turn_cache_under_any_route(
+    paths: Paths, replay: ReplayServer
+) -> None:
+    path, answer = WIRE["firecrawl"]
+    replay.set(path, Reply(body=answer))
+    settings = Settings.model_validate(
+        {
+            "fetch": {
+                "providers": "direct:50,firecrawl:50",
+                "firecrawl": {"base_url": replay.url, "api_key": SECRET},
+            }
+        }
+    )
+    runtime = build_runtime(paths, settings=settings)
+    runtime.policy.set(WEB_ACCESS, True)
+    executor = runtime.executor
+    turn = Turn()
+    first: Any = None
+    for n in range(20):
+        arguments = {"url": f"{URL}?n={n}", "max_chars": 1000}
+        pending = await executor.ainvoke("web.fetch", 1, arguments, channel="test", turn=turn)
+        assert pending.pending_confirmation is not None
+        if pending.pending_confirmation.notices:
+            first = (arguments, pending.pending_confirmation.token)
+            break
+    assert first is not None
+    arguments, token = first
+    outcome = await executor.ainvoke(
+        "web.fetch", 1, arguments, channel="test", turn=turn, confirmation_token=token
+    )
+    assert outcome.ok and outcome.result is not None
+    following = {**arguments, "offset": outcome.result["next_offset"]}
+    pending = await executor.ainvoke("web.fetch", 1, following, channel="test", turn=turn)
+    assert pending.pending_confirmation is not None
+    assert pending.pending_confirmation.notices == ()
+    second = await executor.ainvoke(
+        "web.fetch",
+        1,
+        following,
+        channel="test",
+        turn=turn,
+        confirmation_token=pending.pending_confirmation.token,
+    )
+    assert second.ok and second.result is not None
+    assert second.result["provider"] == "firecrawl"
+    assert len(replay.requests) == 1

@@ -92,6 +92,9 @@ RESULT: JSON = {
 
 async def precheck(context: InvocationContext) -> Sequence[Notice]:
     """The checks that need no network; names the hosted reader that will see the URL."""
+    if context.arguments["url"] in context.turn.cache.get(PAGES_KEY, {}):
+        # Later parts of a page read this turn come from the cache: nothing is sent anywhere.
+        return []
     _order, notices = hosted.check(
         context.arguments["url"],
         context.settings,
