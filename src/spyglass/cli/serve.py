@@ -93,8 +93,6 @@ def serve(
     console.print(f"  audit log: {runtime.paths.audit_file}", markup=False)
     console.print(f"  API token: {runtime.paths.api_token_file}", markup=False)
     console.print(f"API: {base}/api/v1 (model server: {settings.llm.base_url})", markup=False)
-    for problem in runtime.problems():
-        console.print(f"[yellow]configuration problem:[/] {problem}", highlight=False)
     console.print(
         f"Open the console (link works once, for 10 minutes):\n  {base}/login?code={code}",
         markup=False,
