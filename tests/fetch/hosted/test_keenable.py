@@ -70,3 +70,11 @@ async def test_402_is_quota_and_429_is_retryable(replay: ReplayServer) -> None:
 async def test_malformed_answers_are_invalid_output(replay: ReplayServer) -> None:
     assert (await _failure(replay, Reply(body=b"{"))).code == "FETCH_INVALID_OUTPUT"
     assert (await _failure(replay, Reply(body={"url": PAGE_URL}))).code == "FETCH_INVALID_OUTPUT"
+
+
+async def test_a_source_url_that_is_not_a_web_address_is_not_reported(
+    replay: ReplayServer,
+) -> None:
+    replay.set(PATH, Reply(body={**FETCHED, "url": "javascript:alert(1)"}))
+    page = await read_page("keenable", replay)
+    assert page.final_url == PAGE_URL

@@ -26,6 +26,7 @@ from spyglass.fetch.hosted.targets import check_for_reader
 from spyglass.providers import exchange
 from spyglass.providers.exchange import NOT_CONFIGURED, Endpoint
 from spyglass.providers.routing import RoutingError, plan
+from spyglass.search.cleaning import clean_url
 from spyglass.settings import MASK, FetchSettings, Settings
 
 #: Below this many seconds left, no fallback is started.
@@ -92,14 +93,15 @@ def endpoint_for(reader: Reader, settings: Settings) -> Endpoint:
 
 def secrets_of(settings: Settings) -> list[str]:
     """Every configured provider key, to be scrubbed from anything shown."""
-    found = []
-    for section in (*settings.fetch.provider_sections().values(),):
-        if section.api_key is not None and section.api_key.get_secret_value():
-            found.append(section.api_key.get_secret_value())
-    for section in settings.search.provider_sections().values():
-        if section.api_key is not None and section.api_key.get_secret_value():
-            found.append(section.api_key.get_secret_value())
-    return found
+    sections = [
+        *settings.fetch.provider_sections().values(),
+        *settings.search.provider_sections().values(),
+    ]
+    return [
+        section.api_key.get_secret_value()
+        for section in sections
+        if section.api_key is not None and section.api_key.get_secret_value()
+    ]
 
 
 def redact(text: str, secrets: Collection[str]) -> str:
@@ -156,7 +158,7 @@ async def _read(reader: Reader, url: str, settings: Settings, *, timeout: float)
     page = reader.parse(response.body, url)
     if page.format == "html":
         # The same extraction a directly fetched page gets; CPU work, off the event loop.
-        source = page.source_url or url
+        source = (clean_url(page.source_url) if page.source_url else None) or url
         document = await asyncio.to_thread(
             to_document, page.content.encode(), MediaType("text/html", "utf-8"), source
         )
@@ -164,7 +166,8 @@ async def _read(reader: Reader, url: str, settings: Settings, *, timeout: float)
         content = document.text
     else:
         title, content = page.title, page.content
-    final_url = page.source_url or url
+    # The provider's word for where it read the page: kept only when it is a usable address.
+    final_url = (clean_url(page.source_url) if page.source_url else None) or url
     return FetchedPage(
         url=url,
         final_url=final_url,
@@ -216,19 +219,6 @@ async def fetch(
     raise first
 
 
-__all__ = [
-    "DIRECT",
-    "FAILURES",
-    "announce",
-    "check",
-    "endpoint_for",
-    "fetch",
-    "provider_line",
-    "read",
-    "route",
-]
-
-
 def check(
     url: str, settings: Settings, *, capability: str, invocation_id: str
 ) -> tuple[list[str], list[Notice]]:
@@ -267,3 +257,16 @@ def announce(order: list[str]) -> list[Notice]:
 
 def _either(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+__all__ = [
+    "DIRECT",
+    "FAILURES",
+    "announce",
+    "check",
+    "endpoint_for",
+    "fetch",
+    "provider_line",
+    "read",
+    "route",
+]
