@@ -5,6 +5,7 @@ Front ends (CLI, HTTP, MCP) call :func:`build_runtime` once and share what it re
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +19,8 @@ from spyglass.core.policy import PolicyFile
 from spyglass.core.registry import Registry
 from spyglass.paths import Paths
 from spyglass.settings import Settings, load_settings
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -36,6 +39,14 @@ class Runtime:
     @property
     def services(self) -> Services:
         return self.executor.services
+
+    def problems(self) -> list[str]:
+        """Configuration problems that keep capabilities from running, one line each."""
+        return [
+            f"{capability.name}: {problem}"
+            for capability in self.registry.latest()
+            for problem in capability.problems(self.settings)
+        ]
 
 
 def build_runtime(
@@ -59,4 +70,9 @@ def build_runtime(
         audit=audit,
         confirmations=store,
     )
-    return Runtime(paths, settings, policy, audit, store, executor)
+    runtime = Runtime(paths, settings, policy, audit, store, executor)
+    # Reported when the settings are loaded, not after the owner approved a call; the
+    # capability is not offered until it is fixed. Other commands keep working.
+    for problem in runtime.problems():
+        logger.warning("configuration problem: %s", problem)
+    return runtime

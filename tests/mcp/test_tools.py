@@ -65,3 +65,19 @@ async def test_a_client_lists_the_tools_with_schemas_and_annotations(
     assert tool.output_schema == capability.result_schema
     assert tool.annotations is not None
     assert (tool.annotations.read_only_hint, tool.annotations.open_world_hint) == (True, True)
+
+
+def test_a_misconfigured_capability_is_not_offered_and_descriptions_follow_the_settings(
+    paths: Paths,
+) -> None:
+    runtime = build_runtime(
+        paths, overrides={"search.providers": "brave", "fetch.providers": "direct"}
+    )
+    table = ToolTable(runtime.registry, runtime.settings)
+    assert "web_search" not in table.names and "web_fetch" in table.names
+
+    working = build_runtime(paths, overrides={"search.providers": "duckduckgo"})
+    (search,) = [
+        t for t in ToolTable(working.registry, working.settings).tools if t.name == "web_search"
+    ]
+    assert search.description is not None and "site:" in search.description

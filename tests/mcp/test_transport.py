@@ -171,7 +171,7 @@ async def test_stdio_malformed_arguments_are_a_tool_error_naming_the_field(
     async with stdio(env, tmp_path, "auto", Owner()) as client:
         result = await client.call_tool("web_search", {"query": "tides", "count": 50})
     assert result.is_error
-    assert "count must be at most 10" in text_of(result)
+    assert "count must be at most 20" in text_of(result)
 
 
 def test_stdout_carries_only_protocol_messages_while_logging_goes_to_stderr(

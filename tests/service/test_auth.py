@@ -8,6 +8,7 @@ from pathlib import Path
 import httpx
 from fastapi import FastAPI
 
+from spyglass.paths import Paths
 from spyglass.service.auth import LoginCodes, load_or_create_token
 from tests.support.service import BASE_URL, Clock
 
@@ -49,7 +50,7 @@ async def test_missing_or_wrong_credentials_get_401_json(app: FastAPI) -> None:
 async def test_health_needs_no_credentials(app: FastAPI) -> None:
     async with anonymous(app) as client:
         response = await client.get("/api/v1/health")
-    assert response.json() == {"status": "ok", "version": "0.1.0"}
+    assert response.json() == {"status": "ok", "version": "0.1.0", "problems": []}
 
 
 async def test_the_login_link_sets_a_strict_httponly_cookie_and_redirects(app: FastAPI) -> None:
@@ -93,3 +94,21 @@ async def test_a_bearer_caller_needs_no_csrf_header(client: httpx.AsyncClient) -
     assert response.status_code == 200
     session = await client.get("/api/v1/session")
     assert session.json()["web_access_enabled"] is True
+
+
+async def test_health_lists_configuration_problems_by_setting_never_by_value(
+    paths: Paths,
+) -> None:
+    from spyglass.runtime import build_runtime
+    from spyglass.service.app import create_app
+
+    runtime = build_runtime(
+        paths, overrides={"search.providers": "searxng", "fetch.providers": "firecrawl"}
+    )
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=create_app(runtime, port=8092)),
+        base_url="http://127.0.0.1:8092",
+    ) as client:
+        body = (await client.get("/api/v1/health")).json()
+    assert any("search.searxng.base_url" in p for p in body["problems"]), body
+    assert any("fetch.firecrawl.api_key" in p for p in body["problems"]), body

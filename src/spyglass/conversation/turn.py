@@ -72,8 +72,10 @@ class ConversationService:
 
     def offered(self) -> list[Capability]:
         """Capabilities whose owner switch is on (web access off → no web tools at all)."""
-        policy = self.runtime.policy
-        return [c for c in self.runtime.registry.latest() if capability_allowed(policy, c)]
+        policy, settings = self.runtime.policy, self.runtime.settings
+        return [
+            c for c in self.runtime.registry.latest() if capability_allowed(policy, c, settings)
+        ]
 
     def _tools(self) -> list[Capability]:
         """What the model is offered now: nothing while its server refuses it tools."""
@@ -236,7 +238,7 @@ class ConversationService:
                 yield event
 
     async def _stream(self, state: TurnState, answer: _Answer) -> AsyncIterator[Event]:
-        tools = [c.openai_tool() for c in answer.tools] or None
+        tools = [c.openai_tool(self.runtime.settings) for c in answer.tools] or None
         async for item in self.model.stream(state.messages, tools):
             if isinstance(item, Completion):
                 answer.completion = item

@@ -312,6 +312,19 @@ class Executor:
         if turn.would_exceed(cname, limit):
             return self._turn_limit(attempt, capability)
 
+        # An approval is taken before the check, so the check of the approved call runs under
+        # the pending call's invocation id and sees what the person was shown (the provider
+        # a weighted route picks is pinned by that id).
+        approved = False
+        needs_owner = (
+            capability.requires_confirmation and attempt.channel not in self.delegated_channels
+        )
+        if needs_owner and token is not None:
+            refusal = self._consume(attempt, capability, arguments, turn, token)
+            if refusal is not None:
+                return refusal
+            approved = True
+
         # 4. check: everything that needs no network, so nobody is asked about a call that
         # could only be refused. Runs again on the approved call: settings may have changed.
         notices: tuple[Notice, ...] = ()
@@ -334,12 +347,9 @@ class Executor:
         if capability.requires_confirmation:
             if attempt.channel in self.delegated_channels:
                 attempt.confirmed_by = "delegated"
-            elif token is None:
+            elif not approved:
                 return self._pending(attempt, capability, arguments, turn, notices)
             else:
-                refusal = self._consume(attempt, capability, arguments, turn, token)
-                if refusal is not None:
-                    return refusal
                 attempt.confirmed_by = "owner"
 
         # 6. execute, bounded

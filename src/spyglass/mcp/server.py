@@ -121,7 +121,7 @@ class SpyglassMCP:
 
     def __init__(self, runtime: Runtime, *, ask_timeout: float = TOKEN_TTL_SECONDS) -> None:
         self.runtime = runtime
-        self.table = ToolTable(runtime.registry)
+        self.table = ToolTable(runtime.registry, runtime.settings)
         self.flow = ConfirmationFlow(runtime.executor, ask_timeout=ask_timeout)
 
     async def list_tools(

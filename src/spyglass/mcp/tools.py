@@ -11,19 +11,27 @@ import mcp.types as types
 
 from spyglass.core.capability import Capability, Network, SideEffect
 from spyglass.core.registry import Registry
+from spyglass.settings import Settings
 
 
-def exposed(registry: Registry) -> list[Capability]:
-    """The newest version of each external capability, sorted by name (a stable order)."""
-    return [c for c in registry.latest() if c.network is Network.EXTERNAL]
+def exposed(registry: Registry, settings: Settings | None = None) -> list[Capability]:
+    """The newest version of each external capability, sorted by name (a stable order).
+
+    Given ``settings``, a capability whose configuration cannot work is left out.
+    """
+    return [
+        c
+        for c in registry.latest()
+        if c.network is Network.EXTERNAL and not (settings is not None and c.problems(settings))
+    ]
 
 
-def tool_for(capability: Capability) -> types.Tool:
+def tool_for(capability: Capability, settings: Settings | None = None) -> types.Tool:
     """The MCP ``Tool`` for one capability: same schemas, honest annotations."""
     return types.Tool(
         name=capability.wire_name,
         title=capability.title,
-        description=capability.description,
+        description=capability.description_for(settings),
         input_schema=capability.argument_schema,
         output_schema=capability.result_schema,
         annotations=types.ToolAnnotations(
@@ -37,10 +45,10 @@ def tool_for(capability: Capability) -> types.Tool:
 class ToolTable:
     """Wire name → capability for the tools this server offers."""
 
-    def __init__(self, registry: Registry) -> None:
-        self.capabilities = exposed(registry)
+    def __init__(self, registry: Registry, settings: Settings | None = None) -> None:
+        self.capabilities = exposed(registry, settings)
         self._by_wire = {c.wire_name: c for c in self.capabilities}
-        self.tools = [tool_for(c) for c in self.capabilities]
+        self.tools = [tool_for(c, settings) for c in self.capabilities]
 
     def get(self, wire_name: str) -> Capability | None:
         return self._by_wire.get(wire_name)

@@ -64,6 +64,13 @@ class DuckDuckGo(Provider):
     needs_key: ClassVar[bool] = False
     supports_time_range: ClassVar[bool] = True
     max_count: ClassVar[int] = 10
+    operators: ClassVar[tuple[str, ...]] = (
+        "site:",
+        '"exact phrase"',
+        "-term",
+        "filetype:",
+        "intitle:",
+    )
 
     def build_request(self, query: SearchQuery, endpoint: Endpoint) -> ProviderRequest:
         # DuckDuckGo refuses queries over 499 characters.

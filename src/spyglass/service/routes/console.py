@@ -34,8 +34,9 @@ prints.</p></body></html>
 
 
 @router.get("/api/v1/health", operation_id="health", tags=["meta"], summary="Liveness")
-def health() -> dict[str, str]:
-    return {"status": "ok", "version": __version__}
+def health(state: State) -> dict[str, Any]:
+    # Problems name settings only (never values or keys), so they may be shown unauthenticated.
+    return {"status": "ok", "version": __version__, "problems": state.runtime.problems()}
 
 
 @router.get(
