@@ -150,14 +150,19 @@ class ConfirmationFlow:
         if pending is None:
             return outcome
         if not client_can_elicit(ctx.session.client_capabilities):
-            # The token is left unused and expires on its own, as on a terminal with no one to ask.
-            return CannotAsk(capability)
+            return self._cannot_ask(capability, pending.token)
         if uses_input_required(ctx.protocol_version):
             return self._question(capability, arguments, pending.token)
         if not ctx.session.can_send_request:
             # A handshake-era channel with no way back to the client mid-call cannot ask either.
-            return CannotAsk(capability)
+            return self._cannot_ask(capability, pending.token)
         return await self._ask_now(ctx, capability, arguments, pending.token, turn)
+
+    def _cannot_ask(self, capability: Capability, token: str) -> CannotAsk:
+        # Nobody can approve this attempt: spend its token now so the audit log ends it with
+        # one terminal event instead of a pending call that silently expires.
+        self.executor.deny(token, channel=CHANNEL)
+        return CannotAsk(capability)
 
     def _question(
         self, capability: Capability, arguments: dict[str, Any], token: str
@@ -200,6 +205,14 @@ class ConfirmationFlow:
                     requested_schema=APPROVAL_SCHEMA,
                     related_request_id=ctx.request_id,
                 )
+        except anyio.get_cancelled_exc_class():
+            # The host gave up on the whole call (it cancelled the request, as the TypeScript
+            # SDK does after 60 s, or went away): the call never runs, and the attempt still
+            # ends in the audit log as refused. ``deny`` does not await, so it completes even
+            # inside a cancelled scope.
+            logger.info("approval request for %s was cancelled by the host", capability.name)
+            self.executor.deny(token, channel=CHANNEL)
+            raise
         except Exception as exc:
             # No usable answer (timed out, refused by the host, connection gone): the call does
             # not run, and the token is spent as a refusal.
