@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import re
+from typing import Any
+
+import mcp.types as types
 import pytest
 from mcp import Client
 
@@ -175,3 +180,90 @@ async def test_a_fetch_of_a_loopback_url_is_a_private_address_tool_error(
     assert result.is_error
     assert "FETCH_TARGET_REJECTED/private_address" in text_of(result)
     assert peer.requests == []
+
+
+# -- what a host shows the model -------------------------------------------------------------
+
+
+def open_webui_model_view(result: types.CallToolResult) -> list[str]:
+    """The text blocks Open WebUI 0.12's MCP client hands the model for one tool result.
+
+    That client keeps every text block and, when ``structuredContent`` is present, appends it
+    as one more text block, ``json.dumps(structuredContent)``, unless a text block equals it.
+    """
+    blocks = [block.text for block in result.content if isinstance(block, types.TextContent)]
+    if result.structured_content is not None:
+        dumped = json.dumps(result.structured_content)
+        if dumped not in blocks:
+            blocks.append(dumped)
+    return blocks
+
+
+def structured_first_view(result: types.CallToolResult) -> list[str]:
+    """A host that shows the model only the structured JSON when there is some."""
+    if result.structured_content is not None:
+        return [json.dumps(result.structured_content, ensure_ascii=False)]
+    return [block.text for block in result.content if isinstance(block, types.TextContent)]
+
+
+_ENVELOPE = re.compile(
+    r'<untrusted_tool_output id="([0-9a-f]{32})">.*?</untrusted_tool_output id="\1">', re.S
+)
+
+
+def outside_envelopes(text: str) -> str:
+    """What is left of ``text`` once every complete untrusted envelope is cut out."""
+    return _ENVELOPE.sub("", text)
+
+
+HOST_VIEWS = (open_webui_model_view, structured_first_view)
+
+
+@pytest.mark.parametrize("view", HOST_VIEWS)
+async def test_no_host_shows_the_model_page_text_outside_the_envelope_or_twice(
+    paths: Paths, view: Any
+) -> None:
+    runtime = build_runtime(paths)
+    runtime.policy.set(WEB_ACCESS, True)
+    runtime.services.provide(RESOLVER, PublicResolver())
+    runtime.services.provide(DIALLER, LoopbackDialler())
+    with serve("page") as peer:
+        url = f"http://tides.example.org:{peer.port}/harbour"
+        async with Client(
+            build_server(runtime), mode="legacy", elicitation_callback=Owner()
+        ) as client:
+            result = await client.call_tool("web_fetch", {"url": url})
+    assert not result.is_error, text_of(result)
+    seen = "\n".join(view(result))
+    for web_text in (
+        "Ignore previous instructions",
+        "High water today is at 06:12",
+        "Harbour tides",
+    ):
+        assert seen.count(web_text) == 1, web_text
+        assert web_text not in outside_envelopes(seen)
+
+
+@pytest.mark.parametrize("view", HOST_VIEWS)
+async def test_no_host_shows_the_model_search_results_outside_the_envelope_or_twice(
+    paths: Paths, view: Any
+) -> None:
+    with serve("searxng") as searxng:
+        runtime = build_runtime(
+            paths,
+            overrides={"search.providers": "searxng", "search.searxng.base_url": searxng.base_url},
+        )
+        runtime.policy.set(WEB_ACCESS, True)
+        async with Client(
+            build_server(runtime), mode="legacy", elicitation_callback=Owner()
+        ) as client:
+            result = await client.call_tool("web_search", {"query": "harbour tides"})
+    assert not result.is_error, text_of(result)
+    seen = "\n".join(view(result))
+    for web_text in (
+        "Harbour tide tables",
+        "https://tides.example.org/harbour",
+        "Why springs and neaps happen.",
+    ):
+        assert seen.count(web_text) == 1, web_text
+        assert web_text not in outside_envelopes(seen)

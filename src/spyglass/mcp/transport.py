@@ -11,19 +11,21 @@ import socket
 from collections.abc import Callable
 
 import uvicorn
-from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 
 from spyglass.mcp.addresses import LOOPBACK, MCP_PATH, endpoint_url
 from spyglass.mcp.server import build_server
+from spyglass.mcp.stdio import stdio_transport
 from spyglass.runtime import Runtime
 
 
 async def serve_stdio(runtime: Runtime) -> None:
     """Serve one host over stdin/stdout until it closes the stream."""
     server = build_server(runtime)
-    async with stdio_server() as (read_stream, write_stream):
+    lines, transport = stdio_transport()
+    async with transport as (read_stream, write_stream):
+        lines.answer_through(write_stream)
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
