@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import socket
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 from mcp import Client, StdioServerParameters
@@ -15,6 +18,7 @@ from mcp.client.stdio import stdio_client
 
 from spyglass.capabilities import BUILTIN
 from spyglass.core.policy import WEB_ACCESS, PolicyFile
+from spyglass.mcp.transport import bind_loopback
 from spyglass.paths import Paths
 from tests.mcp.peers import Peer, serve
 from tests.mcp.processes import SPYGLASS, environment, http_server, raw_stdio
@@ -284,3 +288,25 @@ def test_http_says_clearly_when_the_port_is_taken(env: dict[str, str]) -> None:
     assert f"cannot listen on 127.0.0.1:{server.port}" in taken.stderr
     assert "--port" in taken.stderr
     assert "Traceback" not in taken.stderr
+
+
+async def test_connections_accepted_on_the_http_socket_have_nagle_turned_off() -> None:
+    # Nagle's algorithm on a response socket made every 2026-07-28 call wait ~40 ms for the
+    # client's delayed ACK; asyncio turns it off only on sockets that say they are TCP.
+    seen: list[int] = []
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        sock = writer.get_extra_info("socket")
+        seen.append(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+        writer.close()
+
+    listening = bind_loopback(0)
+    server = await asyncio.start_server(handle, sock=listening)
+    async with server:
+        port = listening.getsockname()[1]
+        with anyio.fail_after(10):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            await reader.read()
+            writer.close()
+            await writer.wait_closed()
+    assert seen and seen[0] != 0

@@ -60,7 +60,7 @@ def test_the_table_offers_only_what_the_policy_allows(paths: Paths) -> None:
     assert table.offered_names(runtime.policy) == ("news_read", "web_echo", "web_other")
 
 
-async def test_with_web_access_off_a_handshake_client_is_offered_no_tools_and_hears_when_it_is_turned_on(
+async def test_a_handshake_client_is_offered_no_tools_while_web_access_is_off_and_hears_it_go_on(
     paths: Paths,
 ) -> None:
     runtime = _runtime(paths, enabled=False)

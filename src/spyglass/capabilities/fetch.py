@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spyglass.core.capability import JSON, Bounds, Capability, Network, SideEffect
 from spyglass.core.context import InvocationContext
 from spyglass.core.policy import WEB_ACCESS
-from spyglass.fetch.fetcher import FetchConfig, FetchedPage, Fetcher
 from spyglass.fetch.guard import MAX_URL_CHARS
 from spyglass.fetch.paging import Part, part
-from spyglass.fetch.robots import RobotsRules
-from spyglass.fetch.services import DIALLER, RESOLVER, SSL_CONTEXT
+
+if TYPE_CHECKING:
+    from spyglass.fetch.fetcher import FetchedPage
+    from spyglass.fetch.robots import RobotsRules
 
 MIN_CHARS = 500
 MAX_CHARS = 100_000
@@ -95,6 +96,11 @@ async def run(context: InvocationContext) -> JSON:
 
 
 async def _download(context: InvocationContext, url: str) -> FetchedPage:
+    # The fetch stack (httpx, the HTML extractor) is imported by the first fetch, not with
+    # the schemas: listing, validating or refusing a call must not pay for it.
+    from spyglass.fetch.fetcher import FetchConfig, Fetcher
+    from spyglass.fetch.services import DIALLER, RESOLVER, SSL_CONTEXT
+
     # The settings model already validated the domain lists, so this cannot fail here.
     config = FetchConfig.from_settings(context.settings.fetch)
     robots: dict[str, RobotsRules] = context.turn.cache.setdefault(ROBOTS_KEY, {})

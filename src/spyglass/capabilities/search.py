@@ -5,10 +5,8 @@ from __future__ import annotations
 from spyglass.core.capability import JSON, Bounds, Capability, Network, SideEffect
 from spyglass.core.context import InvocationContext
 from spyglass.core.policy import WEB_ACCESS
-from spyglass.search import service
 from spyglass.search.domains import DOMAIN_PATTERN
 from spyglass.search.model import SearchQuery
-from spyglass.search.providers import PROVIDERS
 
 NAME = "web.search"
 
@@ -110,6 +108,11 @@ def query_from(arguments: JSON) -> SearchQuery:
 
 
 async def run(context: InvocationContext) -> JSON:
+    # The providers and their HTTP client are imported by the first search, not with the
+    # schemas: listing, validating or refusing a call must not pay for them.
+    from spyglass.search import service
+    from spyglass.search.providers import PROVIDERS
+
     def report(provider: str) -> None:
         context.provider = provider
 

@@ -8,7 +8,9 @@ from rich.table import Table
 from spyglass.cli.invoke import load_runtime
 from spyglass.cli.output import JSON_OPTION, print_json, stdout
 
-app = typer.Typer(help="Read the audit log of capability calls.", no_args_is_help=True)
+app = typer.Typer(
+    help="Read the audit log of capability calls.", no_args_is_help=True, rich_markup_mode=None
+)
 
 COLUMNS = (
     "ts",

@@ -60,7 +60,7 @@ def check_line(raw: bytes) -> str | types.JSONRPCError | None:
         )
     try:
         data = json.loads(text)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         return _error(None, PARSE_ERROR, f"the message is not valid JSON ({exc.msg})")
     try:
         types.jsonrpc_message_adapter.validate_python(data, by_name=False)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable
 
-import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 
@@ -50,7 +49,10 @@ def http_app(runtime: Runtime, port: int) -> Starlette:
 
 def bind_loopback(port: int) -> socket.socket:
     """A listening socket on 127.0.0.1 (port 0 picks a free one)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP spelled out: asyncio turns Nagle's algorithm off only on sockets whose
+    # ``proto`` says TCP, and a bare SOCK_STREAM socket reports 0. With Nagle on, each
+    # single-write JSON response waited ~40 ms for the client's delayed ACK.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((LOOPBACK, port))
@@ -67,6 +69,8 @@ async def serve_http(
     runtime: Runtime, sock: socket.socket, *, ready: Callable[[str], None] | None = None
 ) -> None:
     """Serve Streamable HTTP on an already bound loopback socket until stopped."""
+    import uvicorn  # only the HTTP transport needs the server
+
     port = sock.getsockname()[1]
     app = http_app(runtime, port)
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
