@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 import typer
-from rich.table import Table
 
 from spyglass.cli.invoke import load_runtime, run_capability
 from spyglass.cli.output import EXIT_USAGE, JSON_OPTION, fail, print_json, stdout
@@ -27,6 +26,8 @@ def capabilities(
         print_json(described)
         return
     console = stdout()
+    from rich.table import Table  # only the commands that print a table load it
+
     table = Table(
         "name",
         "wire name",
