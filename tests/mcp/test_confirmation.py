@@ -258,6 +258,28 @@ async def test_a_host_that_cancels_the_call_while_the_owner_is_asked_leaves_one_
     assert handler.runs == []
 
 
+async def test_a_2026_client_that_never_comes_back_with_the_answer_leaves_one_denied_event(
+    paths: Paths, handler: Counted
+) -> None:
+    server = build_server(_runtime(paths, handler), ask_timeout=0.2, policy_poll=0.05)
+    async with Client(server, mode="2026-07-28", elicitation_callback=Owner()) as client:
+        question = await _ask_for_approval(client)
+        await _until(lambda: len(audit_events(paths)) >= 2)
+        # Coming back after that is too late: the token is spent and nothing runs.
+        late = await client.session.call_tool(
+            "web_echo",
+            {"text": "tide tables"},
+            input_responses={APPROVAL_KEY: types.ElicitResult(action="accept")},  # type: ignore[arg-type]
+            request_state=question.request_state,
+        )
+    assert late.is_error
+    assert "INVALID_CONFIRMATION" in text_of(late)
+    assert handler.runs == []
+    events = audit_events(paths)
+    assert [e["outcome"] for e in events[:2]] == ["pending_confirmation", "denied"]
+    assert events[0]["invocation_id"] == events[1]["invocation_id"]
+
+
 async def test_a_host_that_fails_the_approval_request_gets_a_denial(
     paths: Paths, handler: Counted
 ) -> None:

@@ -26,9 +26,8 @@ from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.subscriptions import ListenHandler
 
 from spyglass.core.capability import Capability
-from spyglass.core.confirmation import TOKEN_TTL_SECONDS
 from spyglass.core.outcome import Code, Outcome
-from spyglass.mcp.confirmation import CannotAsk, ConfirmationFlow
+from spyglass.mcp.confirmation import ASK_SECONDS, CannotAsk, ConfirmationFlow
 from spyglass.mcp.rendering import render_result
 from spyglass.mcp.tools import ToolTable
 from spyglass.mcp.watch import POLICY_POLL_SECONDS, ToolWatch
@@ -133,7 +132,7 @@ class SpyglassMCP:
         self,
         runtime: Runtime,
         *,
-        ask_timeout: float = TOKEN_TTL_SECONDS,
+        ask_timeout: float = ASK_SECONDS,
         policy_poll: float = POLICY_POLL_SECONDS,
     ) -> None:
         self.runtime = runtime
@@ -151,9 +150,13 @@ class SpyglassMCP:
 
     @asynccontextmanager
     async def lifespan(self, server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
-        """While the server serves: watch the policy and announce tool-list changes."""
+        """While the server serves: announce tool-list changes, end overdue approvals."""
         async with anyio.create_task_group() as group:
             group.start_soon(self.watch.run)
+            # Overdue approvals are looked for about as often as the policy is read.
+            group.start_soon(
+                self.flow.refuse_unanswered_forever, min(self.watch.interval, self.flow.ask_timeout)
+            )
             try:
                 yield {}
             finally:
@@ -210,13 +213,14 @@ class _Server(Server[Any]):
 def build_server(
     runtime: Runtime,
     *,
-    ask_timeout: float = TOKEN_TTL_SECONDS,
+    ask_timeout: float = ASK_SECONDS,
     policy_poll: float = POLICY_POLL_SECONDS,
 ) -> Server[Any]:
     """The SDK server for ``runtime``: tools from its registry, calls through its executor.
 
-    ``ask_timeout`` bounds how long a mid-call approval request waits for the owner; past a
-    token's lifetime an answer could not be used anyway. ``policy_poll`` is how often the
+    ``ask_timeout`` bounds how long the owner has to answer an approval request (mid-call, or
+    until a 2026-07-28 client comes back with the answer); it ends inside the token's
+    lifetime, so an unanswered call is still refused as ``denied``. ``policy_poll`` is how often the
     owner's switches are read to keep clients' tool lists current.
     """
     app = SpyglassMCP(runtime, ask_timeout=ask_timeout, policy_poll=policy_poll)
