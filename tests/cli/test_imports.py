@@ -70,3 +70,29 @@ def test_a_refused_fetch_with_web_access_on_still_skips_the_extractor(home: Path
     PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
     loaded = _loaded(home, "fetch", "http://127.0.0.1/")
     assert loaded & HEAVY == set()
+
+
+def test_the_mcp_server_path_loads_neither_the_web_framework_nor_the_extractor(
+    home: Path,
+) -> None:
+    # What `spyglass mcp` imports before it can answer a host's first tools/list.
+    probe = (
+        "import json, sys\n"
+        "import spyglass.cli, spyglass.cli.mcp, spyglass.mcp.transport\n"
+        "from spyglass.runtime import build_runtime\n"
+        "from spyglass.mcp.server import build_server\n"
+        "build_server(build_runtime())\n"
+        "print(json.dumps(sorted({name.split('.')[0] for name in sys.modules})))\n"
+    )
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("SPYGLASS_")}
+    environ["SPYGLASS_HOME"] = str(home)
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=60,
+        check=True,
+    )
+    loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert loaded & {"fastapi", "trafilatura", "lxml", "pypdf"} == set()
