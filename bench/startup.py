@@ -5,7 +5,8 @@ Times, as wall-clock medians over fresh processes: ``spyglass --help``; a refuse
 terminal to ask: refused before anything is dialled); and, for an MCP stdio host, spawning
 ``spyglass mcp`` until the answer to its first ``tools/list``. Two peers run in the same loop
 so figures from a busy machine can still be compared: ``python -c pass`` (the interpreter
-alone) and ``python -m http.server --help`` (a small standard-library command line).
+alone) and ``python -m http.server --help`` (a small standard-library command line); and, as
+the floor under the MCP figure, importing the MCP SDK and nothing else.
 
     .venv/bin/python -m bench.startup [--runs 7]
 """
@@ -113,6 +114,9 @@ def main(runs: int) -> None:
         ),
         "spyglass fetch http://127.0.0.1/ (web access on, no terminal)": _command(
             [SPYGLASS, "fetch", "http://127.0.0.1/"], on
+        ),
+        "python -c 'import mcp.server' (the MCP SDK alone)": _command(
+            [python, "-c", "import mcp.server"], off
         ),
         "spyglass mcp: spawn to first tools/list answer": _first_tools_list(on),
     }
