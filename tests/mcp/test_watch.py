@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import anyio
 import mcp.types as types
-from mcp import Client
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
-from spyglass.core.policy import WEB_ACCESS
+from spyglass.core.policy import WEB_ACCESS, PolicyFile
 from spyglass.core.registry import Registry
 from spyglass.mcp.server import build_server
 from spyglass.mcp.tools import ToolTable
 from spyglass.paths import Paths
 from spyglass.runtime import Runtime, build_runtime
+from tests.mcp.processes import SPYGLASS, environment
 from tests.support.capabilities import make
 
 #: Fast enough that a test sees a change within a few polls, slow enough not to spin.
@@ -109,3 +112,21 @@ async def test_nothing_is_announced_while_the_policy_stays_the_same(paths: Paths
         runtime.policy.set(WEB_ACCESS, False)
         await heard.wait()
     assert heard.changed == 1
+
+
+async def test_a_real_stdio_server_tells_its_host_when_the_owner_turns_web_access_on(
+    home: Path, tmp_path: Path
+) -> None:
+    policy = PolicyFile(Paths(home).policy_file)
+    params = StdioServerParameters(command=SPYGLASS, args=["mcp"], env=environment(home))
+    heard = Notifications()
+    with (tmp_path / "server-stderr.log").open("w") as errlog:
+        async with Client(
+            stdio_client(params, errlog=errlog), mode="legacy", message_handler=heard
+        ) as client:
+            assert (await client.list_tools()).tools == []
+            # The owner flips the switch from another process, as `spyglass policy enable` does.
+            policy.set(WEB_ACCESS, True)
+            await heard.wait()
+            names = sorted(tool.name for tool in (await client.list_tools()).tools)
+    assert names == ["web_fetch", "web_search"]
