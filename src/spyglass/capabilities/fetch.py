@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spyglass.core.capability import JSON, Bounds, Capability, Network, SideEffect
 from spyglass.core.context import InvocationContext
 from spyglass.core.outcome import Notice
 from spyglass.core.policy import WEB_ACCESS
-from spyglass.fetch.fetcher import FetchConfig, FetchedPage, Fetcher
 from spyglass.fetch.guard import MAX_URL_CHARS
 from spyglass.fetch.hosted import service as hosted
 from spyglass.fetch.paging import Part, part
 from spyglass.fetch.private import NOTICE_KIND, NOTICE_MESSAGE
-from spyglass.fetch.robots import RobotsRules
-from spyglass.fetch.services import DIALLER, RESOLVER, SSL_CONTEXT
 from spyglass.providers.readiness import fetch_problems
+
+if TYPE_CHECKING:
+    from spyglass.fetch.fetcher import FetchedPage
+    from spyglass.fetch.robots import RobotsRules
 
 MIN_CHARS = 500
 MAX_CHARS = 100_000
@@ -107,6 +108,8 @@ async def precheck(context: InvocationContext) -> Sequence[Notice]:
         url, context.settings, capability=NAME, invocation_id=context.invocation_id
     )
     if hosted.DIRECT in order:
+        from spyglass.fetch.fetcher import FetchConfig
+
         target = FetchConfig.from_settings(context.settings.fetch).guard.check(url)
         if target.private:
             notices = [Notice(NOTICE_KIND, NOTICE_MESSAGE, argument="url"), *notices]
@@ -145,6 +148,11 @@ async def run(context: InvocationContext) -> JSON:
 
 
 async def _download(context: InvocationContext, url: str) -> FetchedPage:
+    # The fetch stack (httpx, the HTML extractor) is imported by the first fetch, not with
+    # the schemas: listing, validating or refusing a call must not pay for it.
+    from spyglass.fetch.fetcher import FetchConfig, Fetcher
+    from spyglass.fetch.services import DIALLER, RESOLVER, SSL_CONTEXT
+
     # The settings model already validated the domain lists, so this cannot fail here.
     config = FetchConfig.from_settings(context.settings.fetch)
     robots: dict[str, RobotsRules] = context.turn.cache.setdefault(ROBOTS_KEY, {})

@@ -169,6 +169,11 @@ def describe(settings: Settings) -> str:
 
 
 async def run(context: InvocationContext) -> JSON:
+    # The providers and their HTTP client are imported by the first search, not with the
+    # schemas: listing, validating or refusing a call must not pay for them.
+    from spyglass.search import service
+    from spyglass.search.providers import PROVIDERS
+
     def report(provider: str) -> None:
         context.provider = provider
 

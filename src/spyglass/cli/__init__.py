@@ -15,6 +15,8 @@ from spyglass.errors import ConfigError, SpyglassError
 from spyglass.version import __version__
 
 app = typer.Typer(
+    # Plain help: typer's rich formatter costs more start-up time than the command itself.
+    rich_markup_mode=None,
     name="spyglass",
     help="Let a local AI assistant search and read the web, with your approval for every call.",
     no_args_is_help=True,

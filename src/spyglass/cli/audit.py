@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import typer
-from rich.table import Table
 
 from spyglass.cli.invoke import load_runtime
 from spyglass.cli.output import JSON_OPTION, print_json, stdout
 
-app = typer.Typer(help="Read the audit log of capability calls.", no_args_is_help=True)
+app = typer.Typer(
+    help="Read the audit log of capability calls.", no_args_is_help=True, rich_markup_mode=None
+)
 
 COLUMNS = (
     "ts",
@@ -40,6 +41,8 @@ def tail(
     if not events:
         console.print(f"No audit events yet ({runtime.paths.audit_file}).")
         return
+    from rich.table import Table  # only the commands that print a table load it
+
     table = Table(*COLUMNS, box=None, header_style="bold")
     for event in events:
         table.add_row(*("" if event.get(c) is None else str(event.get(c)) for c in COLUMNS))

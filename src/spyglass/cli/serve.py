@@ -5,14 +5,10 @@ from __future__ import annotations
 import ipaddress
 import socket
 
-import httpx
 import typer
-import uvicorn
 
 from spyglass.cli.invoke import load_runtime
 from spyglass.cli.output import EXIT_FAILED, EXIT_USAGE, fail, stderr
-from spyglass.service.app import create_app
-from spyglass.service.auth import load_or_create_token
 
 
 def is_loopback(host: str) -> bool:
@@ -64,6 +60,12 @@ def serve(
     ),
 ) -> None:
     """Run the Spyglass service: HTTP API, console and Open WebUI endpoints."""
+    # The web framework and the server are imported here, by the one command that uses them,
+    # so that every other command starts quickly.
+    import uvicorn
+
+    from spyglass.service.app import create_app
+
     runtime = load_runtime({"server.host": host, "server.port": port})
     settings = runtime.settings
     if print_login_url:
@@ -111,6 +113,10 @@ def serve(
 
 def _print_login_url(token_file: object, host: str, port: int) -> None:
     from pathlib import Path
+
+    import httpx
+
+    from spyglass.service.auth import load_or_create_token
 
     path = Path(str(token_file))
     if not path.exists():
