@@ -46,7 +46,7 @@ INSTRUCTIONS = (
 
 #: What to do next, per error code, for the model and the person reading the result.
 NEXT_STEP: dict[str, str] = {
-    Code.POLICY_DISABLED: "Ask the owner to turn web access on, then try again.",
+    Code.POLICY_DISABLED: "Ask the owner to turn on the switch named above, then try again.",
     Code.DENIED: "The owner did not approve it; do not retry unless they ask for it.",
     Code.INVALID_ARGUMENTS: "Fix the argument named above and call the tool again.",
     Code.TURN_LIMIT_EXCEEDED: "Answer with what you have.",
