@@ -10,24 +10,24 @@ from dataclasses import dataclass
 from typing import Any
 
 from spyglass.capabilities import BUILTIN
-from spyglass.core.audit import AuditLog
-from spyglass.core.confirmation import ConfirmationStore, InMemoryConfirmationStore
+from spyglass.core.confirmation import ConfirmationStore
 from spyglass.core.context import Services
 from spyglass.core.executor import Executor
-from spyglass.core.policy import PolicyFile
 from spyglass.core.registry import Registry
 from spyglass.paths import Paths
 from spyglass.settings import Settings, load_settings
+from spyglass.state.stores import AuditReader, OwnerPolicy, Stores, open_stores
 
 
 @dataclass
 class Runtime:
     paths: Paths
     settings: Settings
-    policy: PolicyFile
-    audit: AuditLog
+    policy: OwnerPolicy
+    audit: AuditReader
     confirmations: ConfirmationStore
     executor: Executor
+    stores: Stores
 
     @property
     def registry(self) -> Registry:
@@ -36,6 +36,10 @@ class Runtime:
     @property
     def services(self) -> Services:
         return self.executor.services
+
+    def clock(self) -> float:
+        """Wall-clock time as the executor sees it (tests move it); every store uses it."""
+        return self.executor.clock()
 
 
 def build_runtime(
@@ -46,17 +50,18 @@ def build_runtime(
     registry: Registry | None = None,
     confirmations: ConfirmationStore | None = None,
 ) -> Runtime:
-    """Load settings (unless given) and wire the embedded defaults together."""
+    """Load settings (unless given) and wire the stores ``[state]`` asks for together."""
     paths = paths or Paths.from_env()
     settings = settings or load_settings(paths, overrides=overrides)
-    policy = PolicyFile(paths.policy_file)
-    audit = AuditLog(paths.audit_file)
-    store = confirmations or InMemoryConfirmationStore()
+    holder: list[Executor] = []
+    stores = open_stores(settings, paths, clock=lambda: holder[0].clock())
+    store = confirmations or stores.confirmations
     executor = Executor(
         registry or BUILTIN,
         settings=settings,
-        policy=policy,
-        audit=audit,
+        policy=stores.policy,
+        audit=stores.audit,
         confirmations=store,
     )
-    return Runtime(paths, settings, policy, audit, store, executor)
+    holder.append(executor)
+    return Runtime(paths, settings, stores.policy, stores.audit, store, executor, stores)

@@ -7,6 +7,7 @@ confirmation can expire without waiting two minutes.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import threading
@@ -104,7 +105,7 @@ class ConsoleServer:
 
     def login_url(self) -> str:
         """A fresh one-time console link, as ``spyglass serve`` prints it."""
-        code = self.app.state.spyglass.login_codes.issue()
+        code = asyncio.run(self.app.state.spyglass.login_codes.issue())
         return f"{self.base_url}/login?code={code}"
 
     def __enter__(self) -> ConsoleServer:

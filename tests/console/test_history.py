@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -86,7 +88,7 @@ def test_deleting_takes_a_second_click_and_removes_the_conversation(
     expect(page.locator(".history-item")).to_have_count(0)
     # Deleting the open conversation clears the transcript, and the service forgot it.
     expect(page.locator(".message")).to_have_count(0)
-    assert server.app.state.spyglass.history.conversations(None) == []
+    assert asyncio.run(server.app.state.spyglass.history.conversations(None)) == []
 
 
 def test_a_request_left_unanswered_shows_as_not_approved_when_reopened(

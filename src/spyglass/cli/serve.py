@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import socket
 
@@ -11,6 +12,7 @@ import uvicorn
 
 from spyglass.cli.invoke import load_runtime
 from spyglass.cli.output import EXIT_FAILED, EXIT_USAGE, fail, stderr
+from spyglass.runtime import Runtime
 from spyglass.service.app import create_app
 from spyglass.service.auth import load_or_create_token
 
@@ -85,7 +87,7 @@ def serve(
     sock = bind(host, settings.server.port)
     port = sock.getsockname()[1]
     app = create_app(runtime, port=port, extra_hosts=[url_host(host)])
-    code = app.state.spyglass.login_codes.issue()
+    code = asyncio.run(_first_login_code(runtime))
     console = stderr()
     base = f"http://{url_host(host)}:{port}"
     console.print(f"Spyglass data: {runtime.paths.home}", markup=False)
@@ -107,6 +109,14 @@ def serve(
     finally:
         sock.close()
     console.print("Spyglass stopped.")
+
+
+async def _first_login_code(runtime: Runtime) -> str:
+    # On a loop of its own, before uvicorn's: its connections are closed with it.
+    try:
+        return await runtime.stores.login_codes.issue()
+    finally:
+        await runtime.stores.aclose()
 
 
 def _print_login_url(token_file: object, host: str, port: int) -> None:

@@ -40,7 +40,7 @@ from spyglass.core.outcome import (
 from spyglass.core.policy import PolicySource, capability_allowed
 from spyglass.core.registry import Registry
 from spyglass.core.schema import validation_error
-from spyglass.errors import CapabilityError
+from spyglass.errors import CapabilityError, StoreUnavailable
 from spyglass.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -86,7 +86,7 @@ class Executor:
         confirmations: ConfirmationStore,
         services: Services | None = None,
         delegated_channels: frozenset[str] | None = None,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.registry = registry
         self.settings = settings
@@ -153,11 +153,22 @@ class Executor:
         return outcome
 
     def deny(self, token: str, *, channel: str, conversation_id: str | None = None) -> Outcome:
+        """Synchronous form of :meth:`adeny`, for code that has no event loop."""
+        return asyncio.run(self.adeny(token, channel=channel, conversation_id=conversation_id))
+
+    async def adeny(
+        self, token: str, *, channel: str, conversation_id: str | None = None
+    ) -> Outcome:
         """The owner said no: the token is spent and a ``denied`` outcome is audited."""
         attempt = _Attempt(
             invocation_id=uuid.uuid4().hex, channel=channel, started=time.perf_counter()
         )
-        record = self.confirmations.take(token)
+        try:
+            record = await self.confirmations.take(token)
+        except StoreUnavailable as exc:
+            outcome = self._unavailable(attempt, exc)
+            self._audit(attempt, outcome)
+            return outcome
         if record is None or record.binding.conversation_id != conversation_id:
             outcome = self._stop(
                 attempt,
@@ -260,9 +271,9 @@ class Executor:
             if attempt.channel in self.delegated_channels:
                 attempt.confirmed_by = "delegated"
             elif token is None:
-                return self._pending(attempt, capability, arguments, turn, notices)
+                return await self._pending(attempt, capability, arguments, turn, notices)
             else:
-                refusal = self._consume(attempt, capability, arguments, turn, token)
+                refusal = await self._consume(attempt, capability, arguments, turn, token)
                 if refusal is not None:
                     return refusal
                 attempt.confirmed_by = "owner"
@@ -272,7 +283,7 @@ class Executor:
             return self._turn_limit(attempt, capability)
         return await self._execute(attempt, capability, arguments, turn)
 
-    def _pending(
+    async def _pending(
         self,
         attempt: _Attempt,
         capability: Capability,
@@ -288,7 +299,10 @@ class Executor:
             invocation_id=attempt.invocation_id,
             expires_at=self.clock() + TOKEN_TTL_SECONDS,
         )
-        self.confirmations.put(record)
+        try:
+            await self.confirmations.put(record)
+        except StoreUnavailable as exc:
+            return self._unavailable(attempt, exc)
         return Outcome(
             status="pending_confirmation",
             capability=capability.name,
@@ -305,7 +319,7 @@ class Executor:
             ),
         )
 
-    def _consume(
+    async def _consume(
         self,
         attempt: _Attempt,
         capability: Capability,
@@ -314,7 +328,11 @@ class Executor:
         token: str,
     ) -> Outcome | None:
         cname, cversion = capability.name, capability.version
-        record = self.confirmations.take(token) if isinstance(token, str) else None
+        try:
+            record = await self.confirmations.take(token) if isinstance(token, str) else None
+        except StoreUnavailable as exc:
+            # Fail closed: without the store nobody can tell whether this call was approved.
+            return self._unavailable(attempt, exc)
         if record is None:
             return self._stop(
                 attempt,
@@ -461,6 +479,19 @@ class Executor:
             Code.TURN_LIMIT_EXCEEDED,
             f"{capability.name} may run at most {limit} time(s) per turn; "
             "answer with what you have",
+        )
+
+    def _unavailable(self, attempt: _Attempt, exc: StoreUnavailable) -> Outcome:
+        logger.warning("confirmation store unavailable: %s", exc.message)
+        return self._stop(
+            attempt,
+            "confirm",
+            "failed",
+            Code.STORE_UNAVAILABLE,
+            f"the {exc.store} state store cannot be reached, so this call cannot be confirmed "
+            "and did not run; try again once it is back (GET /api/v1/health shows its state)",
+            retryable=True,
+            reason=exc.store,
         )
 
     def _stop(

@@ -206,7 +206,7 @@ class ConfirmationFlow:
             logger.warning(
                 "approval request for %s got no answer (%s)", capability.name, type(exc).__name__
             )
-            return self.executor.deny(token, channel=CHANNEL)
+            return await self.executor.adeny(token, channel=CHANNEL)
         return await self._decide(capability, arguments, token, answer, turn)
 
     async def _decide(
@@ -218,7 +218,7 @@ class ConfirmationFlow:
         turn: Turn,
     ) -> Outcome:
         if not approves(answer):
-            return self.executor.deny(token, channel=CHANNEL)
+            return await self.executor.adeny(token, channel=CHANNEL)
         return await self.executor.ainvoke(
             capability.name,
             capability.version,
