@@ -38,7 +38,10 @@ def tail(
         return
     console = stdout()
     if not events:
-        console.print(f"No audit events yet ({runtime.paths.audit_file}).")
+        where = (
+            "PostgreSQL" if runtime.stores.backend == "shared" else str(runtime.paths.audit_file)
+        )
+        console.print(f"No audit events yet ({where}).")
         return
     table = Table(*COLUMNS, box=None, header_style="bold")
     for event in events:

@@ -14,6 +14,7 @@ once); ``spyglass db upgrade`` runs them by hand. Connection failures become
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
 import queue
@@ -296,6 +297,7 @@ class PostgresAudit:
         self._db: psycopg.Connection[Any] | None = None
         self._pending = 0
         self._idle = threading.Condition()
+        self._exit_hook = False
 
     def record(self, event: Mapping[str, Any]) -> None:
         unknown = set(event) - set(AUDIT_FIELDS)
@@ -340,6 +342,10 @@ class PostgresAudit:
                     target=self._write_loop, name="spyglass-audit", daemon=True
                 )
                 self._thread.start()
+                if not self._exit_hook:
+                    # A short-lived process (the CLI) writes its events before it exits.
+                    atexit.register(self.flush, self.timeout * 2)
+                    self._exit_hook = True
 
     def _write_loop(self) -> None:
         stop = threading.Event()
