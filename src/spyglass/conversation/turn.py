@@ -28,6 +28,7 @@ from spyglass.core.capability import Capability
 from spyglass.core.context import Turn
 from spyglass.core.outcome import Outcome
 from spyglass.core.policy import capability_allowed
+from spyglass.errors import StoreUnavailable
 from spyglass.history.store import HistoryStore
 from spyglass.llm.client import Completion, ModelClient, ModelUnavailable
 from spyglass.llm.prompt import system_prompt
@@ -146,7 +147,7 @@ class ConversationService:
                             paused = event[1]
                         elif event[0] == "tool_end" and claim is not None:
                             # Progress another process carries on from if this one dies.
-                            await self.pending.checkpoint(claim, state)
+                            await self._checkpoint(claim, state)
                         yield event
                 except ModelUnavailable as exc:
                     failed = True
@@ -156,7 +157,7 @@ class ConversationService:
             await asyncio.shield(self._save(state))
             if claim is not None:
                 state.claim = None
-                await asyncio.shield(self.pending.finish(claim))
+                await asyncio.shield(self._finish(claim))
         if not failed or state.citations.to_list():
             yield "citations", {"citations": state.citations.to_list()}
         yield "done", response(state, paused)
@@ -281,6 +282,20 @@ class ConversationService:
 
     def _capability_name(self, call: ToolCall) -> str:
         return self.runtime.registry.name_for_wire(call.name) or call.name
+
+    async def _checkpoint(self, claim: str, state: TurnState) -> None:
+        try:
+            await self.pending.checkpoint(claim, state)
+        except StoreUnavailable as exc:
+            # The turn goes on; only carrying it on after a crash of this process is lost.
+            logger.warning("could not checkpoint the turn: %s", exc.message)
+
+    async def _finish(self, claim: str) -> None:
+        try:
+            await self.pending.finish(claim)
+        except StoreUnavailable as exc:
+            # Its lease lapses on its own; a late approval finds the turn already answered.
+            logger.warning("could not release the finished turn: %s", exc.message)
 
     async def _save(self, state: TurnState) -> None:
         try:
