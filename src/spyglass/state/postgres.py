@@ -35,6 +35,9 @@ from spyglass.history.store import _public, _stamp, utc_now
 
 logger = logging.getLogger(__name__)
 
+#: How long a request waits for a pooled connection before PostgreSQL counts as unavailable.
+POOL_WAIT_SECONDS = 30.0
+
 _LOCK_KEY = 0x5350_5947  # "SPYG": serialises migrations across processes
 
 #: Each entry upgrades the schema from version ``i`` to ``i + 1``. Append, never edit.
@@ -147,10 +150,16 @@ class PostgresHistory:
             pool = AsyncConnectionPool(
                 self.url,
                 min_size=1,
-                max_size=8,
+                max_size=16,
                 open=False,
-                timeout=self.timeout,
-                kwargs={"autocommit": True, "row_factory": dict_row},
+                # Waiting for a free connection under load is not an outage: a request queues
+                # up to this long. Reaching the server is bounded by connect_timeout.
+                timeout=max(POOL_WAIT_SECONDS, self.timeout),
+                kwargs={
+                    "autocommit": True,
+                    "row_factory": dict_row,
+                    "connect_timeout": max(1, round(self.timeout)),
+                },
                 # A server that went away and came back: broken connections are replaced.
                 check=AsyncConnectionPool.check_connection,
             )
