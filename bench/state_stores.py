@@ -13,6 +13,7 @@ reverse proxy would.
    searches (the provider sees each query) and lost approvals; turns/s.
 
     .venv/bin/python -m bench.state_stores [--samples 100] [--conversations 200]
+    .venv/bin/python -m bench.state_stores --stores-only   # the stores alone, in process
 """
 
 from __future__ import annotations
@@ -205,12 +206,73 @@ async def run(samples: int, conversations: int, counts: list[int]) -> None:
             print(f"shared adds {added:+.2f} ms per approval round trip with {count} process(es)")
 
 
+async def store_costs(samples: int) -> None:
+    """What the stores alone add to one approval, in process: the token put and taken, the
+    paused turn put, claimed and finished — SQLite (embedded) against Redis (shared)."""
+    from spyglass.conversation.pending import PausedTurn, TurnState
+    from spyglass.core.confirmation import Binding, PendingRecord, canonical_json, new_token
+    from spyglass.core.context import Turn
+    from spyglass.state import redis as redis_state
+    from spyglass.state import sqlite
+
+    server = RedisServer()
+    medians = {}
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            db = sqlite.StateDB(Path(folder) / "state.db", time.time)
+            shared = redis_state.RedisState(server.url, timeout=2, clock=time.time)
+            backends = {
+                "embedded (SQLite)": (
+                    sqlite.SQLiteConfirmationStore(db),
+                    sqlite.SQLitePendingTurnStore(db, 30),
+                ),
+                "shared (Redis)": (
+                    redis_state.RedisConfirmationStore(shared),
+                    redis_state.RedisPendingTurnStore(shared, 30),
+                ),
+            }
+            for name, (tokens, turns) in backends.items():
+                timings = []
+                for number in range(samples + 20):
+                    token = new_token()
+                    record = PendingRecord(
+                        token,
+                        Binding("web.search", 1, canonical_json({"query": "q"}), "c"),
+                        "i",
+                        time.time() + 120,
+                    )
+                    state = TurnState("c", "t", [{"role": "user", "content": "x" * 2000}], Turn())
+                    started = time.perf_counter()
+                    await tokens.put(record)
+                    await turns.put(PausedTurn(token, state, time.time() + 120))
+                    await turns.take(token, "c")
+                    await tokens.take(token)
+                    await turns.finish(token)
+                    if number >= 20:
+                        timings.append((time.perf_counter() - started) * 1000)
+                medians[name] = statistics.median(timings)
+            await shared.aclose()
+            db.close()
+    finally:
+        server.close()
+    print("| stores | one approval's store work (median) |")
+    print("|---|---|")
+    for name, value in medians.items():
+        print(f"| {name} | {value:.2f} ms |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--samples", type=int, default=100)
     parser.add_argument("--conversations", type=int, default=200)
     parser.add_argument("--processes", default="1,2,4")
+    parser.add_argument(
+        "--stores-only", action="store_true", help="Only the in-process cost of the stores."
+    )
     args = parser.parse_args()
+    if args.stores_only:
+        asyncio.run(store_costs(args.samples * 10))
+        return
     counts = [int(c) for c in args.processes.split(",")]
     asyncio.run(run(args.samples, args.conversations, counts))
 
