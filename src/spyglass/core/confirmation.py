@@ -1,8 +1,10 @@
 """Confirmation tokens: single use, short lived, bound to one exact call.
 
-The store interface is two methods so a shared store (Redis) can replace the in-process one
-when several service processes run. Taking a token is atomic: of any number of concurrent
-approvals of one token, exactly one receives the record.
+The store interface is two coroutines, implemented in process (here), in SQLite (the
+embedded default, which survives a restart) and in Redis (shared by several processes; see
+:mod:`spyglass.state`). Taking a token is atomic: of any number of concurrent approvals of one
+token, in one process or several, exactly one receives the record. Stores that outlive the
+process keep only the token's digest.
 """
 
 from __future__ import annotations
