@@ -11,14 +11,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from spyglass.capabilities import BUILTIN
-from spyglass.core.audit import AuditLog
-from spyglass.core.confirmation import ConfirmationStore, InMemoryConfirmationStore
+from spyglass.core.confirmation import ConfirmationStore
 from spyglass.core.context import Services
 from spyglass.core.executor import Executor
-from spyglass.core.policy import PolicyFile
 from spyglass.core.registry import Registry
 from spyglass.paths import Paths
 from spyglass.settings import Settings, load_settings
+from spyglass.state.stores import AuditReader, OwnerPolicy, Stores, open_stores
 
 logger = logging.getLogger(__name__)
 
@@ -27,10 +26,11 @@ logger = logging.getLogger(__name__)
 class Runtime:
     paths: Paths
     settings: Settings
-    policy: PolicyFile
-    audit: AuditLog
+    policy: OwnerPolicy
+    audit: AuditReader
     confirmations: ConfirmationStore
     executor: Executor
+    stores: Stores
 
     @property
     def registry(self) -> Registry:
@@ -48,6 +48,10 @@ class Runtime:
             for problem in capability.problems(self.settings)
         ]
 
+    def clock(self) -> float:
+        """Wall-clock time as the executor sees it (tests move it); every store uses it."""
+        return self.executor.clock()
+
 
 def build_runtime(
     paths: Paths | None = None,
@@ -57,20 +61,21 @@ def build_runtime(
     registry: Registry | None = None,
     confirmations: ConfirmationStore | None = None,
 ) -> Runtime:
-    """Load settings (unless given) and wire the embedded defaults together."""
+    """Load settings (unless given) and wire the stores ``[state]`` asks for together."""
     paths = paths or Paths.from_env()
     settings = settings or load_settings(paths, overrides=overrides)
-    policy = PolicyFile(paths.policy_file)
-    audit = AuditLog(paths.audit_file)
-    store = confirmations or InMemoryConfirmationStore()
+    holder: list[Executor] = []
+    stores = open_stores(settings, paths, clock=lambda: holder[0].clock())
+    store = confirmations or stores.confirmations
     executor = Executor(
         registry or BUILTIN,
         settings=settings,
-        policy=policy,
-        audit=audit,
+        policy=stores.policy,
+        audit=stores.audit,
         confirmations=store,
     )
-    runtime = Runtime(paths, settings, policy, audit, store, executor)
+    holder.append(executor)
+    runtime = Runtime(paths, settings, stores.policy, stores.audit, store, executor, stores)
     # Reported when the settings are loaded, not after the owner approved a call; the
     # capability is not offered until it is fixed. Other commands keep working.
     for problem in runtime.problems():

@@ -303,6 +303,55 @@ class HistorySettings(_Section):
     )
 
 
+class StateSettings(_Section):
+    """``[state]``: where live state (tokens, paused turns, sessions), history and audit live."""
+
+    backend: Literal["embedded", "shared"] = Field(
+        default="embedded",
+        description="embedded: SQLite files under SPYGLASS_HOME, no servers (survives a restart; "
+        "processes on one machine share it); shared: Redis for tokens, paused turns, sessions "
+        "and login codes, PostgreSQL for history, audit and the policy switch (needs redis_url "
+        "and database_url).",
+    )
+    redis_url: SecretStr | None = Field(
+        default=None,
+        description="Redis URL for backend = shared, e.g. redis://:password@127.0.0.1:6379/0.",
+    )
+    database_url: SecretStr | None = Field(
+        default=None,
+        description="PostgreSQL URL for backend = shared, e.g. "
+        "postgresql://spyglass:password@127.0.0.1:5432/spyglass.",
+    )
+    lease_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        le=600,
+        description="How long a process holds a resumed turn without renewing it; after a crash "
+        "another process may resume the turn once this has passed.",
+    )
+    connect_timeout_seconds: float = Field(
+        default=2.0,
+        gt=0,
+        le=60,
+        description="Give up reaching Redis or PostgreSQL after this long (the call fails "
+        "closed with STORE_UNAVAILABLE).",
+    )
+
+    @model_validator(mode="after")
+    def _shared_needs_servers(self) -> StateSettings:
+        if self.backend == "shared":
+            missing = [
+                name
+                for name in ("redis_url", "database_url")
+                if getattr(self, name) is None or not getattr(self, name).get_secret_value()
+            ]
+            if missing:
+                raise ValueError(
+                    f"state.backend = shared needs {' and '.join('state.' + m for m in missing)}"
+                )
+        return self
+
+
 class MCPChannelSettings(_Section):
     confirmation: Literal["elicit", "delegated"] = Field(
         default="elicit",
@@ -342,6 +391,7 @@ class Settings(_Section):
     server: ServerSettings = Field(default_factory=ServerSettings)
     history: HistorySettings = Field(default_factory=HistorySettings)
     channels: ChannelSettings = Field(default_factory=ChannelSettings)
+    state: StateSettings = Field(default_factory=StateSettings)
 
     def public_dict(self) -> dict[str, Any]:
         """The effective settings as plain data, with every secret masked."""

@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from spyglass.cli import audit, config, mcp, policy, search, serve
+from spyglass.cli import audit, config, db, mcp, policy, search, serve
 from spyglass.cli import fetch as fetch_command
 from spyglass.cli.capabilities import capabilities, invoke
 from spyglass.cli.output import EXIT_FAILED, EXIT_USAGE, fail
@@ -54,6 +54,7 @@ app.add_typer(policy.app, name="policy")
 app.add_typer(audit.app, name="audit")
 app.add_typer(config.app, name="config")
 app.add_typer(mcp.app, name="mcp")
+app.add_typer(db.app, name="db")
 
 
 def main() -> None:

@@ -39,7 +39,10 @@ def tail(
         return
     console = stdout()
     if not events:
-        console.print(f"No audit events yet ({runtime.paths.audit_file}).")
+        where = (
+            "PostgreSQL" if runtime.stores.backend == "shared" else str(runtime.paths.audit_file)
+        )
+        console.print(f"No audit events yet ({where}).")
         return
     from rich.table import Table  # only the commands that print a table load it
 

@@ -41,7 +41,7 @@ from spyglass.core.outcome import (
 from spyglass.core.policy import WEB_ACCESS, WEB_FETCH, WEB_SEARCH, PolicySource, switch_off
 from spyglass.core.registry import Registry
 from spyglass.core.schema import validation_error
-from spyglass.errors import CapabilityError
+from spyglass.errors import CapabilityError, StoreUnavailable
 from spyglass.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -97,7 +97,7 @@ class Executor:
         confirmations: ConfirmationStore,
         services: Services | None = None,
         delegated_channels: frozenset[str] | None = None,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.registry = registry
         self.settings = settings
@@ -161,21 +161,32 @@ class Executor:
             recovered=recovered,
         )
         turn = turn or Turn()
-        self.sweep_expired()
+        await self.sweep_expired()
         outcome = await self._run(attempt, name, version, arguments, turn, confirmation_token)
         self._audit(attempt, outcome)
         return outcome
 
     def deny(self, token: str, *, channel: str, conversation_id: str | None = None) -> Outcome:
+        """Synchronous form of :meth:`adeny`, for code that has no event loop."""
+        return asyncio.run(self.adeny(token, channel=channel, conversation_id=conversation_id))
+
+    async def adeny(
+        self, token: str, *, channel: str, conversation_id: str | None = None
+    ) -> Outcome:
         """The owner said no: the token is spent and a ``denied`` outcome is audited.
 
         A token that had already expired is also audited as the expiry of its card.
         """
-        self.sweep_expired()
+        await self.sweep_expired()
         attempt = _Attempt(
             invocation_id=uuid.uuid4().hex, channel=channel, started=time.perf_counter()
         )
-        record = self.confirmations.take(token) if isinstance(token, str) else None
+        try:
+            record = await self.confirmations.take(token) if isinstance(token, str) else None
+        except StoreUnavailable as exc:
+            outcome = self._unavailable(attempt, exc)
+            self._audit(attempt, outcome)
+            return outcome
         if record is not None:
             self._settled(record, channel)
         if (record is None and isinstance(token, str) and self._was_expired(token)) or (
@@ -213,7 +224,7 @@ class Executor:
         self._audit(attempt, outcome)
         return outcome
 
-    def refuse_confirmation(self, *, channel: str, reason: str = "unknown") -> Outcome:
+    async def refuse_confirmation(self, *, channel: str, reason: str = "unknown") -> Outcome:
         """Audit an answer to a confirmation that a front end refused before it reached here.
 
         For tokens a front end cannot even match to a paused call (forged, replayed, from
@@ -221,7 +232,7 @@ class Executor:
         anything it was for stay out of the audit, which records only that an answer was
         refused.
         """
-        self.sweep_expired()
+        await self.sweep_expired()
         attempt = _Attempt(
             invocation_id=uuid.uuid4().hex, channel=channel, started=time.perf_counter()
         )
@@ -237,7 +248,7 @@ class Executor:
         self._audit(attempt, outcome)
         return outcome
 
-    def sweep_expired(self) -> int:
+    async def sweep_expired(self) -> int:
         """Audit every confirmation this executor issued that expired unanswered.
 
         Each such card is one ``CONFIRMATION_EXPIRED`` event, written by whoever notices it
@@ -245,9 +256,16 @@ class Executor:
         answer. Returns how many were found.
         """
         found = 0
-        for token, channel in self.issued.due(self.clock()).items():
+        due = list(self.issued.due(self.clock()).items())
+        for index, (token, channel) in enumerate(due):
             # Taking it is atomic: if an answer took it first, that answer audited it.
-            record = self.confirmations.take(token)
+            try:
+                record = await self.confirmations.take(token)
+            except StoreUnavailable:
+                # The store is down: keep these cards for a later sweep (or their answer).
+                for pending, on in due[index:]:
+                    self.issued.issue(pending, self.clock(), on)
+                break
             if record is not None:
                 self._audit_expiry(record, channel)
                 found += 1
@@ -320,7 +338,7 @@ class Executor:
             capability.requires_confirmation and attempt.channel not in self.delegated_channels
         )
         if needs_owner and token is not None:
-            refusal = self._consume(attempt, capability, arguments, turn, token)
+            refusal = await self._consume(attempt, capability, arguments, turn, token)
             if refusal is not None:
                 return refusal
             approved = True
@@ -348,7 +366,7 @@ class Executor:
             if attempt.channel in self.delegated_channels:
                 attempt.confirmed_by = "delegated"
             elif not approved:
-                return self._pending(attempt, capability, arguments, turn, notices)
+                return await self._pending(attempt, capability, arguments, turn, notices)
             else:
                 attempt.confirmed_by = "owner"
 
@@ -357,7 +375,7 @@ class Executor:
             return self._turn_limit(attempt, capability)
         return await self._execute(attempt, capability, arguments, turn)
 
-    def _pending(
+    async def _pending(
         self,
         attempt: _Attempt,
         capability: Capability,
@@ -373,7 +391,10 @@ class Executor:
             invocation_id=attempt.invocation_id,
             expires_at=self.clock() + TOKEN_TTL_SECONDS,
         )
-        self.confirmations.put(record)
+        try:
+            await self.confirmations.put(record)
+        except StoreUnavailable as exc:
+            return self._unavailable(attempt, exc)
         self.issued.issue(record.token, record.expires_at, attempt.channel)
         return Outcome(
             status="pending_confirmation",
@@ -391,7 +412,7 @@ class Executor:
             ),
         )
 
-    def _consume(
+    async def _consume(
         self,
         attempt: _Attempt,
         capability: Capability,
@@ -400,7 +421,11 @@ class Executor:
         token: str,
     ) -> Outcome | None:
         cname, cversion = capability.name, capability.version
-        record = self.confirmations.take(token) if isinstance(token, str) else None
+        try:
+            record = await self.confirmations.take(token) if isinstance(token, str) else None
+        except StoreUnavailable as exc:
+            # Fail closed: without the store nobody can tell whether this call was approved.
+            return self._unavailable(attempt, exc)
         if record is not None:
             self._settled(record, attempt.channel)
         # Expired: taken here past its time, or already found unanswered by the sweep.
@@ -552,6 +577,19 @@ class Executor:
             Code.TURN_LIMIT_EXCEEDED,
             f"{capability.name} may run at most {limit} time(s) per turn; "
             "answer with what you have",
+        )
+
+    def _unavailable(self, attempt: _Attempt, exc: StoreUnavailable) -> Outcome:
+        logger.warning("confirmation store unavailable: %s", exc.message)
+        return self._stop(
+            attempt,
+            "confirm",
+            "failed",
+            Code.STORE_UNAVAILABLE,
+            f"the {exc.store} state store cannot be reached, so this call cannot be confirmed "
+            "and did not run; try again once it is back (GET /api/v1/health shows its state)",
+            retryable=True,
+            reason=exc.store,
         )
 
     def _stop(

@@ -156,19 +156,19 @@ class ConfirmationFlow:
         if pending is None:
             return outcome
         if not client_can_elicit(ctx.session.client_capabilities):
-            return self._cannot_ask(capability, pending.token)
+            return await self._cannot_ask(capability, pending.token)
         if uses_input_required(ctx.protocol_version):
             self._unanswered[pending.token] = anyio.current_time() + self.ask_timeout
             return self._question(capability, arguments, pending.token)
         if not ctx.session.can_send_request:
             # A handshake-era channel with no way back to the client mid-call cannot ask either.
-            return self._cannot_ask(capability, pending.token)
+            return await self._cannot_ask(capability, pending.token)
         return await self._ask_now(ctx, capability, arguments, pending.token, turn)
 
-    def _cannot_ask(self, capability: Capability, token: str) -> CannotAsk:
+    async def _cannot_ask(self, capability: Capability, token: str) -> CannotAsk:
         # Nobody can approve this attempt: spend its token now so the audit log ends it with
         # one terminal event instead of a pending call that silently expires.
-        self.executor.deny(token, channel=CHANNEL)
+        await self.executor.adeny(token, channel=CHANNEL)
         return CannotAsk(capability)
 
     def _question(
@@ -198,7 +198,7 @@ class ConfirmationFlow:
         self._unanswered.pop(token, None)
         return await self._decide(capability, arguments, token, answer, Turn())
 
-    def refuse_unanswered(self) -> int:
+    async def refuse_unanswered(self) -> int:
         """Spend the token of every 2026-07-28 question whose answer is overdue.
 
         Such a client got its question back as a result and may never return (the person
@@ -209,14 +209,14 @@ class ConfirmationFlow:
         overdue = [token for token, deadline in self._unanswered.items() if deadline <= now]
         for token in overdue:
             del self._unanswered[token]
-            self.executor.deny(token, channel=CHANNEL)
+            await self.executor.adeny(token, channel=CHANNEL)
         return len(overdue)
 
     async def refuse_unanswered_forever(self, interval: float) -> None:
         """Run :meth:`refuse_unanswered` every ``interval`` seconds until cancelled."""
         while True:
             await anyio.sleep(interval)
-            self.refuse_unanswered()
+            await self.refuse_unanswered()
 
     async def _ask_now(
         self,
@@ -236,10 +236,11 @@ class ConfirmationFlow:
         except anyio.get_cancelled_exc_class():
             # The host gave up on the whole call (it cancelled the request, as the TypeScript
             # SDK does after 60 s, or went away): the call never runs, and the attempt still
-            # ends in the audit log as refused. ``deny`` does not await, so it completes even
-            # inside a cancelled scope.
+            # ends in the audit log as refused. Shielded, so the denial completes even inside
+            # the cancelled scope.
             logger.info("approval request for %s was cancelled by the host", capability.name)
-            self.executor.deny(token, channel=CHANNEL)
+            with anyio.CancelScope(shield=True):
+                await self.executor.adeny(token, channel=CHANNEL)
             raise
         except Exception as exc:
             # No usable answer (timed out, refused by the host, connection gone): the call does
@@ -247,7 +248,7 @@ class ConfirmationFlow:
             logger.warning(
                 "approval request for %s got no answer (%s)", capability.name, type(exc).__name__
             )
-            return self.executor.deny(token, channel=CHANNEL)
+            return await self.executor.adeny(token, channel=CHANNEL)
         return await self._decide(capability, arguments, token, answer, turn)
 
     async def _decide(
@@ -259,7 +260,7 @@ class ConfirmationFlow:
         turn: Turn,
     ) -> Outcome:
         if not approves(answer):
-            return self.executor.deny(token, channel=CHANNEL)
+            return await self.executor.adeny(token, channel=CHANNEL)
         return await self.executor.ainvoke(
             capability.name,
             capability.version,

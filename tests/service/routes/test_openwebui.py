@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 
@@ -30,7 +31,7 @@ def delegated(paths: Paths, fake_model: FakeModel, web: LoopbackWeb) -> Iterator
     runtime.services.provide(WEB_BASE, web.base_url)
     app = create_app(runtime, port=PORT)
     yield app
-    app.state.spyglass.history.close()
+    asyncio.run(app.state.spyglass.history.close())
 
 
 def bearer(app: FastAPI) -> httpx.AsyncClient:
