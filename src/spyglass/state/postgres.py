@@ -30,6 +30,7 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from spyglass.core.audit import AUDIT_FIELDS
 from spyglass.core.policy import KNOWN_KEYS
+from spyglass.core.policy import default as policy_default
 from spyglass.errors import StoreUnavailable
 from spyglass.history.store import _public, _stamp, utc_now
 
@@ -410,12 +411,13 @@ class PostgresPolicy:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def read(self) -> dict[str, bool]:
-        values = dict.fromkeys(KNOWN_KEYS, False)
         try:
             rows = self._query("SELECT key, enabled FROM policy", ())
         except StoreUnavailable as exc:
             logger.warning("policy cannot be read (%s); every switch stays off", exc.message)
-            return values
+            return dict.fromkeys(KNOWN_KEYS, False)
+        # A switch never set has its default (search and fetch on under web access).
+        values = {key: policy_default(key) for key in KNOWN_KEYS}
         values.update({key: enabled is True for key, enabled in rows if key in values})
         return values
 
@@ -425,7 +427,9 @@ class PostgresPolicy:
         except StoreUnavailable as exc:
             logger.warning("policy cannot be read (%s); %s stays off", exc.message, key)
             return False
-        return bool(rows) and rows[0][0] is True
+        if not rows:
+            return policy_default(key)
+        return rows[0][0] is True
 
     def set(self, key: str, value: bool) -> dict[str, bool]:
         if key not in KNOWN_KEYS:
