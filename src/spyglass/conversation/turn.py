@@ -18,6 +18,7 @@ from spyglass.conversation.pending import PausedTurn, PendingTurnStore, TurnStat
 from spyglass.conversation.transcript import is_untrusted, replay, tool_message, tool_payload
 from spyglass.core.capability import Capability
 from spyglass.core.context import Turn
+from spyglass.core.encoding import printable
 from spyglass.core.outcome import Outcome
 from spyglass.core.policy import capability_allowed
 from spyglass.history.store import HistoryStore
@@ -33,6 +34,9 @@ Event = tuple[str, dict[str, Any]]
 #: Calls beyond this many in one model response are dropped: no model needs more at once.
 MAX_CALLS_PER_ROUND = 8
 TITLE_CHARS = 80
+
+
+TURN_FAILED = "Spyglass hit an unexpected error in this turn; the details are in its log"
 
 
 class TurnRefused(Exception):
@@ -127,6 +131,11 @@ class ConversationService:
             except ModelUnavailable as exc:
                 failed = True
                 yield "error", {"error": {"code": "MODEL_UNAVAILABLE", "message": exc.message}}
+            except Exception:
+                # A bug must not cut the stream: the client still gets an error and `done`.
+                logger.exception("turn %s failed unexpectedly", state.turn_id)
+                failed = True
+                yield "error", {"error": {"code": "INTERNAL_ERROR", "message": TURN_FAILED}}
         finally:
             # Also on cancellation (the client went away): what was produced is kept.
             self._save(state)
@@ -271,7 +280,8 @@ class ConversationService:
 
 
 def _shown(call: ToolCall) -> dict[str, Any]:
-    return call.arguments if isinstance(call.arguments, dict) else {}
+    shown: dict[str, Any] = printable(call.arguments) if isinstance(call.arguments, dict) else {}
+    return shown
 
 
 def response(state: TurnState, pending: dict[str, Any] | None) -> dict[str, Any]:

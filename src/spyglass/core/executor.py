@@ -195,7 +195,11 @@ class Executor:
     ) -> Outcome:
         # 1. resolve
         capability = self.registry.get(name, version) if isinstance(name, str) else None
-        attempt.name = name[:64] if isinstance(name, str) else "?"
+        # The name as asked for is shown back, cut short and with anything UTF-8 cannot
+        # encode (a lone surrogate) replaced, so the refusal itself can always be sent.
+        attempt.name = (
+            name[:64].encode("utf-8", "replace").decode("utf-8") if isinstance(name, str) else "?"
+        )
         attempt.version = version
         if capability is None:
             known = ", ".join(sorted({c.name for c in self.registry}))

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 import httpx
 
+from spyglass.core.encoding import printable
 from spyglass.llm.toolcalls import LeakGuard, ToolCall, ToolCallAccumulator
 from spyglass.settings import LLMSettings
 
@@ -131,7 +132,10 @@ class ModelClient:
                 done = True
                 break
             try:
-                chunk = json.loads(data)
+                # A lone surrogate escaped in the model's text would break every writer
+                # downstream (SSE, history); it is repaired here, once. One inside a tool
+                # call's own arguments text is still refused by validation.
+                chunk = printable(json.loads(data))
             except ValueError:
                 raise self._unavailable("sent a response that is not JSON") from None
             if not isinstance(chunk, dict):

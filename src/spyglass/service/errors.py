@@ -71,7 +71,14 @@ def describe_validation(errors: list[Any]) -> str:
         elif kind == "missing":
             parts.append(f"{field} is required")
         elif kind == "extra_forbidden":
-            parts.append(f"{field} is not an accepted field")
+            # The unexpected name is the caller's text: say where, never repeat it.
+            parent = ".".join(loc[:-1])
+            where = f" in {parent}" if parent else ""
+            parts.append(f"the body has a field it does not accept{where}")
+        elif kind == "string_unicode":
+            parts.append(f"{field} is not valid text (it holds a lone surrogate); send UTF-8 text")
+        elif kind == "value_error" and field == "body":
+            parts.append(str(error.get("msg", "is invalid")).removeprefix("Value error, ")[:200])
         else:
             message = str(error.get("msg", "is invalid"))
             message = message.removeprefix("Value error, ")

@@ -47,3 +47,16 @@ async def test_a_policy_file_that_cannot_be_written_is_503_naming_the_file(
     assert error["code"] == "STORAGE_UNAVAILABLE"
     assert "cannot write the policy file" in error["message"]
     assert (await client.get("/api/v1/policy")).json() == {"web_access_enabled": False}
+
+
+async def test_a_lone_surrogate_in_the_body_is_a_422_naming_no_text(
+    client: httpx.AsyncClient,
+) -> None:
+    response = await client.post(
+        "/api/v1/policy",
+        content=rb'{"web_access_enabled": true, "\ud800": 1}',
+        headers={"Content-Type": "application/json"},
+    )
+    assert response.status_code == 422
+    assert response.json()["error"]["code"] == "INVALID_REQUEST"
+    assert "not valid text" in response.json()["error"]["message"]
