@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from spyglass.core.schema import unencodable
+from spyglass.core.encoding import unencodable
 
 MAX_TEXT = 20000
 
@@ -26,7 +26,7 @@ class _Checked(BaseModel):
     def _encodable(cls, data: Any) -> Any:
         if isinstance(data, dict):
             checked = {k: v for k, v in data.items() if k not in cls._passed_on}
-            schema = {"properties": {name: {} for name in cls.model_fields}}
+            schema: dict[str, Any] = {"properties": dict.fromkeys(cls.model_fields, {})}
             problem = unencodable(checked, schema)
             if problem is not None:
                 raise ValueError(problem.replace("an argument name", "a field name"))
