@@ -21,6 +21,7 @@ from spyglass.core.context import Turn
 from spyglass.core.encoding import printable
 from spyglass.core.outcome import Outcome
 from spyglass.core.policy import capability_allowed
+from spyglass.errors import RequestRefused
 from spyglass.history.store import HistoryStore
 from spyglass.llm.client import Completion, ModelClient, ModelUnavailable
 from spyglass.llm.prompt import system_prompt
@@ -39,14 +40,8 @@ TITLE_CHARS = 80
 TURN_FAILED = "Spyglass hit an unexpected error in this turn; the details are in its log"
 
 
-class TurnRefused(Exception):
+class TurnRefused(RequestRefused):
     """The request cannot start or resume a turn; ``code`` and ``status`` go to HTTP."""
-
-    def __init__(self, code: str, message: str, status: int) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
 
 
 class ConversationService:

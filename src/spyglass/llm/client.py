@@ -16,11 +16,12 @@ from typing import Any, Literal
 import httpx
 
 from spyglass.core.encoding import printable
+from spyglass.errors import UpstreamError
 from spyglass.llm.toolcalls import LeakGuard, ToolCall, ToolCallAccumulator
 from spyglass.settings import LLMSettings
 
 
-class ModelUnavailable(Exception):
+class ModelUnavailable(UpstreamError):
     """The model server could not give an answer; ``message`` is safe to show."""
 
     def __init__(self, message: str) -> None:

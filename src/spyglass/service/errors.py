@@ -10,7 +10,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from spyglass.errors import StorageError
+from spyglass.errors import RequestRefused, StorageError
 
 logger = logging.getLogger(__name__)
 
@@ -26,16 +26,13 @@ STATUS_CODES = {
 }
 
 
-class ApiError(Exception):
+class ApiError(RequestRefused):
     """Raised by routes and dependencies; rendered as the JSON error shape."""
 
     def __init__(
         self, status: int, code: str, message: str, headers: dict[str, str] | None = None
     ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
+        super().__init__(code, message, status)
         self.headers = headers
 
 

@@ -26,7 +26,7 @@ class _Checked(BaseModel):
     def _encodable(cls, data: Any) -> Any:
         if isinstance(data, dict):
             checked = {k: v for k, v in data.items() if k not in cls._passed_on}
-            schema: dict[str, Any] = {"properties": dict.fromkeys(cls.model_fields, {})}
+            schema: dict[str, Any] = {"properties": {key: {} for key in cls.model_fields}}
             problem = unencodable(checked, schema)
             if problem is not None:
                 raise ValueError(problem.replace("an argument name", "a field name"))
