@@ -172,6 +172,18 @@ def test_policy_off_rejects_before_any_confirmation_is_issued(tmp_path: Path) ->
     assert len(h.store) == 0
 
 
+def test_an_unreadable_policy_refuses_with_its_own_code_naming_the_file(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.policy.path.parent.mkdir(parents=True)
+    h.policy.path.write_text("{broken")
+    outcome = h.executor.invoke("test.echo", 1, {"text": "a"}, channel="test")
+    assert (outcome.status, outcome.stage) == ("rejected", "policy")
+    assert outcome.error is not None and outcome.error.code == "POLICY_UNREADABLE"
+    assert str(h.policy.path) in outcome.error.message
+    assert "web access is off. The owner can turn it on" not in outcome.error.message
+    assert len(h.store) == 0
+
+
 def test_policy_change_applies_to_the_next_call_without_a_new_executor(harness: Harness) -> None:
     assert harness.executor.invoke("test.echo", 1, {"text": "a"}, channel="t").status == (
         "pending_confirmation"

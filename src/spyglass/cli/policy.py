@@ -6,7 +6,7 @@ import typer
 
 from spyglass.cli.invoke import load_runtime
 from spyglass.cli.output import JSON_OPTION, print_json, stdout
-from spyglass.core.policy import WEB_ACCESS
+from spyglass.core.policy import WEB_ACCESS, PolicyProblem, policy_problem
 
 app = typer.Typer(
     help="Show or change the owner's switches (web access is off until enabled).",
@@ -14,23 +14,38 @@ app = typer.Typer(
 )
 
 
-def _show(values: dict[str, bool], path: str, json_output: bool, note: str | None = None) -> None:
+def _show(
+    values: dict[str, bool],
+    path: str,
+    json_output: bool,
+    note: str | None = None,
+    problem: PolicyProblem | None = None,
+) -> None:
     if json_output:
-        print_json({**values, "path": path})
+        print_json({**values, "path": path, "problem": problem.to_dict() if problem else None})
         return
     console = stdout()
-    state = "[bold green]on[/]" if values[WEB_ACCESS] else "[bold]off[/]"
-    console.print(f"web access: {state}")
-    console.print(f"[dim]policy file: {path}[/]")
+    if problem is not None:
+        console.print(f"web access: [bold red]off — {problem.code}[/]")
+        console.print(problem.message, markup=False, soft_wrap=True)
+    else:
+        state = "[bold green]on[/]" if values[WEB_ACCESS] else "[bold]off[/]"
+        console.print(f"web access: {state}")
+    console.print(f"[dim]policy file: {path}[/]", highlight=False)
     if note:
         console.print(note)
 
 
 @app.command()
 def show(json_output: bool = JSON_OPTION) -> None:
-    """Show whether web access is on."""
+    """Show whether web access is on (and why not, when the policy file is unreadable)."""
     runtime = load_runtime()
-    _show(runtime.policy.read(), str(runtime.paths.policy_file), json_output)
+    problem = policy_problem(runtime.policy)
+    _show(runtime.policy.read(), str(runtime.paths.policy_file), json_output, problem=problem)
+
+
+# `status` is what people try first; both names do the same.
+app.command("status", help="Same as `show`.")(show)
 
 
 @app.command()

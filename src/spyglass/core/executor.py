@@ -37,7 +37,7 @@ from spyglass.core.outcome import (
     Stage,
     Status,
 )
-from spyglass.core.policy import PolicySource, capability_allowed
+from spyglass.core.policy import PolicySource, capability_allowed, policy_problem
 from spyglass.core.registry import Registry
 from spyglass.core.schema import validation_error
 from spyglass.errors import CapabilityError
@@ -231,6 +231,11 @@ class Executor:
 
         # 3. policy, read fresh from disk on every call
         if not capability_allowed(self.policy, capability):
+            # Off because the policy cannot be read is not the same as switched off: the
+            # owner must fix the file, not flip a switch they believe is already on.
+            problem = policy_problem(self.policy)
+            if problem is not None:
+                return self._stop(attempt, "policy", "rejected", problem.code, problem.message)
             key = capability.policy_key or capability.name
             hint = POLICY_HINT.get(key, f"{key} is off in the owner's policy")
             return self._stop(attempt, "policy", "rejected", Code.POLICY_DISABLED, hint)

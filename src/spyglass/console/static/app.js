@@ -32,11 +32,19 @@ function start(session) {
   hideGate();
   if (webSwitch) {
     // Signed in again after the session ended: the page is already wired.
-    webSwitch.show(session.web_access_enabled);
+    webSwitch.show(session.web_access_enabled, session.policy_problem);
     return;
   }
-  webSwitch = new WebSwitch({ button: $("web-switch"), hint: $("policy-hint") }, { onError: toast });
-  webSwitch.show(session.web_access_enabled);
+  webSwitch = new WebSwitch(
+    {
+      button: $("web-switch"),
+      hint: $("policy-hint"),
+      problem: $("policy-problem"),
+      problemMessage: $("policy-problem-message"),
+    },
+    { onError: toast },
+  );
+  webSwitch.show(session.web_access_enabled, session.policy_problem);
 
   let history;
   const chat = new Chat(

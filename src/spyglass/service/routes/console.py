@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 
 from spyglass.console import STATIC_DIR
-from spyglass.core.policy import WEB_ACCESS
+from spyglass.core.policy import WEB_ACCESS, policy_problem
 from spyglass.service.auth import COOKIE, SESSION_TTL_SECONDS
 from spyglass.service.errors import ApiError
 from spyglass.service.state import State
@@ -38,9 +38,11 @@ def health() -> dict[str, str]:
 def session(request: Request, state: State) -> dict[str, Any]:
     principal = state.auth.identify(request)
     csrf = principal.csrf_token if principal and principal.csrf_token else ""
+    problem = policy_problem(state.runtime.policy)
     return {
         "csrf_token": csrf,
         "web_access_enabled": state.runtime.policy.read()[WEB_ACCESS],
+        "policy_problem": problem.to_dict() if problem is not None else None,
         "version": __version__,
     }
 
