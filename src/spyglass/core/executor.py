@@ -233,9 +233,11 @@ class Executor:
         if not capability_allowed(self.policy, capability):
             # Off because the policy cannot be read is not the same as switched off: the
             # owner must fix the file, not flip a switch they believe is already on.
-            problem = policy_problem(self.policy)
-            if problem is not None:
-                return self._stop(attempt, "policy", "rejected", problem.code, problem.message)
+            unreadable = policy_problem(self.policy)
+            if unreadable is not None:
+                return self._stop(
+                    attempt, "policy", "rejected", unreadable.code, unreadable.message
+                )
             key = capability.policy_key or capability.name
             hint = POLICY_HINT.get(key, f"{key} is off in the owner's policy")
             return self._stop(attempt, "policy", "rejected", Code.POLICY_DISABLED, hint)
