@@ -48,6 +48,8 @@ def build_runtime(
 ) -> Runtime:
     """Load settings (unless given) and wire the embedded defaults together."""
     paths = paths or Paths.from_env()
+    # Folders made by an older version, or by hand, may be readable by others.
+    paths.tighten()
     settings = settings or load_settings(paths, overrides=overrides)
     policy = PolicyFile(paths.policy_file)
     audit = AuditLog(paths.audit_file)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from spyglass.errors import StorageError
+from spyglass.paths import make_private_dir
 
 if TYPE_CHECKING:
     from spyglass.core.capability import Capability
@@ -147,7 +148,7 @@ class PolicyFile:
         return values
 
     def _write(self, values: dict[str, bool]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dir(self.path.parent)
         # Temp file in the same folder, fsync, rename: readers see the old or the new file,
         # never a torn one, and concurrent writers each replace it whole.
         fd, tmp = tempfile.mkstemp(prefix=".policy-", suffix=".json", dir=self.path.parent)
