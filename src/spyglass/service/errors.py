@@ -68,10 +68,9 @@ def describe_validation(errors: list[Any]) -> str:
         elif kind == "missing":
             parts.append(f"{field} is required")
         elif kind == "extra_forbidden":
-            # The unexpected name is the caller's text: say where, never repeat it.
-            parent = ".".join(loc[:-1])
-            where = f" in {parent}" if parent else ""
-            parts.append(f"the body has a field it does not accept{where}")
+            # The name is repeated for the caller's own request body (its text was checked
+            # to be encodable); capability argument names are never repeated (core.schema).
+            parts.append(f"{field[:80]} is not an accepted field")
         elif kind == "string_unicode":
             parts.append(f"{field} is not valid text (it holds a lone surrogate); send UTF-8 text")
         elif kind == "value_error" and field == "body":

@@ -197,9 +197,10 @@ async def test_a_page_cannot_close_the_untrusted_wrapper(
     assert len(boundary) == 32 and int(boundary, 16) >= 0
     closing = f'</untrusted_tool_output id="{boundary}">'
     # The only closing tag with the real boundary is the last line; the page's fake closing
-    # tags are inside it.
+    # tags are inside it, with their name replaced.
     assert content.endswith(closing) and content.count(closing) == 1
-    assert content.index("</untrusted_tool_output>") < content.index(closing)
+    assert content.lower().count("untrusted_tool_output") == 2
+    assert content.index("[envelope tag removed]") < content.index(closing)
 
 
 async def test_the_audit_log_holds_no_query_url_or_page_text(
