@@ -116,5 +116,5 @@ def test_an_environment_value_that_is_not_utf8_is_a_config_error_naming_the_vari
     environ = {"SPYGLASS_LLM__MODEL": "caf\udce9"}
     with pytest.raises(ConfigError, match="SPYGLASS_LLM__MODEL is not valid UTF-8"):
         load_settings(Paths(tmp_path), environ=environ)
-    with pytest.raises(ConfigError, match="llm.model is not valid UTF-8"):
+    with pytest.raises(ConfigError, match=r"llm\.model is not valid UTF-8"):
         load_settings(Paths(tmp_path), environ={}, overrides={"llm.model": "caf\udce9"})
