@@ -111,3 +111,14 @@ def test_only_loopback_addresses_count_as_loopback() -> None:
 
     assert all(is_loopback(h) for h in ("127.0.0.1", "127.5.5.5", "::1", "[::1]", "localhost"))
     assert not any(is_loopback(h) for h in ("0.0.0.0", "192.168.1.2", "example.org", "::"))
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_sigterm_stops_serve_as_cleanly_as_ctrl_c(
+    served: tuple[subprocess.Popen[str], list[str]], stop: signal.Signals
+) -> None:
+    process, lines = served
+    process.send_signal(stop)
+    assert process.wait(timeout=15) == 0
+    wait_until(lambda: any("Spyglass stopped." in line for line in lines), what="the goodbye line")
+    assert not any("Traceback" in line for line in lines)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ipaddress
+import signal
 import socket
+from types import FrameType
 
 import httpx
 import typer
@@ -100,13 +102,23 @@ def serve(
     console.print("Press Ctrl-C to stop.")
     config = uvicorn.Config(app, log_level="warning", lifespan="on", server_header=False)
     server = uvicorn.Server(config)
+    # uvicorn shuts down gracefully on SIGINT and SIGTERM alike, then raises the signal again
+    # under the handler that was there before it. For SIGINT that is a KeyboardInterrupt;
+    # for SIGTERM the default handler would kill the process (exit 143) before the goodbye.
+    # Stopping on SIGTERM the way Ctrl-C stops makes `kill` and service managers clean too.
+    previous = signal.signal(signal.SIGTERM, _stop_like_ctrl_c)
     try:
         server.run(sockets=[sock])
-    except KeyboardInterrupt:  # pragma: no cover - uvicorn handles SIGINT itself
+    except KeyboardInterrupt:
         pass
     finally:
+        signal.signal(signal.SIGTERM, previous)
         sock.close()
     console.print("Spyglass stopped.")
+
+
+def _stop_like_ctrl_c(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
 
 
 def _print_login_url(token_file: object, host: str, port: int) -> None:
