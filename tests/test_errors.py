@@ -36,9 +36,9 @@ def test_the_tree_is_shallow_and_its_docstring_names_every_class() -> None:
 
     for cls in _exception_classes():
         assert cls.__name__ in (errors.__doc__ or ""), cls
-        # At most two levels under SpyglassError: base, intermediate, leaf.
+        # Shallow: an intermediate base, a leaf, and at most one refinement of a leaf.
         depth = cls.__mro__.index(SpyglassError)
-        assert depth <= 2, cls
+        assert depth <= 3, cls
 
 
 def test_refusals_carry_a_code_a_message_and_a_status() -> None:

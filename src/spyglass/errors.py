@@ -16,13 +16,18 @@ infrastructure faults, and every one Spyglass raises on purpose is a :class:`Spy
     ├── UpstreamError          a peer outside Spyglass failed or misbehaved; the code that
     │   │                      called it turns this into a structured code
     │   ├── ModelUnavailable       (spyglass.llm.client) the model server gave no answer
+    │   │   └── ToolsRefused           the model cannot take tools; ask again without
     │   ├── ResolutionError        (spyglass.fetch.resolver) a host name has no usable address
     │   ├── PeerRefused            (spyglass.fetch.dialler) a socket reached a refused address
     │   ├── BodyTooLarge           (spyglass.fetch.body) a page passed the size cap
     │   └── UnsupportedEncoding    (spyglass.fetch.body) a content coding nobody asked for
-    └── RequestRefused         a front end refuses a request; carries a code and HTTP status
-        ├── ApiError               (spyglass.service.errors) rendered as the JSON error shape
-        └── TurnRefused            (spyglass.conversation.turn) a turn cannot start or resume
+    ├── RequestRefused         a front end refuses a request; carries a code and HTTP status
+    │   ├── ApiError               (spyglass.service.errors) rendered as the JSON error shape
+    │   └── TurnRefused            (spyglass.conversation.turn) a turn cannot start or resume
+    └── InputError             a value given to Spyglass is malformed; also a ``ValueError``, so
+        │                      settings validators report it as a validation error
+        ├── HostnameError          (spyglass.hostnames) text that is not a host name
+        └── DomainFilterError      (spyglass.search.domains) an unusable domain filter entry
 
 The leaves live next to the code that raises them; a test walks the package and checks that
 every exception class Spyglass defines is in this tree.
@@ -88,3 +93,12 @@ class RequestRefused(SpyglassError):
         self.code = code
         self.message = message
         self.status = status
+
+
+class InputError(SpyglassError, ValueError):
+    """A value given to Spyglass (a host name, a domain filter) is malformed.
+
+    Also a :class:`ValueError`, so a pydantic validator that raises it reports a validation
+    error naming the setting; callers that take input from a model or person turn it into a
+    structured code.
+    """

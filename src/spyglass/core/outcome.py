@@ -22,6 +22,8 @@ class Code(StrEnum):
     #: The owner's policy exists but cannot be read; everything stays off until it is fixed.
     POLICY_UNREADABLE = "POLICY_UNREADABLE"
     INVALID_CONFIRMATION = "INVALID_CONFIRMATION"
+    #: A confirmation nobody answered in time (audited once per card, however noticed).
+    CONFIRMATION_EXPIRED = "CONFIRMATION_EXPIRED"
     CONFIRMATION_REQUIRED = "CONFIRMATION_REQUIRED"
     DENIED = "DENIED"
     TIMEOUT = "TIMEOUT"

@@ -1,54 +1,96 @@
-// The web-access switch: shows the owner's real policy, writes a change at once and puts the
-// switch back, visibly, when the write fails.
+// The owner's switches in the header: web access, and under it web search and page reading.
+// Each shows the owner's real policy, writes a change at once and puts itself back, visibly,
+// when the write fails. The two capability switches only matter while web access is on, so
+// they are greyed out (but keep their value) while it is off.
 
-import { setWebAccess } from "./api.js";
+import { getPolicy, setPolicy } from "./api.js";
 
-export class WebSwitch {
+export const WEB_ACCESS = "web_access_enabled";
+export const WEB_SEARCH = "web_search_enabled";
+export const WEB_FETCH = "web_fetch_enabled";
+
+const NAMES = { [WEB_ACCESS]: "Web access", [WEB_SEARCH]: "Web search", [WEB_FETCH]: "Reading pages" };
+
+export class PolicySwitches {
   /**
-   * @param {{button: HTMLButtonElement, hint: HTMLElement, problem: HTMLElement,
-   *          problemMessage: HTMLElement}} ui
+   * @param {{buttons: Record<string, HTMLButtonElement[]>, hint: HTMLElement,
+   *          problem: HTMLElement, problemMessage: HTMLElement, groups: HTMLElement[]}} ui
+   *   `buttons` maps each policy key to its switches (the header's, and the drawer's on a
+   *   phone); `groups` hold the capability switches.
    * @param {{onError: (message: string) => void}} hooks
    */
   constructor(ui, hooks) {
     this.ui = ui;
     this.hooks = hooks;
-    this.enabled = false;
+    // Until the service says otherwise: web access off, the capability switches at their default.
+    this.values = { [WEB_ACCESS]: false, [WEB_SEARCH]: true, [WEB_FETCH]: true };
+    this.saving = new Set();
+    // Set when the policy file cannot be read: every switch is off until it is rewritten.
     this.problem = null;
-    ui.button.addEventListener("click", () => this.toggle());
+    for (const [key, buttons] of Object.entries(ui.buttons)) {
+      for (const button of buttons) button.addEventListener("click", () => this.toggle(key, button));
+    }
   }
 
-  /**
-   * Show a state read from the service. ``problem`` ({code, message, path}) means the policy
-   * exists but cannot be read: everything is off, and switching rewrites the file.
-   */
-  show(enabled, problem = null) {
-    this.enabled = Boolean(enabled);
+  /** Show the master switch from the session, then every switch from the policy. */
+  async load(webAccess, problem = null) {
+    this.showProblem(problem);
+    this.show({ [WEB_ACCESS]: webAccess });
+    try {
+      const state = await getPolicy();
+      this.showProblem(state.problem || null);
+      this.show(state);
+    } catch (error) {
+      this.hooks.onError(`Could not read the switches: ${error.message}`);
+    }
+  }
+
+  /** Show states read from the service (keys left out keep what is shown). */
+  show(values) {
+    for (const key of Object.keys(this.values)) {
+      if (typeof values?.[key] === "boolean") this.values[key] = values[key];
+    }
+    const master = this.values[WEB_ACCESS];
+    for (const [key, buttons] of Object.entries(this.ui.buttons)) {
+      for (const button of buttons) {
+        button.setAttribute("aria-checked", String(this.values[key]));
+        button.disabled = this.saving.has(key) || (key !== WEB_ACCESS && !master);
+      }
+    }
+    for (const group of this.ui.groups) group.classList.toggle("switches-inactive", !master);
+    this.ui.hint.hidden = master || Boolean(this.problem);
+  }
+
+  /** Say why everything is off when the policy file cannot be read ({code, message, path}). */
+  showProblem(problem) {
     this.problem = problem;
-    this.ui.button.setAttribute("aria-checked", String(this.enabled));
-    this.ui.button.disabled = false;
     this.ui.problem.hidden = !problem;
     this.ui.problemMessage.textContent = problem ? problem.message : "";
-    this.ui.hint.hidden = this.enabled || Boolean(problem);
+    this.ui.hint.hidden = this.values[WEB_ACCESS] || Boolean(problem);
   }
 
-  async toggle() {
-    const previous = this.enabled;
-    const previousProblem = this.problem;
-    const wanted = !previous;
-    this.show(wanted);
-    this.ui.button.disabled = true;
-    this.ui.button.classList.add("switch-saving");
+  async toggle(key, button) {
+    if (this.saving.has(key)) return;
+    const previous = this.values[key];
+    this.saving.add(key);
+    this.show({ [key]: !previous });
+    button.classList.add("switch-saving");
     try {
-      const state = await setWebAccess(wanted);
-      this.show(Boolean(state.web_access_enabled), state.problem || null);
+      const state = await setPolicy({ [key]: !previous });
+      this.saving.delete(key);
+      // A successful write replaced the file, so whatever made it unreadable is gone.
+      this.showProblem(state.problem || null);
+      this.show(state);
     } catch (error) {
-      this.show(previous, previousProblem);
-      this.ui.button.classList.add("switch-failed");
-      setTimeout(() => this.ui.button.classList.remove("switch-failed"), 1200);
-      this.hooks.onError(`Web access was not changed: ${error.message}`);
+      this.saving.delete(key);
+      this.show({ [key]: previous });
+      button.classList.add("switch-failed");
+      setTimeout(() => button.classList.remove("switch-failed"), 1200);
+      this.hooks.onError(`${NAMES[key]} was not changed: ${error.message}`);
     } finally {
-      this.ui.button.disabled = false;
-      this.ui.button.classList.remove("switch-saving");
+      this.saving.delete(key);
+      button.classList.remove("switch-saving");
+      this.show({});
     }
   }
 }

@@ -1,4 +1,4 @@
-"""``GET|POST /api/v1/policy``: the owner's web-access switch."""
+"""``GET|POST /api/v1/policy``: the owner's switches (web access, and search and fetch under it)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from spyglass.core.policy import WEB_ACCESS, policy_problem
+from spyglass.core.policy import policy_problem
 from spyglass.service.models import PolicyBody
 from spyglass.service.state import State
 
@@ -18,14 +18,20 @@ def get_policy(state: State) -> dict[str, Any]:
     """The switches; ``problem`` (code ``POLICY_UNREADABLE``, message, path) when the policy
     exists but cannot be read, which keeps every switch off until it is fixed."""
     policy = state.runtime.policy
-    body: dict[str, Any] = {WEB_ACCESS: policy.read()[WEB_ACCESS]}
+    body: dict[str, Any] = dict(policy.read())
     problem = policy_problem(policy)
     if problem is not None:
         body["problem"] = problem.to_dict()
     return body
 
 
-@router.post("/api/v1/policy", operation_id="setPolicy", summary="Turn web access on or off")
+@router.post(
+    "/api/v1/policy",
+    operation_id="setPolicy",
+    summary="Turn web access, or web search or page fetching under it, on or off",
+)
 def set_policy(body: PolicyBody, state: State) -> dict[str, bool]:
-    values = state.runtime.policy.set(WEB_ACCESS, body.web_access_enabled)
-    return {WEB_ACCESS: values[WEB_ACCESS]}
+    policy = state.runtime.policy
+    for key, value in body.changes().items():
+        policy.set(key, value)
+    return policy.read()
