@@ -40,21 +40,46 @@ def _stamp(env: Path, key: str) -> Path:
     return env / f".installed-{digest}"
 
 
+def installed_extras(env: Path, pyproject: bytes) -> set[str] | None:
+    """The extras installed into ``env`` for this exact ``pyproject``; ``None`` if not yet."""
+    stamp = _stamp(env, hashlib.sha256(pyproject).hexdigest())
+    if not stamp.exists():
+        return None
+    return {name for name in stamp.read_text().split(",") if name}
+
+
+def record_install(env: Path, pyproject: bytes, extras: set[str]) -> None:
+    """Remember that ``env`` holds the project with ``extras`` for this ``pyproject``."""
+    for old in env.glob(".installed-*"):
+        old.unlink()
+    _stamp(env, hashlib.sha256(pyproject).hexdigest()).write_text(",".join(sorted(extras)))
+
+
+def extras_to_install(installed: set[str] | None, wanted: set[str]) -> set[str] | None:
+    """What to install so ``wanted`` is there, or ``None`` when nothing needs installing.
+
+    An environment with more than a command needs is good enough for it (``serve`` runs in
+    the ``dev`` environment), so switching between commands never reinstalls.
+    """
+    if installed is not None and wanted <= installed:
+        return None
+    return wanted | (installed or set())
+
+
 def ensure_venv(extras: str) -> Path:
-    """Create .venv and install the project with ``extras`` unless already done."""
+    """Create .venv and install the project with ``extras`` unless it already has them."""
     if not _bin(VENV, "python").exists():
         print(f"creating {VENV}", flush=True)
         venv.EnvBuilder(with_pip=True, clear=False).create(VENV)
     pyproject = (ROOT / "pyproject.toml").read_bytes()
-    stamp = _stamp(VENV, extras + hashlib.sha256(pyproject).hexdigest())
-    if not stamp.exists():
+    wanted = {name for name in extras.split(",") if name}
+    missing = extras_to_install(installed_extras(VENV, pyproject), wanted)
+    if missing is not None:
         python = _bin(VENV, "python")
         _run(python, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
-        target = f".[{extras}]" if extras else "."
+        target = f".[{','.join(sorted(missing))}]" if missing else "."
         _run(python, "-m", "pip", "install", "--quiet", "-e", target)
-        for old in VENV.glob(".installed-*"):
-            old.unlink()
-        stamp.touch()
+        record_install(VENV, pyproject, missing)
     return VENV
 
 

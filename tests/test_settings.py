@@ -107,3 +107,14 @@ def test_delegated_channels_follow_the_channel_settings() -> None:
     s = Settings.model_validate({"channels": {"mcp": {"confirmation": "delegated"}}})
     assert s.channels.delegated() == frozenset({"mcp"})
     assert Settings().channels.delegated() == frozenset()
+
+
+def test_an_environment_value_that_is_not_utf8_is_a_config_error_naming_the_variable(
+    tmp_path: Path,
+) -> None:
+    # How os.environ holds a byte that is not UTF-8: a lone surrogate.
+    environ = {"SPYGLASS_LLM__MODEL": "caf\udce9"}
+    with pytest.raises(ConfigError, match="SPYGLASS_LLM__MODEL is not valid UTF-8"):
+        load_settings(Paths(tmp_path), environ=environ)
+    with pytest.raises(ConfigError, match=r"llm\.model is not valid UTF-8"):
+        load_settings(Paths(tmp_path), environ={}, overrides={"llm.model": "caf\udce9"})

@@ -10,8 +10,28 @@ infrastructure faults, and every one Spyglass raises on purpose is a :class:`Spy
     ├── DefinitionError        a capability or registry is built wrongly (a programmer fault)
     ├── StorageError           a file under SPYGLASS_HOME cannot be written (permissions, disk)
     ├── StoreUnavailable       a shared state server (Redis, PostgreSQL) cannot be reached
-    └── CapabilityError        raised *inside* a capability to end it with a structured code;
-                               the executor turns it into a ``failed`` or ``rejected`` Outcome
+    ├── CapabilityError        raised *inside* a capability to end it with a structured code;
+    │   │                      the executor turns it into a ``failed`` or ``rejected`` Outcome
+    │   ├── TargetRejected         (spyglass.fetch.errors) a destination refused before sending
+    │   └── SearchFailure          (spyglass.search.model) a provider could not answer
+    ├── UpstreamError          a peer outside Spyglass failed or misbehaved; the code that
+    │   │                      called it turns this into a structured code
+    │   ├── ModelUnavailable       (spyglass.llm.client) the model server gave no answer
+    │   │   └── ToolsRefused           the model cannot take tools; ask again without
+    │   ├── ResolutionError        (spyglass.fetch.resolver) a host name has no usable address
+    │   ├── PeerRefused            (spyglass.fetch.dialler) a socket reached a refused address
+    │   ├── BodyTooLarge           (spyglass.fetch.body) a page passed the size cap
+    │   └── UnsupportedEncoding    (spyglass.fetch.body) a content coding nobody asked for
+    ├── RequestRefused         a front end refuses a request; carries a code and HTTP status
+    │   ├── ApiError               (spyglass.service.errors) rendered as the JSON error shape
+    │   └── TurnRefused            (spyglass.conversation.turn) a turn cannot start or resume
+    └── InputError             a value given to Spyglass is malformed; also a ``ValueError``, so
+        │                      settings validators report it as a validation error
+        ├── HostnameError          (spyglass.hostnames) text that is not a host name
+        └── DomainFilterError      (spyglass.search.domains) an unusable domain filter entry
+
+The leaves live next to the code that raises them; a test walks the package and checks that
+every exception class Spyglass defines is in this tree.
 """
 
 from __future__ import annotations
@@ -69,3 +89,29 @@ class CapabilityError(SpyglassError):
         self.retryable = retryable
         self.reason = reason
         self.status = status
+
+
+class UpstreamError(SpyglassError):
+    """A peer outside Spyglass (model server, web server, resolver) failed or misbehaved.
+
+    Never shown as is: the code that talked to the peer turns it into a structured code.
+    """
+
+
+class RequestRefused(SpyglassError):
+    """A front end refuses a request: ``code`` and ``message`` for the caller, HTTP ``status``."""
+
+    def __init__(self, code: str, message: str, status: int) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+class InputError(SpyglassError, ValueError):
+    """A value given to Spyglass (a host name, a domain filter) is malformed.
+
+    Also a :class:`ValueError`, so a pydantic validator that raises it reports a validation
+    error naming the setting; callers that take input from a model or person turn it into a
+    structured code.
+    """

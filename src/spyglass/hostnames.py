@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from ipaddress import IPv4Network, IPv6Network, ip_network
 
+from spyglass.errors import InputError
+
 #: Names that always mean this machine, its network or a cloud metadata service.
 LOCAL_NAMES = frozenset(
     {
@@ -60,7 +62,7 @@ _LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
 _NUMERIC = re.compile(r"^(0x[0-9a-f]*|[0-9]+)$")
 
 
-class HostnameError(ValueError):
+class HostnameError(InputError):
     """``text`` is not a host name; the message says why, without repeating it."""
 
 

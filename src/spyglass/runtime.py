@@ -63,6 +63,8 @@ def build_runtime(
 ) -> Runtime:
     """Load settings (unless given) and wire the stores ``[state]`` asks for together."""
     paths = paths or Paths.from_env()
+    # Folders made by an older version, or by hand, may be readable by others.
+    paths.tighten()
     settings = settings or load_settings(paths, overrides=overrides)
     holder: list[Executor] = []
     stores = open_stores(settings, paths, clock=lambda: holder[0].clock())

@@ -163,7 +163,7 @@ async def test_a_slow_provider_gets_the_search_deadline_message_not_a_bare_timeo
         ),
         ({"query": "q", "include_domains": ["a.com", "a.com"]}, "must not repeat"),
         ({"query": "q", "include_domains": [f"d{i}.com" for i in range(11)]}, "at most 10"),
-        ({"query": "q", "engines": "google"}, "unexpected field engines"),
+        ({"query": "q", "engines": "google"}, "1 unexpected field; allowed fields"),
     ],
 )
 async def test_bad_arguments_are_refused_before_approval(

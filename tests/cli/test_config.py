@@ -57,3 +57,25 @@ def test_show_reports_a_provider_without_its_key_without_failing(home: Path) -> 
     assert "search.searxng.base_url" in shown.stderr
     assert "fetch.tavily.api_key" in shown.stderr
     assert "Traceback" not in shown.stderr
+
+
+def test_an_unknown_key_is_named_by_show_which_still_shows_the_rest(home: Path) -> None:
+    (home / "config.toml").write_text("[fetch]\nmax_chars = 1234\nmax_charz = 5\n")
+    refused = run("search", "otters", home=home)
+    assert refused.code == 2
+    assert "fetch.max_charz is not a setting" in refused.stderr
+    assert "spyglass config show" in refused.stderr
+    shown = run("config", "show", home=home)
+    assert shown.code == 0, shown.stderr
+    assert "fetch.max_charz is not a setting" in shown.stderr
+    assert "max_chars = 1234" in shown.stdout
+    assert "max_charz" not in shown.stdout
+    as_json = run("config", "show", "--json", home=home)
+    assert json.loads(as_json.stdout)["fetch"]["max_chars"] == 1234
+
+
+def test_a_bad_value_is_still_refused_by_show(home: Path) -> None:
+    (home / "config.toml").write_text("[fetch]\nmax_chars = 'many'\nmax_charz = 5\n")
+    result = run("config", "show", home=home)
+    assert result.code == 2
+    assert "fetch.max_chars" in result.stderr and "Traceback" not in result.stderr

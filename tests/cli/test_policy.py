@@ -45,6 +45,28 @@ def test_enable_when_the_policy_cannot_be_written_fails_with_the_reason(home: Pa
     assert "Traceback" not in result.stderr
 
 
+def test_a_broken_policy_file_is_reported_as_unreadable_by_status_and_show(home: Path) -> None:
+    policy = home / "capabilities" / "policy.json"
+    policy.parent.mkdir(parents=True)
+    policy.write_text("{broken")
+    for command in ("status", "show"):
+        result = run("policy", command, home=home)
+        assert result.code == 0, result.stderr
+        assert "POLICY_UNREADABLE" in result.stdout
+        assert str(policy) in result.stdout
+        assert "spyglass policy enable" in result.stdout
+    as_json = json.loads(run("policy", "status", "--json", home=home).stdout)
+    assert as_json["web_access_enabled"] is False
+    assert as_json["problem"]["code"] == "POLICY_UNREADABLE"
+    assert as_json["problem"]["path"] == str(policy)
+
+
+def test_status_is_the_same_as_show(home: Path) -> None:
+    shown = run("policy", "show", "--json", home=home)
+    status = run("policy", "status", "--json", home=home)
+    assert status.code == 0 and json.loads(status.stdout) == json.loads(shown.stdout)
+
+
 def test_fetch_can_be_switched_off_on_its_own_and_enable_keeps_it_off(home: Path) -> None:
     off = run("policy", "disable", "fetch", home=home)
     assert off.code == 0 and "policy enable fetch" in off.stdout

@@ -138,3 +138,19 @@ def test_serve_reports_a_reader_without_its_key_at_start_and_keeps_serving(home:
         for stream in (process.stdout, process.stderr):
             if stream is not None:
                 stream.close()
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_sigterm_stops_serve_as_cleanly_as_ctrl_c(
+    served: tuple[subprocess.Popen[str], list[str]], stop: signal.Signals
+) -> None:
+    process, lines = served
+    match = URL.search("".join(lines))
+    assert match is not None
+    # Signalled once it serves, as a service manager would stop it.
+    with httpx.Client(trust_env=False, timeout=5) as http:
+        assert http.get(f"{match.group(1)}/api/v1/health").status_code == 200
+    process.send_signal(stop)
+    assert process.wait(timeout=30) == 0
+    wait_until(lambda: any("Spyglass stopped." in line for line in lines), what="the goodbye line")
+    assert not any("Traceback" in line for line in lines)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import BrowserContext, Page, expect
 
 from spyglass.core.policy import WEB_ACCESS, WEB_FETCH, WEB_SEARCH
 from tests.console.harness import ConsoleServer, screenshot
@@ -94,6 +94,26 @@ def test_a_failed_write_puts_the_switch_back_and_says_why(
     expect(page.locator("#toast")).to_contain_text("Web access was not changed")
     expect(switch).to_have_attribute("aria-checked", "true")
     expect(switch).to_be_enabled()
+
+
+def test_a_broken_policy_file_is_named_in_the_header_and_switching_rewrites_it(
+    context: BrowserContext, server: ConsoleServer
+) -> None:
+    server.runtime.paths.policy_file.write_text("{broken")
+    tab = context.new_page()
+    tab.goto(server.login_url())
+    tab.wait_for_selector("#composer-input:not([disabled])")
+    problem = tab.locator("#policy-problem")
+    expect(problem).to_be_visible()
+    expect(problem).to_contain_text("cannot be read")
+    expect(problem).to_contain_text(str(server.runtime.paths.policy_file))
+    expect(tab.locator("#policy-hint")).to_be_hidden()
+    switch = tab.get_by_role("switch", name="Web access")
+    expect(switch).to_have_attribute("aria-checked", "false")
+    switch.click()
+    expect(switch).to_have_attribute("aria-checked", "true")
+    expect(problem).to_be_hidden()
+    assert server.runtime.policy.read()[WEB_ACCESS] is True
 
 
 def test_switching_page_reads_off_keeps_search_and_the_model_is_not_offered_fetch(

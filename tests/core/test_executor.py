@@ -91,7 +91,7 @@ def test_unknown_version_is_rejected_at_resolve(harness: Harness) -> None:
     ("arguments", "fragment"),
     [
         ({}, "text is required"),
-        ({"text": "a", "extra": 1}, "unexpected field extra"),
+        ({"text": "a", "extra": 1}, "1 unexpected field; allowed fields: count, text"),
         ({"text": 5}, "text must be of type string"),
         ({"text": "x" * 1_000_000}, "text must be at most 200 characters"),
         ({"text": "a", "count": 9}, "count must be at most 5"),
@@ -107,6 +107,47 @@ def test_bad_arguments_are_rejected_at_validate_naming_the_field(
     assert outcome.error.code == "INVALID_ARGUMENTS"
     assert fragment in outcome.error.message
     assert len(outcome.error.message) < 300
+
+
+@pytest.mark.parametrize(
+    ("arguments", "fragment"),
+    [
+        ({"text": "\ud800"}, "text is not valid text"),
+        ({"text": "a\udfffb", "count": 1}, "text is not valid text"),
+        ({"text": "a", "\ud800": 1}, "an argument name is not valid text"),
+        ({"text": "a", "canary_name_0xq": 1}, "1 unexpected field"),
+    ],
+)
+def test_unencodable_strings_are_refused_at_validate_before_any_token_without_echo(
+    harness: Harness, arguments: dict[str, Any], fragment: str
+) -> None:
+    outcome = harness.executor.invoke("test.echo", 1, arguments, channel="test")
+    assert (outcome.status, outcome.stage) == ("rejected", "validate")
+    assert outcome.error is not None and outcome.error.code == "INVALID_ARGUMENTS"
+    assert fragment in outcome.error.message
+    assert "canary_name" not in outcome.error.message
+    # The whole outcome can be sent as UTF-8 JSON: nothing unencodable was echoed.
+    json.dumps(outcome.to_dict()).encode("utf-8")
+    outcome.error.message.encode("utf-8")
+    assert len(harness.store) == 0
+
+
+def test_unknown_capability_name_that_cannot_be_encoded_is_rejected_readably(
+    harness: Harness,
+) -> None:
+    outcome = harness.executor.invoke("web.\ud800x", None, {}, channel="test")
+    assert outcome.error is not None and outcome.error.code == "UNKNOWN_CAPABILITY"
+    outcome.error.message.encode("utf-8")
+    outcome.capability.encode("utf-8")
+
+
+def test_result_with_an_unencodable_string_fails_as_invalid_result(tmp_path: Path) -> None:
+    async def broken(context: Any) -> dict[str, Any]:
+        return {"echo": "bad \udc80 text"}
+
+    h = Harness(tmp_path, fixtures.make(handler=broken, network=Network.LOCAL, policy_key=None))
+    outcome = h.executor.invoke("test.echo", 1, {"text": "a"}, channel="test")
+    assert outcome.error is not None and outcome.error.code == "INVALID_RESULT"
 
 
 def test_deeply_nested_arguments_are_rejected_without_recursion_errors(
@@ -128,6 +169,18 @@ def test_policy_off_rejects_before_any_confirmation_is_issued(tmp_path: Path) ->
         "POLICY_DISABLED",
     )
     assert "spyglass policy enable" in outcome.error.message
+    assert len(h.store) == 0
+
+
+def test_an_unreadable_policy_refuses_with_its_own_code_naming_the_file(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.policy.path.parent.mkdir(parents=True)
+    h.policy.path.write_text("{broken")
+    outcome = h.executor.invoke("test.echo", 1, {"text": "a"}, channel="test")
+    assert (outcome.status, outcome.stage) == ("rejected", "policy")
+    assert outcome.error is not None and outcome.error.code == "POLICY_UNREADABLE"
+    assert str(h.policy.path) in outcome.error.message
+    assert "web access is off. The owner can turn it on" not in outcome.error.message
     assert len(h.store) == 0
 
 

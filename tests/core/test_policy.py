@@ -15,6 +15,7 @@ from spyglass.core.policy import (
     WEB_SEARCH,
     PolicyFile,
     capability_allowed,
+    policy_problem,
     switch_off,
 )
 from spyglass.errors import StorageError
@@ -88,6 +89,47 @@ def test_a_write_that_fails_raises_a_storage_error_naming_the_file(tmp_path: Pat
     with pytest.raises(StorageError, match="cannot write the policy file"):
         policy.set(WEB_ACCESS, True)
     assert policy.enabled(WEB_ACCESS) is False
+
+
+def test_a_broken_file_is_reported_as_a_problem_naming_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "policy.json"
+    path.write_text("{broken")
+    policy = PolicyFile(path)
+    problem = policy_problem(policy)
+    assert problem is not None
+    assert problem.code == "POLICY_UNREADABLE"
+    assert problem.location == str(path) and str(path) in problem.message
+    assert "spyglass policy enable" in problem.message
+    policy.set(WEB_ACCESS, True)  # rewriting the file is the fix
+    assert policy_problem(policy) is None and policy.enabled(WEB_ACCESS)
+
+
+def test_a_missing_file_is_off_but_not_a_problem(tmp_path: Path) -> None:
+    assert policy_problem(PolicyFile(tmp_path / "policy.json")) is None
+
+
+def test_a_broken_file_is_logged_once_per_distinct_problem_not_on_every_read(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "policy.json"
+    path.write_text("{broken")
+    policy = PolicyFile(path)
+    for _ in range(5):
+        policy.enabled(WEB_ACCESS)
+        policy_problem(policy)
+    assert caplog.text.count("is not valid JSON") == 1
+    path.write_text("[true]")
+    for _ in range(3):
+        policy.enabled(WEB_ACCESS)
+    assert caplog.text.count("must hold a JSON object") == 1
+
+
+def test_a_source_without_problem_reporting_has_no_problem() -> None:
+    class Switches:
+        def enabled(self, key: str) -> bool:
+            return False
+
+    assert policy_problem(Switches()) is None
 
 
 def test_search_and_fetch_switches_are_on_until_switched_off_but_only_matter_under_the_master(

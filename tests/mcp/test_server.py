@@ -53,7 +53,7 @@ async def test_with_web_access_off_the_call_is_a_tool_error_saying_how_to_enable
         ({}, "text is required"),
         ({"text": 7}, "text must be of type string"),
         ({"text": "x", "count": 99}, "count must be at most 5"),
-        ({"text": "x", "colour": "red"}, "unexpected field colour"),
+        ({"text": "x", "colour": "red"}, "1 unexpected field"),
     ],
 )
 async def test_malformed_arguments_are_a_tool_error_naming_the_field(

@@ -178,7 +178,7 @@ async def test_stdio_malformed_arguments_are_a_tool_error_naming_the_field(
 def test_stdout_carries_only_protocol_messages_while_logging_goes_to_stderr(
     env: dict[str, str], home: Path
 ) -> None:
-    # A malformed policy file makes every call log a warning: logging happens mid-call.
+    # A malformed policy file logs a warning (once) during the first call: logging mid-call.
     Paths(home).policy_file.write_text("{not json", encoding="utf-8")
     with raw_stdio(env, "-v") as server:
         server.send(INITIALIZE)
@@ -197,7 +197,8 @@ def test_stdout_carries_only_protocol_messages_while_logging_goes_to_stderr(
         )
         answer = server.response(3)["result"]
         assert answer["isError"] is True
-        assert "POLICY_DISABLED" in answer["content"][0]["text"]
+        # A broken policy file is reported as itself, not as "web access is off".
+        assert "POLICY_UNREADABLE" in answer["content"][0]["text"]
         # Arguments that are not an object are the executor's to refuse, as a tool error.
         server.send(
             {

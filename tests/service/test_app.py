@@ -4,6 +4,7 @@ Schemathesis finding no server error anywhere in the OpenAPI document."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -22,6 +23,9 @@ from tests.support.server import running_service, wait_until
 from tests.support.service import Clock
 
 MESSAGE = "/api/v1/conversation/message"
+CAPABILITIES = ("web.search", "web.fetch", "system.health")
+#: Examples per operation that are also sent with lone surrogates (each as 18 requests).
+SURROGATE_EXAMPLES = 5
 
 
 def sse_events(lines: Iterator[str]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -134,15 +138,51 @@ def test_the_real_web_search_runs_through_the_service_against_a_searxng_server(
     assert done["text"] == "Otters are mammals."
 
 
+def _with_surrogates(value: Any, *, keys_from: int | None, depth: int = 0) -> Any:
+    """``value`` with a lone surrogate appended to every string and, from nesting depth
+    ``keys_from`` on, a key made of one added to every object: what a JSON body may escape
+    but UTF-8 cannot hold."""
+    if isinstance(value, str):
+        return value + "\ud800"
+    if isinstance(value, dict):
+        mutated = {
+            k: _with_surrogates(v, keys_from=keys_from, depth=depth + 1) for k, v in value.items()
+        }
+        if keys_from is not None and depth >= keys_from:
+            mutated["\udc80"] = "x"
+        return mutated
+    if isinstance(value, list):
+        return [_with_surrogates(item, keys_from=keys_from, depth=depth + 1) for item in value]
+    return value
+
+
+def _object_fields(document: dict[str, Any], path: str, method: str) -> list[str]:
+    """The names of the object-typed fields of an operation's JSON body."""
+    operation = document["paths"][path][method.lower()]
+    schema = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
+    schema = schema.get("schema", {})
+    while "$ref" in schema:
+        schema = document["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
+    return [
+        name
+        for name, field in schema.get("properties", {}).items()
+        if field.get("type") == "object" and "properties" not in field
+    ]
+
+
 def test_schemathesis_finds_no_server_error(
     service_runtime: Runtime, fake_model: FakeModel
 ) -> None:
+    """Every operation with generated input, then the same bodies carrying lone surrogates
+    (which Schemathesis itself never generates: it keeps to what UTF-8 can encode)."""
     service_runtime.policy.set("web_access_enabled", True)
     with running_service(service_runtime) as (base, token):
         headers = {"Authorization": f"Bearer {token}"}
         raw = httpx.get(f"{base}/openapi.json", headers=headers, trust_env=False).json()
         schema = schemathesis.openapi.from_dict(raw)
         failures: list[str] = []
+        surrogate_calls = 0
+        seen: dict[str, int] = {}  # examples per operation so far; the first few get surrogates
         for result in schema.get_all_operations():
             operation = result.ok()
 
@@ -154,14 +194,47 @@ def test_schemathesis_finds_no_server_error(
             )
             @given(case=operation.as_strategy())
             def check(case: Any) -> None:
+                nonlocal surrogate_calls
                 response = case.call(base_url=base, headers=headers)
-                if response.status_code >= 500:
-                    failures.append(
-                        f"{case.method} {case.formatted_path}: "
-                        f"{response.status_code} {response.text[:200]}"
+                outcomes = [response]
+                paths = [case.formatted_path]
+                if "{name}" in case.operation.path:
+                    # Random capability names stop at "unknown": also reach validation.
+                    paths = [case.operation.path.replace("{name}", n) for n in CAPABILITIES]
+                key = f"{case.method} {case.operation.path}"
+                seen[key] = seen.get(key, 0) + 1
+                if not isinstance(case.body, dict | list | str) or seen[key] > SURROGATE_EXAMPLES:
+                    paths = []
+                bodies = [case.body]
+                if isinstance(case.body, dict):
+                    # Optional scalars (a version, a token) often stop a call before its
+                    # nested objects are read; a variant has only the declared objects.
+                    declared = _object_fields(raw, case.operation.path, case.method)
+                    bodies.append({name: case.body.get(name) or {} for name in declared})
+                for path, keys_from, base_body in itertools.product(paths, (None, 0, 1), bodies):
+                    # Escaped by json.dumps, so the bytes on the wire are valid UTF-8.
+                    body = json.dumps(_with_surrogates(base_body, keys_from=keys_from))
+                    outcomes.append(
+                        httpx.request(
+                            case.method,
+                            base + path,
+                            params=case.query or None,
+                            content=body,
+                            headers={**headers, "Content-Type": "application/json"},
+                            trust_env=False,
+                            timeout=30,
+                        )
                     )
+                    surrogate_calls += 1
+                for answered in outcomes:
+                    if answered.status_code >= 500:
+                        failures.append(
+                            f"{case.method} {case.formatted_path}: "
+                            f"{answered.status_code} {answered.text[:200]}"
+                        )
 
             check()
+    assert surrogate_calls > 0
     assert failures == []
 
 

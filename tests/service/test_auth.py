@@ -87,7 +87,12 @@ async def test_the_login_link_sets_a_strict_httponly_cookie_and_redirects(app: F
         assert "SameSite=strict" in cookie and "Path=/" in cookie
         session = await client.get("/api/v1/session")
         assert session.status_code == 200
-        assert set(session.json()) == {"csrf_token", "web_access_enabled", "version"}
+        assert set(session.json()) == {
+            "csrf_token",
+            "web_access_enabled",
+            "policy_problem",
+            "version",
+        }
         again = await client.get(f"/login?code={code}")
     assert again.status_code == 401
     assert "text/html" in again.headers["content-type"]

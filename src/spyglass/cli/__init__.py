@@ -9,6 +9,7 @@ import typer
 
 from spyglass.cli import audit, config, db, mcp, policy, search, serve
 from spyglass.cli import fetch as fetch_command
+from spyglass.cli.argv import undecodable
 from spyglass.cli.capabilities import capabilities, invoke
 from spyglass.cli.output import EXIT_FAILED, EXIT_USAGE, fail
 from spyglass.errors import ConfigError, SpyglassError
@@ -59,6 +60,9 @@ app.add_typer(db.app, name="db")
 
 def main() -> None:
     """Console-script entry point: no exception reaches the person as a traceback."""
+    problem = undecodable(sys.argv[1:])
+    if problem is not None:
+        _exit_with(problem, EXIT_USAGE, "arguments must be text: a search query, a URL, a name")
     try:
         app()
     except ConfigError as exc:

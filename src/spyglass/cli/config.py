@@ -5,10 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 import typer
+from rich.markup import escape
 
-from spyglass.cli.invoke import load_runtime
-from spyglass.cli.output import EXIT_FAILED, JSON_OPTION, fail, print_json, stdout
-from spyglass.paths import Paths
+from spyglass.cli.output import (
+    EXIT_FAILED,
+    EXIT_USAGE,
+    JSON_OPTION,
+    fail,
+    print_json,
+    stderr,
+    stdout,
+)
+from spyglass.errors import ConfigError
+from spyglass.paths import Paths, make_private_dir
 
 app = typer.Typer(
     help="Show the effective settings and where they live.",
@@ -21,16 +30,40 @@ app = typer.Typer(
 def show(
     json_output: bool = JSON_OPTION,
 ) -> None:
-    """Print the effective settings (file, then SPYGLASS_* variables), secrets masked."""
-    runtime = load_runtime()
-    data = runtime.settings.public_dict()
+    """Print the effective settings (file, then SPYGLASS_* variables), secrets masked.
+
+    A key that is not a setting is named on stderr and left out, so this works even while
+    every other command refuses to start because of it.
+    """
+    from spyglass.settings import load_settings_leniently
+
+    paths = Paths.from_env()
+    try:
+        settings, problems = load_settings_leniently(paths)
+    except ConfigError as exc:
+        fail(str(exc), EXIT_USAGE, hint=f"fix or remove it in {paths.config_file}")
+    warn = stderr()
+    for problem in problems:
+        warn.print(f"[yellow]warning:[/] {escape(problem)}; left out below")
+    if problems:
+        warn.print(
+            "[dim]hint:[/] other commands refuse to start until these keys are fixed or "
+            "removed; the settings they can be are listed below"
+        )
+    from spyglass.capabilities import BUILTIN
+
+    for capability in BUILTIN.latest():
+        for problem in capability.problems(settings):
+            # Not offered until fixed; every other command keeps working.
+            warn.print(f"[yellow]warning:[/] {capability.name}: {escape(problem)}")
+    data = settings.public_dict()
     if json_output:
         print_json(data)
         return
     import tomli_w
 
     console = stdout()
-    console.print(f"[dim]# effective settings; file: {runtime.paths.config_file}[/]")
+    console.print(f"[dim]# effective settings; file: {escape(str(paths.config_file))}[/]")
     console.print(tomli_w.dumps(_drop_none(data)), markup=False)
 
 
@@ -70,7 +103,7 @@ def init(force: bool = typer.Option(False, "--force", help="Overwrite an existin
     target = paths.config_file
     if target.exists() and not force:
         fail(f"{target} already exists", EXIT_FAILED, hint="add --force to overwrite it")
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dir(target.parent)
     from spyglass.settings import TEMPLATE
 
     target.write_text(TEMPLATE, encoding="utf-8")

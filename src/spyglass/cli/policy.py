@@ -12,7 +12,7 @@ import typer
 
 from spyglass.cli.invoke import load_runtime
 from spyglass.cli.output import JSON_OPTION, print_json, stdout
-from spyglass.core.policy import WEB_ACCESS, WEB_FETCH, WEB_SEARCH
+from spyglass.core.policy import WEB_ACCESS, WEB_FETCH, WEB_SEARCH, PolicyProblem, policy_problem
 
 app = typer.Typer(
     # Plain help: typer's rich formatter costs more start-up time than the command itself.
@@ -42,28 +42,46 @@ SWITCH_ARGUMENT = typer.Argument(
 )
 
 
-def _show(values: dict[str, bool], path: str, json_output: bool, note: str | None = None) -> None:
+def _show(
+    values: dict[str, bool],
+    path: str,
+    json_output: bool,
+    note: str | None = None,
+    problem: PolicyProblem | None = None,
+) -> None:
     if json_output:
-        print_json({**values, "path": path})
+        print_json({**values, "path": path, "problem": problem.to_dict() if problem else None})
         return
     console = stdout()
+    if problem is not None:
+        # Not "off" like a switch: the file itself must be fixed (or rewritten).
+        console.print(f"web access: [bold red]off — {problem.code}[/]")
+        console.print(problem.message, markup=False, soft_wrap=True)
     master = values[WEB_ACCESS]
     for key, label in LABELS.items():
+        if problem is not None and key == WEB_ACCESS:
+            continue
         on = values.get(key, False)
         state = "[bold green]on[/]" if on else "[bold]off[/]"
         if key != WEB_ACCESS and on and not master:
             state += " [dim](inactive while web access is off)[/]"
         console.print(f"{label}: {state}")
-    console.print(f"[dim]policy file: {path}[/]")
+    console.print(f"[dim]policy file: {path}[/]", highlight=False)
     if note:
         console.print(note)
 
 
 @app.command()
 def show(json_output: bool = JSON_OPTION) -> None:
-    """Show the switches: web access, and search and fetch under it."""
+    """Show the switches: web access, and search and fetch under it (and why all are off,
+    when the policy file cannot be read)."""
     runtime = load_runtime()
-    _show(runtime.policy.read(), str(runtime.paths.policy_file), json_output)
+    problem = policy_problem(runtime.policy)
+    _show(runtime.policy.read(), str(runtime.paths.policy_file), json_output, problem=problem)
+
+
+# `status` is what people try first; both names do the same.
+app.command("status", help="Same as `show`.")(show)
 
 
 @app.command()

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import os
+import signal
 import socket
+from types import FrameType
 from typing import TYPE_CHECKING
 
 import typer
@@ -127,6 +129,11 @@ def serve(
     if workers > 1:
         console.print(f"Workers: {workers}", markup=False)
     console.print("Press Ctrl-C to stop.")
+    # uvicorn shuts down gracefully on SIGINT and SIGTERM alike, then raises the signal again
+    # under the handler that was there before it. For SIGINT that is a KeyboardInterrupt;
+    # for SIGTERM the default handler would kill the process (exit 143) before the goodbye.
+    # Stopping on SIGTERM the way Ctrl-C stops makes `kill` and service managers clean too.
+    previous = signal.signal(signal.SIGTERM, _stop_like_ctrl_c)
     try:
         if workers > 1:
             _run_workers(host, port, workers, sock)
@@ -134,9 +141,10 @@ def serve(
             app = create_app(runtime, port=port, extra_hosts=[url_host(host)])
             config = uvicorn.Config(app, log_level="warning", lifespan="on", server_header=False)
             uvicorn.Server(config).run(sockets=[sock])
-    except KeyboardInterrupt:  # pragma: no cover - uvicorn handles SIGINT itself
+    except KeyboardInterrupt:
         pass
     finally:
+        signal.signal(signal.SIGTERM, previous)
         sock.close()
     console.print("Spyglass stopped.")
 
@@ -166,6 +174,10 @@ async def _first_login_code(runtime: Runtime) -> str:
         return await runtime.stores.login_codes.issue()
     finally:
         await runtime.stores.aclose()
+
+
+def _stop_like_ctrl_c(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
 
 
 def _print_login_url(token_file: object, host: str, port: int) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from spyglass.core.encoding import printable
 from spyglass.core.outcome import Outcome
 
 
@@ -12,7 +13,8 @@ def tool_event(outcome: Outcome, arguments: Any) -> dict[str, Any]:
     event: dict[str, Any] = {
         "type": "tool",
         "capability": outcome.capability,
-        "arguments": arguments if isinstance(arguments, dict) else {},
+        # A model's arguments may hold text that cannot be encoded; shown repaired.
+        "arguments": printable(arguments) if isinstance(arguments, dict) else {},
         "status": outcome.status,
     }
     if outcome.error is not None:

@@ -27,9 +27,10 @@ from spyglass.conversation.pending import (
 from spyglass.conversation.transcript import is_untrusted, replay, tool_message, tool_payload
 from spyglass.core.capability import Capability
 from spyglass.core.context import Turn
+from spyglass.core.encoding import printable
 from spyglass.core.outcome import Outcome
 from spyglass.core.policy import capability_allowed
-from spyglass.errors import StoreUnavailable
+from spyglass.errors import RequestRefused, StoreUnavailable
 from spyglass.history.store import HistoryStore
 from spyglass.llm.client import Completion, ModelClient, ModelUnavailable, ToolsRefused
 from spyglass.llm.prompt import system_prompt
@@ -49,14 +50,11 @@ MODEL_WITHOUT_TOOLS = "MODEL_WITHOUT_TOOLS"
 EMPTY_ANSWER = "EMPTY_ANSWER"
 
 
-class TurnRefused(Exception):
-    """The request cannot start or resume a turn; ``code`` and ``status`` go to HTTP."""
+TURN_FAILED = "Spyglass hit an unexpected error in this turn; the details are in its log"
 
-    def __init__(self, code: str, message: str, status: int) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
+
+class TurnRefused(RequestRefused):
+    """The request cannot start or resume a turn; ``code`` and ``status`` go to HTTP."""
 
 
 class ConversationService:
@@ -170,6 +168,11 @@ class ConversationService:
                 except ModelUnavailable as exc:
                     failed = True
                     yield "error", {"error": {"code": "MODEL_UNAVAILABLE", "message": exc.message}}
+                except Exception:
+                    # A bug must not cut the stream: the client still gets an error and `done`.
+                    logger.exception("turn %s failed unexpectedly", state.turn_id)
+                    failed = True
+                    yield "error", {"error": {"code": "INTERNAL_ERROR", "message": TURN_FAILED}}
         finally:
             # Also on cancellation (the client went away): what was produced is kept.
             await asyncio.shield(self._save(state))
@@ -405,7 +408,8 @@ def _nothing_left(answer: _Answer) -> bool:
 
 
 def _shown(call: ToolCall) -> dict[str, Any]:
-    return call.arguments if isinstance(call.arguments, dict) else {}
+    shown: dict[str, Any] = printable(call.arguments) if isinstance(call.arguments, dict) else {}
+    return shown
 
 
 def response(state: TurnState, pending: dict[str, Any] | None) -> dict[str, Any]:

@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
+from spyglass.paths import make_private_dir
+
 AUDIT_FIELDS = (
     "ts",
     "event_id",
@@ -54,7 +56,7 @@ class AuditLog:
             raise ValueError(f"audit events may not carry {sorted(unknown)}")
         line = json.dumps(dict(event), separators=(",", ":"), ensure_ascii=True) + "\n"
         data = line.encode("ascii")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dir(self.path.parent)
         with self._lock:
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             try:

@@ -38,7 +38,14 @@ from spyglass.core.outcome import (
     Stage,
     Status,
 )
-from spyglass.core.policy import WEB_ACCESS, WEB_FETCH, WEB_SEARCH, PolicySource, switch_off
+from spyglass.core.policy import (
+    WEB_ACCESS,
+    WEB_FETCH,
+    WEB_SEARCH,
+    PolicySource,
+    policy_problem,
+    switch_off,
+)
 from spyglass.core.registry import Registry
 from spyglass.core.schema import validation_error
 from spyglass.errors import CapabilityError, StoreUnavailable
@@ -284,7 +291,11 @@ class Executor:
     ) -> Outcome:
         # 1. resolve
         capability = self.registry.get(name, version) if isinstance(name, str) else None
-        attempt.name = name[:64] if isinstance(name, str) else "?"
+        # The name as asked for is shown back, cut short and with anything UTF-8 cannot
+        # encode (a lone surrogate) replaced, so the refusal itself can always be sent.
+        attempt.name = (
+            name[:64].encode("utf-8", "replace").decode("utf-8") if isinstance(name, str) else "?"
+        )
         attempt.version = version
         if capability is None:
             known = ", ".join(sorted({c.name for c in self.registry}))
@@ -317,6 +328,13 @@ class Executor:
         # 3. policy, read fresh from disk on every call
         off = switch_off(self.policy, capability)
         if off is not None:
+            # Off because the policy cannot be read is not the same as switched off: the
+            # owner must fix the file, not flip a switch they believe is already on.
+            unreadable = policy_problem(self.policy)
+            if unreadable is not None:
+                return self._stop(
+                    attempt, "policy", "rejected", unreadable.code, unreadable.message
+                )
             hint = POLICY_HINT.get(
                 off,
                 f"the owner's switch {off} is off; the owner can turn it on with "

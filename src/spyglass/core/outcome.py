@@ -19,6 +19,8 @@ class Code(StrEnum):
     UNKNOWN_CAPABILITY = "UNKNOWN_CAPABILITY"
     INVALID_ARGUMENTS = "INVALID_ARGUMENTS"
     POLICY_DISABLED = "POLICY_DISABLED"
+    #: The owner's policy exists but cannot be read; everything stays off until it is fixed.
+    POLICY_UNREADABLE = "POLICY_UNREADABLE"
     INVALID_CONFIRMATION = "INVALID_CONFIRMATION"
     #: A confirmation nobody answered in time (audited once per card, however noticed).
     CONFIRMATION_EXPIRED = "CONFIRMATION_EXPIRED"

@@ -14,11 +14,14 @@ import json
 import logging
 import os
 import tempfile
+import threading
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from spyglass.errors import StorageError
+from spyglass.paths import make_private_dir
 
 if TYPE_CHECKING:
     from spyglass.core.capability import Capability
@@ -34,12 +37,44 @@ WEB_FETCH = "web_fetch_enabled"
 #: default for a key it holds no value for.
 DEFAULTS: Mapping[str, bool] = {WEB_ACCESS: False, WEB_SEARCH: True, WEB_FETCH: True}
 KNOWN_KEYS = tuple(DEFAULTS)
+#: The code of a refusal because the policy exists but cannot be read (it fails closed).
+POLICY_UNREADABLE = "POLICY_UNREADABLE"
+FIX_HINT = "`spyglass policy enable` or `spyglass policy disable` rewrites it"
 
 
 class PolicySource(Protocol):
     """Answers whether an owner switch is on. Read at every invocation."""
 
     def enabled(self, key: str) -> bool: ...
+
+
+@dataclass(frozen=True)
+class PolicyProblem:
+    """Why the owner's switches cannot be read (so every switch counts as off)."""
+
+    message: str
+    #: Where the policy lives (a file path, a table), for the person who must fix it.
+    location: str
+    code: str = POLICY_UNREADABLE
+
+    def to_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message, "path": self.location}
+
+
+class ReportsProblems(Protocol):
+    """Optional extra for a :class:`PolicySource`: says why it cannot be read right now."""
+
+    def problem(self) -> PolicyProblem | None: ...
+
+
+def policy_problem(policy: PolicySource) -> PolicyProblem | None:
+    """The source's current problem, if it reports problems at all (the default: none).
+
+    A source that fails closed should offer ``problem()``, so the owner is told the policy
+    is unreadable rather than merely "off".
+    """
+    problem = getattr(policy, "problem", None)
+    return problem() if callable(problem) else None
 
 
 def default(key: str) -> bool:
@@ -83,11 +118,17 @@ def capability_allowed(
 
 
 class PolicyFile:
-    """The policy file. Missing means the defaults (web access off); malformed means every
-    switch off, plus a warning."""
+    """The policy file. Missing means the defaults (web access off); unreadable means every
+    switch off *and* a problem.
+
+    An unreadable file is logged once per distinct problem, not on every read, and reported
+    by :meth:`problem` so front ends can say why web access is off.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._lock = threading.Lock()
+        self._problem: PolicyProblem | None = None
 
     def read(self) -> dict[str, bool]:
         """Every known switch with its current value.
@@ -95,37 +136,53 @@ class PolicyFile:
         A switch the file does not mention has its default; a file that cannot be read or
         parsed turns every switch off.
         """
+        values, problem = self._load()
+        self._note(problem)
+        return values
+
+    def problem(self) -> PolicyProblem | None:
+        """Why the file cannot be used right now (read afresh), or ``None``."""
+        _, problem = self._load()
+        self._note(problem)
+        return problem
+
+    def _load(self) -> tuple[dict[str, bool], PolicyProblem | None]:
         values = dict.fromkeys(KNOWN_KEYS, False)
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:
-            return dict(DEFAULTS)
+            return dict(DEFAULTS), None
         except OSError as exc:
-            logger.warning(
-                "policy file %s cannot be read (%s); web access stays off", self.path, exc.strerror
-            )
-            return values
+            return values, self._unreadable(f"cannot be read ({exc.strerror or exc})")
         try:
             data = json.loads(raw)
         except (ValueError, UnicodeDecodeError):
-            logger.warning(
-                "policy file %s is not valid JSON; web access stays off. "
-                "Run `spyglass policy enable` or `disable` to rewrite it.",
-                self.path,
-            )
-            return values
+            return values, self._unreadable("is not valid JSON")
         if not isinstance(data, dict):
-            logger.warning(
-                "policy file %s must hold a JSON object; web access stays off", self.path
-            )
-            return values
+            return values, self._unreadable("must hold a JSON object")
         for key in KNOWN_KEYS:
             if key not in data:
                 values[key] = default(key)
             else:
                 # Only a literal true turns a switch on; "yes", 1 or "true" do not.
                 values[key] = data[key] is True
-        return values
+        return values, None
+
+    def _unreadable(self, what: str) -> PolicyProblem:
+        return PolicyProblem(
+            f"the policy file {self.path} {what}, so web access stays off; {FIX_HINT}",
+            str(self.path),
+        )
+
+    def _note(self, problem: PolicyProblem | None) -> None:
+        with self._lock:
+            if problem == self._problem:
+                return
+            self._problem = problem
+        if problem is not None:
+            logger.warning("%s", problem.message)
+        else:
+            logger.info("policy file %s is readable again", self.path)
 
     def enabled(self, key: str) -> bool:
         return self.read().get(key, False)
@@ -149,7 +206,7 @@ class PolicyFile:
         return values
 
     def _write(self, values: dict[str, bool]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dir(self.path.parent)
         # Temp file in the same folder, fsync, rename: readers see the old or the new file,
         # never a torn one, and concurrent writers each replace it whole.
         fd, tmp = tempfile.mkstemp(prefix=".policy-", suffix=".json", dir=self.path.parent)

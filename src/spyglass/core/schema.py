@@ -10,6 +10,8 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from spyglass.core.encoding import unencodable
+
 MAX_NESTING = 32
 
 
@@ -30,12 +32,16 @@ def _describe(error: ValidationError) -> str:
         missing = [name for name in expected if name not in (instance or {})]
         return f"{', '.join(missing) or field} is required"
     if rule == "additionalProperties":
+        # The unexpected names are counted, never repeated: a name is caller text like any
+        # value, and may carry what must not be echoed (or cannot even be encoded).
         allowed = sorted((schema.get("properties") or {}).keys())
-        extra = sorted(set(instance) - set(allowed)) if isinstance(instance, dict) else []
-        names = ", ".join(_short(name) for name in extra[:3])
+        count = len(set(instance) - set(allowed)) if isinstance(instance, dict) else 1
+        what = f"{count} unexpected field{'s' if count != 1 else ''}"
+        if field != "arguments":
+            what += f" in {field}"
         if not allowed:
-            return f"unexpected field {names}; this capability takes no arguments"
-        return f"unexpected field {names}; allowed fields: {', '.join(allowed)}"
+            return f"{what}; this capability takes no arguments"
+        return f"{what}; allowed fields: {', '.join(allowed)}"
     if rule == "type":
         return f"{field} must be of type {expected}"
     if rule == "enum":
@@ -66,11 +72,6 @@ def _describe(error: ValidationError) -> str:
         description = schema.get("description") if isinstance(schema, dict) else None
         return f"{field}: {description}" if description else f"{field} is not a valid combination"
     return f"{field} is invalid ({rule})"
-
-
-def _short(text: str, limit: int = 40) -> str:
-    text = str(text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _depth(value: Any, limit: int) -> int:
@@ -104,6 +105,9 @@ def validation_error(schema: Mapping[str, Any], instance: Any) -> str | None:
     """``None`` when ``instance`` is valid, else one message naming the first bad field."""
     if _depth(instance, MAX_NESTING) > MAX_NESTING:
         return f"arguments are nested more than {MAX_NESTING} levels deep"
+    problem = unencodable(instance, schema)
+    if problem is not None:
+        return problem
     errors = sorted(
         validator_for(schema).iter_errors(instance),
         key=lambda e: (len(list(e.absolute_path)), str(e.validator)),

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 import httpx
 
+from spyglass.errors import UpstreamError
+
 if TYPE_CHECKING:
     from zlib import _Decompress
 
@@ -22,11 +24,11 @@ ACCEPT_ENCODING = "gzip, deflate, identity;q=0.5"
 _STEP = 64 * 1024
 
 
-class BodyTooLarge(Exception):
+class BodyTooLarge(UpstreamError):
     """The decoded body passed the cap; nothing more was read."""
 
 
-class UnsupportedEncoding(Exception):
+class UnsupportedEncoding(UpstreamError):
     """The server used a content coding we did not ask for."""
 
 

@@ -11,11 +11,12 @@ from typing import Protocol
 
 import httpcore
 
+from spyglass.errors import UpstreamError
 from spyglass.fetch.addresses import IPAddress, parse_address, refusal
 from spyglass.fetch.private import private_use
 
 
-class PeerRefused(Exception):
+class PeerRefused(UpstreamError):
     """The socket ended up connected to an address that is not allowed."""
 
 

@@ -10,10 +10,11 @@ import asyncio
 import socket
 from typing import Protocol
 
+from spyglass.errors import UpstreamError
 from spyglass.fetch.addresses import IPAddress, parse_address
 
 
-class ResolutionError(Exception):
+class ResolutionError(UpstreamError):
     """The name has no usable address (no such name, or the resolver failed)."""
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from spyglass.history.migrations import migrate
+from spyglass.paths import make_private_dir
 
 
 def utc_now() -> datetime:
@@ -167,7 +168,7 @@ class SQLiteHistory:
         retention_days: int,
         clock: Callable[[], datetime] = utc_now,
     ) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dir(path.parent)
         # Conversations are private: the file (and its -wal/-shm siblings, which SQLite
         # creates with the same mode) is readable by the owner only.
         path.touch(mode=0o600, exist_ok=True)

@@ -15,13 +15,15 @@ from typing import Any, Literal
 
 import httpx
 
+from spyglass.core.encoding import printable
+from spyglass.errors import UpstreamError
 from spyglass.llm.toolcalls import LeakGuard, ToolCall, ToolCallAccumulator
 from spyglass.llm.toolsupport import MAX_ERROR_BYTES, ToolSupportMemory, refuses_tools
 from spyglass.netfaults import Fault, classify
 from spyglass.settings import LLMSettings
 
 
-class ModelUnavailable(Exception):
+class ModelUnavailable(UpstreamError):
     """The model server could not give an answer; ``message`` is safe to show."""
 
     def __init__(self, message: str) -> None:
@@ -153,7 +155,10 @@ class ModelClient:
                 done = True
                 break
             try:
-                chunk = json.loads(data)
+                # A lone surrogate escaped in the model's text would break every writer
+                # downstream (SSE, history); it is repaired here, once. One inside a tool
+                # call's own arguments text is still refused by validation.
+                chunk = printable(json.loads(data))
             except ValueError:
                 raise self._unavailable("sent a response that is not JSON") from None
             if not isinstance(chunk, dict):

@@ -16,6 +16,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from spyglass.core.encoding import encodable
+
 MARKERS = ("<tool_call", "<function=")
 
 
@@ -33,7 +35,10 @@ class ToolCall:
         """The arguments as the JSON string the OpenAI protocol carries."""
         if isinstance(self.arguments, str):
             return self.arguments
-        return json.dumps(self.arguments, ensure_ascii=False)
+        text = json.dumps(self.arguments, ensure_ascii=False)
+        # Escaped, a lone surrogate the model sent goes back to it (and to the history)
+        # exactly as it came, as text every writer can encode.
+        return text if encodable(text) else json.dumps(self.arguments)
 
     def as_message_entry(self) -> dict[str, Any]:
         return {

@@ -1,18 +1,21 @@
 """Turning what providers send into the plain ``{title, url, snippet}`` results of design §7.
 
-Provider text is untrusted: tags are stripped (script and style bodies dropped), entities
-decoded, control characters removed and whitespace folded, so a result can only ever be
-plain text. URLs must be http(s) with a host; duplicates and filtered domains are dropped.
+Provider text is untrusted: entities are decoded to a fixed point, then tags stripped (script
+and style bodies dropped), control characters removed and whitespace folded, so a result can
+only ever be plain text; the untrusted envelope's tag cannot appear in it in any spelling.
+URLs must be http(s) with a host; duplicates and filtered domains are dropped.
 """
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from collections.abc import Iterable
 from html.parser import HTMLParser
 from urllib.parse import urlsplit, urlunsplit
 
+from spyglass.envelope import neutralise
 from spyglass.search.domains import host_matches
 from spyglass.search.model import RawResult, SearchQuery
 
@@ -22,7 +25,8 @@ MAX_SNIPPET_CHARS = 1000
 TITLE_CHARS = 300
 URL_CHARS = 2048
 
-_TAG_LIKE = re.compile(r"<\s*/?\s*[A-Za-z!?][^>]*>")
+#: Entity layers decoded at most; each layer makes the text shorter, so this is generous.
+_MAX_LAYERS = 10
 _SPACE = re.compile(r"\s+")
 _SKIPPED = {"script", "style", "template", "noscript", "iframe", "object", "svg", "math"}
 
@@ -55,17 +59,38 @@ def _strip_once(text: str) -> str:
     return "".join(collector.parts)
 
 
+def _decoded(text: str) -> str:
+    # Providers escape markup once, twice, or more (``&amp;lt;b&amp;gt;``): decode until
+    # nothing changes, so no later reader can decode a tag back into existence.
+    for _ in range(_MAX_LAYERS):
+        decoded = html.unescape(text)
+        if decoded == text:
+            break
+        text = decoded
+    return text
+
+
+def _plain(text: str) -> str:
+    # Decode, then strip, until neither changes anything: removing a tag can join the
+    # pieces of an entity (``&am<b></b>p;lt;``) or of another tag.
+    for _ in range(_MAX_LAYERS):
+        result = _strip_once(_decoded(text))
+        if result == text:
+            break
+        text = result
+    return text
+
+
 def plain_text(text: str) -> str:
-    """``text`` with tags stripped, entities decoded, controls removed, whitespace folded."""
-    result = _strip_once(text)
-    # Some providers escape their markup once more (``&lt;b&gt;``); after decoding, what looks
-    # like a tag is stripped again so no markup survives either way.
-    if _TAG_LIKE.search(result):
-        result = _strip_once(result)
+    """``text`` with entities decoded to a fixed point, then tags stripped, controls removed,
+    whitespace folded, and the untrusted envelope's tag name replaced in any spelling."""
+    result = _plain(text)
+    # Before control characters become spaces, so zero-width tricks are still recognised.
+    result = neutralise(result)
     result = "".join(
         " " if unicodedata.category(char) in {"Cc", "Cf", "Zl", "Zp"} else char for char in result
     )
-    return _SPACE.sub(" ", result).strip()
+    return neutralise(_SPACE.sub(" ", result).strip())
 
 
 def shorten(text: str, limit: int) -> str:

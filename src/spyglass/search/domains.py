@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from spyglass import hostnames
+from spyglass.errors import InputError
 
 #: The search arguments that hold domain filters.
 FILTER_ARGUMENTS = ("include_domains", "exclude_domains")
 
 
-class DomainFilterError(ValueError):
+class DomainFilterError(InputError):
     """One filter entry cannot be used; ``argument`` and ``position`` (1-based) say which."""
 
     def __init__(self, argument: str, position: int, why: str) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse
+from starlette.types import ASGIApp
 
 from spyglass.conversation.pending import PendingTurnStore
 from spyglass.conversation.turn import ConversationService
@@ -89,7 +90,7 @@ def create_app(
             await history.close()
             await stores.aclose()
 
-    app = FastAPI(
+    app = _SpyglassApp(
         title="Spyglass",
         version=__version__,
         description="Web search and fetch for a local AI assistant, with the owner's approval.",
@@ -110,15 +111,27 @@ def create_app(
     ):
         app.include_router(module.router)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
-    # Added innermost first: SecurityHeaders wraps everything, then Host, auth, body size.
+    # Added innermost first: Host check, then auth, then body size. SecurityHeaders wraps
+    # all of them and Starlette's error layer too (see _SpyglassApp).
     app.add_middleware(BodyLimit, limit=settings.server.max_body_bytes)
     app.add_middleware(AuthGate, authenticator=authenticator)
     hosts = allowed_hosts(
         settings.server.host, port, [*extra_hosts, *settings.server.allowed_hosts]
     )
     app.add_middleware(HostCheck, hosts=hosts)
-    app.add_middleware(SecurityHeaders)
     return app
+
+
+class _SpyglassApp(FastAPI):
+    """FastAPI with the security headers outside every other layer.
+
+    ``add_middleware`` places a middleware inside Starlette's ServerErrorMiddleware, whose
+    500 responses would then go out bare; wrapping the built stack puts the headers on
+    every response, whichever layer produced it.
+    """
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return SecurityHeaders(super().build_middleware_stack())
 
 
 def _openapi(app: FastAPI) -> dict[str, Any]:

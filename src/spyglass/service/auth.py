@@ -19,6 +19,7 @@ from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from spyglass.errors import StoreUnavailable
+from spyglass.paths import make_private_dir
 from spyglass.service.errors import ApiError, error_response
 from spyglass.state.sessions import (
     SessionStore,
@@ -37,7 +38,7 @@ def load_or_create_token(path: Path) -> str:
         token = ""
     if token:
         return token
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dir(path.parent)
     token = secrets.token_urlsafe(32)
     # Written to a 0600 temp file and renamed, so the token is never readable by others.
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")

@@ -10,7 +10,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from spyglass.errors import StorageError
+from spyglass.errors import RequestRefused, StorageError
 
 logger = logging.getLogger(__name__)
 
@@ -26,16 +26,13 @@ STATUS_CODES = {
 }
 
 
-class ApiError(Exception):
+class ApiError(RequestRefused):
     """Raised by routes and dependencies; rendered as the JSON error shape."""
 
     def __init__(
         self, status: int, code: str, message: str, headers: dict[str, str] | None = None
     ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
+        super().__init__(code, message, status)
         self.headers = headers
 
 
@@ -71,7 +68,13 @@ def describe_validation(errors: list[Any]) -> str:
         elif kind == "missing":
             parts.append(f"{field} is required")
         elif kind == "extra_forbidden":
-            parts.append(f"{field} is not an accepted field")
+            # The name is repeated for the caller's own request body (its text was checked
+            # to be encodable); capability argument names are never repeated (core.schema).
+            parts.append(f"{field[:80]} is not an accepted field")
+        elif kind == "string_unicode":
+            parts.append(f"{field} is not valid text (it holds a lone surrogate); send UTF-8 text")
+        elif kind == "value_error" and field == "body":
+            parts.append(str(error.get("msg", "is invalid")).removeprefix("Value error, ")[:200])
         else:
             message = str(error.get("msg", "is invalid"))
             message = message.removeprefix("Value error, ")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -18,6 +19,9 @@ SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"referrer-policy", b"no-referrer"),
 )
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+INTERNAL_ERROR = "Spyglass hit an unexpected error; the details are in its log"
+
+logger = logging.getLogger(__name__)
 
 
 async def _send_error(send: Send, status: int, code: str, message: str) -> None:
@@ -36,7 +40,13 @@ async def _send_error(send: Send, status: int, code: str, message: str) -> None:
 
 
 class SecurityHeaders:
-    """Adds CSP, nosniff and no-referrer to every response, errors included."""
+    """Adds CSP, nosniff and no-referrer to every response, errors included.
+
+    It wraps the whole application, Starlette's own error layer too, so whichever layer
+    answers (a route, a middleware, the 500 handler) the headers are there; and when
+    something fails before any response was started it answers the JSON 500 itself, so the
+    server's bare fallback response is never needed.
+    """
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -45,15 +55,28 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        started = finished = False
 
         async def with_headers(message: Message) -> None:
+            nonlocal started, finished
             if message["type"] == "http.response.start":
+                started = True
                 names = {name.lower() for name, _ in message.get("headers", [])}
                 extra = [(n, v) for n, v in SECURITY_HEADERS if n not in names]
                 message["headers"] = [*message.get("headers", []), *extra]
+            elif message["type"] == "http.response.body" and not message.get("more_body"):
+                finished = True
             await send(message)
 
-        await self.app(scope, receive, with_headers)
+        try:
+            await self.app(scope, receive, with_headers)
+        except Exception:
+            if finished:
+                return  # answered (and logged) by the error handler; nothing more to say
+            if started:
+                raise  # half a response: only the server can end the connection
+            logger.exception("unhandled error on %s %s", scope.get("method"), scope.get("path"))
+            await _send_error(with_headers, 500, "INTERNAL_ERROR", INTERNAL_ERROR)
 
 
 def allowed_hosts(host: str, port: int, extra: Iterable[str] = ()) -> frozenset[str]:

@@ -2,14 +2,38 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from spyglass.core.encoding import unencodable
 
 MAX_TEXT = 20000
 
 
-class _Body(BaseModel):
+class _Checked(BaseModel):
+    """Refuses a body holding text UTF-8 cannot encode (a lone surrogate), naming the field.
+
+    JSON may escape a lone surrogate (``"\\ud800"``); the value decodes but could never be
+    written to a response, the history or the audit log. Fields in ``_passed_on`` are
+    checked by whoever receives them (capability arguments, by the executor's validation).
+    """
+
+    _passed_on: ClassVar[frozenset[str]] = frozenset()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _encodable(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            checked = {k: v for k, v in data.items() if k not in cls._passed_on}
+            schema: dict[str, Any] = {"properties": {key: {} for key in cls.model_fields}}
+            problem = unencodable(checked, schema)
+            if problem is not None:
+                raise ValueError(problem.replace("an argument name", "a field name"))
+        return data
+
+
+class _Body(_Checked):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
@@ -64,12 +88,14 @@ class PolicyBody(_Body):
 
 
 class InvokeRequest(_Body):
+    _passed_on: ClassVar[frozenset[str]] = frozenset({"arguments"})
+
     arguments: dict[str, Any] = Field(default_factory=dict)
     version: int | None = Field(default=None, ge=1, le=1000)
     confirmation: ConfirmationAnswer | None = None
 
 
-class OpenWebUISearch(BaseModel):
+class OpenWebUISearch(_Checked):
     # Open WebUI may add fields in later versions; unknown ones are ignored.
     model_config = ConfigDict(extra="ignore", strict=True)
 
@@ -77,7 +103,7 @@ class OpenWebUISearch(BaseModel):
     count: int = Field(default=5, ge=1, le=50)
 
 
-class OpenWebUILoad(BaseModel):
+class OpenWebUILoad(_Checked):
     model_config = ConfigDict(extra="ignore", strict=True)
 
     urls: list[str] = Field(min_length=1, max_length=20)

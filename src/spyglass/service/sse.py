@@ -18,7 +18,10 @@ Event = tuple[str, dict[str, Any]]
 
 
 def encode(name: str, data: dict[str, Any]) -> bytes:
-    return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+    # Text is repaired before it gets here; "replace" is the last net, so an event is always
+    # sent and the stream always reaches `done`.
+    text = f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+    return text.encode("utf-8", "replace")
 
 
 class EventStreamResponse:

@@ -92,6 +92,32 @@ async def test_invalid_arguments_come_back_as_a_rejected_outcome_naming_the_fiel
     assert "query" in outcome["error"]["message"]
 
 
+async def test_a_lone_surrogate_is_refused_at_validate_without_a_token_or_an_echo(
+    client: httpx.AsyncClient, web_on: Runtime
+) -> None:
+    # httpx cannot encode a lone surrogate itself: the JSON escape is sent as written.
+    cases = [
+        (INVOKE, rb'{"arguments": {"query": "\ud800"}}', "query is not valid text"),
+        (
+            "/api/v1/capabilities/web.fetch/invoke",
+            rb'{"arguments": {"url": "https://example.org/\udfff"}}',
+            "url is not valid text",
+        ),
+        (INVOKE, rb'{"arguments": {"query": "x", "\ud800": 1}}', "an argument name"),
+    ]
+    for path, body, fragment in cases:
+        response = await client.post(
+            path, content=body, headers={"Content-Type": "application/json"}
+        )
+        assert response.status_code < 500, response.text
+        outcome = response.json()
+        assert (outcome["status"], outcome["stage"]) == ("rejected", "validate")
+        assert outcome["error"]["code"] == "INVALID_ARGUMENTS"
+        assert fragment in outcome["error"]["message"]
+        assert "pending_confirmation" not in outcome
+    assert len(web_on.confirmations) == 0  # type: ignore[arg-type]
+
+
 @pytest.fixture
 async def real_client(paths: Paths) -> AsyncIterator[tuple[httpx.AsyncClient, Runtime]]:
     """The service over the built-in web.fetch and web.search, web access on."""

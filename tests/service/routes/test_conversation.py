@@ -288,9 +288,10 @@ async def test_a_page_cannot_close_the_untrusted_wrapper(
     assert len(boundary) == 32 and int(boundary, 16) >= 0
     closing = f'</untrusted_tool_output id="{boundary}">'
     # The only closing tag with the real boundary is the last line; the page's fake closing
-    # tags are inside it.
+    # tags are inside it, with their name replaced.
     assert content.endswith(closing) and content.count(closing) == 1
-    assert content.index("</untrusted_tool_output>") < content.index(closing)
+    assert content.lower().count("untrusted_tool_output") == 2
+    assert content.index("[envelope tag removed]") < content.index(closing)
 
 
 async def test_the_audit_log_holds_no_query_url_or_page_text(
@@ -366,3 +367,59 @@ async def test_sse_streams_the_whole_turn_in_contract_order(
     names = [name for i, (name, _) in enumerate(events) if i == 0 or events[i - 1][0] != name]
     assert names == ["turn", "tool_end", "content", "citations", "done"]
     assert events[-1][1]["text"] == "Let me look. Found them."
+
+
+async def test_a_lone_surrogate_in_a_message_is_a_422_not_a_500(
+    client: httpx.AsyncClient,
+) -> None:
+    response = await client.post(
+        URL, content=rb'{"text": "hi \ud800"}', headers={"Content-Type": "application/json"}
+    )
+    assert response.status_code == 422
+    assert "text is not valid text" in response.json()["error"]["message"]
+
+
+BAD_CALL = Reply(
+    deltas=[
+        {"role": "assistant"},
+        {
+            "tool_calls": [
+                {
+                    "index": 0,
+                    "id": "call_1",
+                    "type": "function",
+                    # The arguments text itself escapes a lone surrogate.
+                    "function": {"name": "web_search", "arguments": '{"query": "\\ud800"}'},
+                }
+            ]
+        },
+    ],
+    finish_reason="tool_calls",
+)
+
+
+async def test_a_models_call_with_a_lone_surrogate_is_a_readable_tool_failure(
+    client: httpx.AsyncClient, fake_model: FakeModel, web_on: Runtime
+) -> None:
+    fake_model.script(BAD_CALL, text("Sorry, that query was broken."))
+    response = await client.post(URL, json={"text": "search"})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    [event] = body["events"]
+    assert event["status"] == "rejected"
+    assert body["text"] == "Sorry, that query was broken."
+    told = fake_model.requests[1]["messages"][-1]["content"]
+    assert "INVALID_ARGUMENTS" in told and "query is not valid text" in told
+
+
+async def test_an_sse_turn_with_a_broken_call_still_ends_with_done(
+    client: httpx.AsyncClient, fake_model: FakeModel, web_on: Runtime
+) -> None:
+    fake_model.script(BAD_CALL, text("Done anyway."))
+    response = await client.post(
+        URL, json={"text": "search"}, headers={"Accept": "text/event-stream"}
+    )
+    events = parse_sse(response.text)
+    names = [name for name, _ in events]
+    assert names[0] == "turn" and names[-1] == "done"
+    assert events[-1][1]["text"] == "Done anyway."

@@ -124,3 +124,20 @@ async def test_a_failed_search_is_an_error_not_an_empty_result_list(
     error = response.json()["error"]
     assert error["code"] == "SEARCH_PROVIDER_UNAVAILABLE"
     assert "loopback provider is down" in error["message"]
+
+
+async def test_a_lone_surrogate_in_an_open_webui_body_is_a_422_not_a_500(
+    delegated: FastAPI,
+) -> None:
+    runtime: Runtime = delegated.state.spyglass.runtime
+    runtime.policy.set("web_access_enabled", True)
+    async with bearer(delegated) as client:
+        for path, body in [
+            ("/api/v1/openwebui/search", rb'{"query": "caf\ud800", "count": 2}'),
+            ("/api/v1/openwebui/loader", rb'{"urls": ["https://example.org/\udc80"]}'),
+        ]:
+            response = await client.post(
+                path, content=body, headers={"Content-Type": "application/json"}
+            )
+            assert response.status_code == 422, response.text
+            assert "not valid text" in response.json()["error"]["message"]

@@ -50,7 +50,43 @@ async def test_a_policy_file_that_cannot_be_written_is_503_naming_the_file(
     error = response.json()["error"]
     assert error["code"] == "STORAGE_UNAVAILABLE"
     assert "cannot write the policy file" in error["message"]
-    assert (await client.get("/api/v1/policy")).json()["web_access_enabled"] is False
+    after = (await client.get("/api/v1/policy")).json()
+    assert after["web_access_enabled"] is False
+    assert after["problem"]["code"] == "POLICY_UNREADABLE"  # a file where its folder should be
+
+
+async def test_a_lone_surrogate_in_the_body_is_a_422_naming_no_text(
+    client: httpx.AsyncClient,
+) -> None:
+    response = await client.post(
+        "/api/v1/policy",
+        content=rb'{"web_access_enabled": true, "\ud800": 1}',
+        headers={"Content-Type": "application/json"},
+    )
+    assert response.status_code == 422
+    assert response.json()["error"]["code"] == "INVALID_REQUEST"
+    assert "not valid text" in response.json()["error"]["message"]
+
+
+async def test_a_broken_policy_file_is_reported_with_its_own_code_and_path(
+    client: httpx.AsyncClient, service_runtime: Runtime
+) -> None:
+    path = service_runtime.paths.policy_file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("{broken")
+    body = (await client.get("/api/v1/policy")).json()
+    assert body["web_access_enabled"] is False
+    assert body["problem"]["code"] == "POLICY_UNREADABLE"
+    assert body["problem"]["path"] == str(path)
+    session = (await client.get("/api/v1/session")).json()
+    assert session["policy_problem"]["code"] == "POLICY_UNREADABLE"
+    invoked = await client.post(
+        "/api/v1/capabilities/web.search/invoke", json={"arguments": {"query": "x"}}
+    )
+    error = invoked.json()["error"]
+    assert error["code"] == "POLICY_UNREADABLE" and str(path) in error["message"]
+    await client.post("/api/v1/policy", json={"web_access_enabled": True})
+    assert "problem" not in (await client.get("/api/v1/policy")).json()
 
 
 async def test_fetch_can_be_switched_off_on_its_own_and_the_others_keep_their_values(

@@ -33,7 +33,7 @@ function start(session) {
   hideGate();
   if (switches) {
     // Signed in again after the session ended: the page is already wired.
-    switches.load(session.web_access_enabled);
+    switches.load(session.web_access_enabled, session.policy_problem);
     return;
   }
   switches = new PolicySwitches(
@@ -44,11 +44,13 @@ function start(session) {
         [WEB_FETCH]: [$("fetch-switch"), $("fetch-switch-drawer")],
       },
       hint: $("policy-hint"),
+      problem: $("policy-problem"),
+      problemMessage: $("policy-problem-message"),
       groups: [$("capability-switches"), $("capability-switches-drawer")],
     },
     { onError: toast },
   );
-  switches.load(session.web_access_enabled);
+  switches.load(session.web_access_enabled, session.policy_problem);
 
   let history;
   chat = new Chat(

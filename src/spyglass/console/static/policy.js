@@ -13,7 +13,8 @@ const NAMES = { [WEB_ACCESS]: "Web access", [WEB_SEARCH]: "Web search", [WEB_FET
 
 export class PolicySwitches {
   /**
-   * @param {{buttons: Record<string, HTMLButtonElement[]>, hint: HTMLElement, groups: HTMLElement[]}} ui
+   * @param {{buttons: Record<string, HTMLButtonElement[]>, hint: HTMLElement,
+   *          problem: HTMLElement, problemMessage: HTMLElement, groups: HTMLElement[]}} ui
    *   `buttons` maps each policy key to its switches (the header's, and the drawer's on a
    *   phone); `groups` hold the capability switches.
    * @param {{onError: (message: string) => void}} hooks
@@ -24,16 +25,21 @@ export class PolicySwitches {
     // Until the service says otherwise: web access off, the capability switches at their default.
     this.values = { [WEB_ACCESS]: false, [WEB_SEARCH]: true, [WEB_FETCH]: true };
     this.saving = new Set();
+    // Set when the policy file cannot be read: every switch is off until it is rewritten.
+    this.problem = null;
     for (const [key, buttons] of Object.entries(ui.buttons)) {
       for (const button of buttons) button.addEventListener("click", () => this.toggle(key, button));
     }
   }
 
   /** Show the master switch from the session, then every switch from the policy. */
-  async load(webAccess) {
+  async load(webAccess, problem = null) {
+    this.showProblem(problem);
     this.show({ [WEB_ACCESS]: webAccess });
     try {
-      this.show(await getPolicy());
+      const state = await getPolicy();
+      this.showProblem(state.problem || null);
+      this.show(state);
     } catch (error) {
       this.hooks.onError(`Could not read the switches: ${error.message}`);
     }
@@ -52,7 +58,15 @@ export class PolicySwitches {
       }
     }
     for (const group of this.ui.groups) group.classList.toggle("switches-inactive", !master);
-    this.ui.hint.hidden = master;
+    this.ui.hint.hidden = master || Boolean(this.problem);
+  }
+
+  /** Say why everything is off when the policy file cannot be read ({code, message, path}). */
+  showProblem(problem) {
+    this.problem = problem;
+    this.ui.problem.hidden = !problem;
+    this.ui.problemMessage.textContent = problem ? problem.message : "";
+    this.ui.hint.hidden = this.values[WEB_ACCESS] || Boolean(problem);
   }
 
   async toggle(key, button) {
@@ -64,6 +78,8 @@ export class PolicySwitches {
     try {
       const state = await setPolicy({ [key]: !previous });
       this.saving.delete(key);
+      // A successful write replaced the file, so whatever made it unreadable is gone.
+      this.showProblem(state.problem || null);
       this.show(state);
     } catch (error) {
       this.saving.delete(key);

@@ -15,7 +15,7 @@ from fastapi.responses import (
 )
 
 from spyglass.console import STATIC_DIR
-from spyglass.core.policy import WEB_ACCESS
+from spyglass.core.policy import WEB_ACCESS, policy_problem
 from spyglass.service.auth import COOKIE
 from spyglass.service.errors import ApiError
 from spyglass.service.state import State
@@ -59,9 +59,11 @@ async def health(state: State) -> Response:
 async def session(request: Request, state: State) -> dict[str, Any]:
     principal = await state.auth.identify(request)
     csrf = principal.csrf_token if principal and principal.csrf_token else ""
+    problem = policy_problem(state.runtime.policy)
     return {
         "csrf_token": csrf,
         "web_access_enabled": state.runtime.policy.read()[WEB_ACCESS],
+        "policy_problem": problem.to_dict() if problem is not None else None,
         "version": __version__,
     }
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter
 
+from spyglass.core.policy import policy_problem
 from spyglass.service.models import PolicyBody
 from spyglass.service.state import State
 
@@ -11,8 +14,15 @@ router = APIRouter(tags=["policy"])
 
 
 @router.get("/api/v1/policy", operation_id="getPolicy", summary="The owner's switches")
-def get_policy(state: State) -> dict[str, bool]:
-    return state.runtime.policy.read()
+def get_policy(state: State) -> dict[str, Any]:
+    """The switches; ``problem`` (code ``POLICY_UNREADABLE``, message, path) when the policy
+    exists but cannot be read, which keeps every switch off until it is fixed."""
+    policy = state.runtime.policy
+    body: dict[str, Any] = dict(policy.read())
+    problem = policy_problem(policy)
+    if problem is not None:
+        body["problem"] = problem.to_dict()
+    return body
 
 
 @router.post(
