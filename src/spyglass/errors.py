@@ -10,10 +10,13 @@ infrastructure faults, and every one Spyglass raises on purpose is a :class:`Spy
     ├── DefinitionError        a capability or registry is built wrongly (a programmer fault)
     ├── StorageError           a file under SPYGLASS_HOME cannot be written (permissions, disk)
     ├── StoreUnavailable       a shared state server (Redis, PostgreSQL) cannot be reached
+    ├── TurnBusy               (spyglass.conversation.pending) another process holds the turn
     ├── CapabilityError        raised *inside* a capability to end it with a structured code;
     │   │                      the executor turns it into a ``failed`` or ``rejected`` Outcome
     │   ├── TargetRejected         (spyglass.fetch.errors) a destination refused before sending
-    │   └── SearchFailure          (spyglass.search.model) a provider could not answer
+    │   └── ProviderFailure        (spyglass.providers.exchange) a hosted provider failed
+    │       ├── SearchFailure          (spyglass.search.model) a search provider
+    │       └── FetchFailure           (spyglass.fetch.hosted.reader) a hosted reader
     ├── UpstreamError          a peer outside Spyglass failed or misbehaved; the code that
     │   │                      called it turns this into a structured code
     │   ├── ModelUnavailable       (spyglass.llm.client) the model server gave no answer
@@ -28,7 +31,8 @@ infrastructure faults, and every one Spyglass raises on purpose is a :class:`Spy
     └── InputError             a value given to Spyglass is malformed; also a ``ValueError``, so
         │                      settings validators report it as a validation error
         ├── HostnameError          (spyglass.hostnames) text that is not a host name
-        └── DomainFilterError      (spyglass.search.domains) an unusable domain filter entry
+        ├── DomainFilterError      (spyglass.search.domains) an unusable domain filter entry
+        └── RoutingError           (spyglass.providers.routing) an unusable providers setting
 
 The leaves live next to the code that raises them; a test walks the package and checks that
 every exception class Spyglass defines is in this tree.

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from spyglass.conversation.citations import Citations
 from spyglass.core.confirmation import TOKEN_TTL_SECONDS
 from spyglass.core.context import Turn
+from spyglass.errors import SpyglassError
 from spyglass.llm.toolcalls import ToolCall
 
 #: How long a claim lasts without renewal unless the store is told otherwise.
@@ -67,7 +68,7 @@ class PausedTurn:
 RECALL_SECONDS = TOKEN_TTL_SECONDS
 
 
-class TurnBusy(Exception):
+class TurnBusy(SpyglassError):
     """Another process holds this turn's lease; the approval may be sent again later."""
 
     def __init__(self, retry_after: float) -> None:

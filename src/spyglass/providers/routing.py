@@ -12,6 +12,8 @@ import hashlib
 import re
 from collections.abc import Collection, Sequence
 
+from spyglass.errors import InputError
+
 _NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 _WEIGHT = re.compile(r"^[0-9]+$")
 
@@ -21,7 +23,7 @@ Weights = tuple[tuple[str, int], ...]
 _EXAMPLES = {"search": '"searxng:70,duckduckgo:30"', "fetch": '"direct:70,firecrawl:30"'}
 
 
-class RoutingError(ValueError):
+class RoutingError(InputError):
     """The provider setting cannot be used; the message names it and says how to fix it."""
 
 

@@ -150,6 +150,16 @@ class SQLiteConfirmationStore:
     def __init__(self, db: StateDB) -> None:
         self.db = db
 
+    def __len__(self) -> int:
+        """How many unexpired confirmations are waiting (for tests and diagnostics)."""
+        now = self.db.clock()
+        row = self.db._locked(
+            lambda db: db.execute(
+                "SELECT COUNT(*) FROM confirmations WHERE expires_at >= ?", (now,)
+            ).fetchone()
+        )
+        return int(row[0])
+
     async def put(self, record: PendingRecord) -> None:
         digest = token_digest(record.token)
         # Kept a grace period past expiry so a late approval hears "expired", not "unknown".
