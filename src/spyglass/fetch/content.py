@@ -82,7 +82,7 @@ def to_document(body: bytes, media: MediaType, url: str) -> Document:
         return _pdf(body)
     if essence in HTML:
         extracted = extract_html(decode(body, media.charset, markup=True), url)
-        return Document(extracted.title, extracted.markdown)
+        return Document(extracted.title, extracted.text)
     text = decode(body, media.charset, markup=False)
     if essence in JSON_TYPES or essence.endswith("+json"):
         try:
