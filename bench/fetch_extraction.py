@@ -223,6 +223,7 @@ def main() -> int:
     if options.half != "all":
         wanted = 1 if options.half == "odd" else 0
         ids = [i for n, i in enumerate(ids, start=1) if n % 2 == wanted]
+    every = ids
     ids = pick(ids, options.limit)
     work = [(options.corpus, page_id, systems) for page_id in ids]
     rows: list[dict[str, Any]] = []
@@ -236,7 +237,8 @@ def main() -> int:
     summary = summarise(rows)
     if options.memory:
         for system in systems:
-            grown = [memory_of(options.corpus, i, system) for i in pick(ids, options.memory)]
+            sample = pick(every, options.memory)
+            grown = [memory_of(options.corpus, i, system) for i in sample]
             summary[system]["memory_kib"] = {
                 "pages": len(grown),
                 "median": statistics.median(grown),
