@@ -1,121 +1,89 @@
-"""Extraction quality and speed of web.fetch on WCXB (dev split), against two peers.
+"""Extraction quality, speed and memory of web.fetch against peers, on WCXB and trafilatura-eval.
 
-    .venv/bin/python bench/fetch_extraction.py [--limit N] [--half odd|even] [--jobs J] [--json]
+    .venv/bin/python bench/fetch_extraction.py [--corpus wcxb|trafilatura] [--limit N]
+        [--half all|odd|even] [--jobs J] [--systems ours,trafilatura,...] [--memory N] [--json]
 
 Systems, all measured in the same run on the same pages:
 
-- ``ours``: :func:`spyglass.fetch.extract.extract_html` (what ``web.fetch`` returns);
+- ``ours``: the body :func:`spyglass.fetch.extract.extract_html` returns (the content
+  ``web.fetch`` hands the model, without the metadata header);
+- ``ours+header``: the same call scored on exactly what the model receives, metadata header
+  (title, author, date, site) included; same timing as ``ours``;
 - ``trafilatura``: ``trafilatura.extract(html, url=url)`` with its defaults;
+- ``trafilatura-fast``: the same with ``fast=True, include_tables=True`` (as in
+  trafilatura-eval's own figures);
 - ``readability``: readabilipy (Mozilla Readability through node, as the official MCP
   fetch server does) + markdownify with ATX headings.
 
-Metric (see the data's README): word-level F1 per page, averaged; precision, recall;
-``with``/``without`` snippet hit rates; median milliseconds per page; output length as a
-ratio of the reference length. Markdown is scored after dropping link and image targets.
+Metrics (see ``extraction_data.py`` and the data's README). WCXB: word-level F1 per page,
+averaged, precision, recall, overall and per page type; ``with``/``without`` snippet hit
+rates; median output length over reference length. trafilatura-eval: ``with`` snippets found
+are true positives, ``without`` snippets found false positives, summed over pages, then
+precision, recall, F1. Both: median milliseconds per page and the ratio to trafilatura's in
+the same run. Markdown is scored after dropping link and image targets and Markdown markers.
 
-The data folder defaults to ``../shared/bench/wcxb-dev`` next to the repository; set
-``SPYGLASS_WCXB`` to use another. WCXB v1.0 is by Murrough Foley, CC-BY-4.0.
+``--memory N``: for N evenly spread pages, each system runs in a fresh process per page and
+reports how much its peak resident memory grew while extracting that page (after imports).
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
-import os
-import re
+import resource
 import statistics
+import subprocess
 import sys
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_DATA = ROOT.parent / "shared" / "bench" / "wcxb-dev"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 
-_IMAGE = re.compile(r"!\[([^\]]*)\]\((?:<[^>]*>|[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)[^)]*\)")
-_LINK = re.compile(r"\[([^\]]*)\]\((?:<[^>]*>|[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)[^)]*\)")
-_AUTOLINK = re.compile(r"<https?://[^>\s]+>")
-_BARE_URL = re.compile(r"https?://\S+")
-_EMPHASIS = re.compile(r"(\*\*|__|\*|`+|~~)")
-_LINE_MARKERS = re.compile(r"(?m)^\s*(?:#{1,6}\s+|>\s?|[-*+]\s+|\d+[.)]\s+)")
-_TABLE_RULE = re.compile(r"(?m)^\s*\|?\s*:?-{3,}.*$")
-_WORD = re.compile(r"\w+")
-_SPACE = re.compile(r"\s+")
-
-
-def plain(markdown: str) -> str:
-    """Markdown as the words a reader sees: link and image targets dropped, text kept."""
-    text = _IMAGE.sub(r"\1", markdown)
-    text = _LINK.sub(r"\1", text)
-    text = _AUTOLINK.sub(" ", text)
-    text = _BARE_URL.sub(" ", text)
-    text = _TABLE_RULE.sub("", text)
-    text = _LINE_MARKERS.sub("", text)
-    text = _EMPHASIS.sub("", text)
-    return text.replace("|", " ")
-
-
-def tokens(text: str) -> Counter[str]:
-    # Underscores are emphasis in Markdown; \w would glue them to words.
-    return Counter(_WORD.findall(text.lower().replace("_", " ")))
-
-
-def f1(predicted: str, reference: str) -> tuple[float, float, float]:
-    p_tokens, r_tokens = tokens(predicted), tokens(reference)
-    p_total, r_total = sum(p_tokens.values()), sum(r_tokens.values())
-    if p_total == 0 and r_total == 0:
-        return 1.0, 1.0, 1.0
-    if p_total == 0 or r_total == 0:
-        return 0.0, 0.0, 0.0
-    overlap = sum((p_tokens & r_tokens).values())
-    precision, recall = overlap / p_total, overlap / r_total
-    if overlap == 0:
-        return 0.0, precision, recall
-    return 2 * precision * recall / (precision + recall), precision, recall
-
-
-def normalised(text: str) -> str:
-    return _SPACE.sub(" ", text.lower()).strip()
-
-
-def snippet_rate(snippets: list[str], text: str) -> float | None:
-    if not snippets:
-        return None
-    haystack = normalised(text)
-    return sum(normalised(s) in haystack for s in snippets) / len(snippets)
-
+from bench.extraction_data import load, page_ids  # noqa: E402
 
 # -- the systems ----------------------------------------------------------------------------
 
 
-def ours(html: str, url: str) -> str:
+def ours(html: str, url: str) -> dict[str, str]:
     from spyglass.fetch.extract import extract_html
 
-    return extract_html(html, url).markdown
+    extracted = extract_html(html, url)
+    return {"ours": extracted.markdown, "ours+header": extracted.text}
 
 
-def trafilatura_default(html: str, url: str) -> str:
+def trafilatura_default(html: str, url: str) -> dict[str, str]:
     import trafilatura
 
-    return trafilatura.extract(html, url=url) or ""
+    return {"trafilatura": trafilatura.extract(html, url=url) or ""}
 
 
-def readability_markdownify(html: str, url: str) -> str:
+def trafilatura_fast(html: str, url: str) -> dict[str, str]:
+    import trafilatura
+
+    return {
+        "trafilatura-fast": trafilatura.extract(html, url=url, fast=True, include_tables=True) or ""
+    }
+
+
+def readability_markdownify(html: str, url: str) -> dict[str, str]:
     from markdownify import markdownify
     from readabilipy import simple_json_from_html_string
 
     article = simple_json_from_html_string(html, use_readability=True)
     content = article.get("content") or ""
-    return markdownify(content, heading_style="ATX") if content else ""
+    return {"readability": markdownify(content, heading_style="ATX") if content else ""}
 
 
-SYSTEMS: dict[str, Callable[[str, str], str]] = {
+SYSTEMS: dict[str, Callable[[str, str], dict[str, str]]] = {
     "ours": ours,
     "trafilatura": trafilatura_default,
+    "trafilatura-fast": trafilatura_fast,
     "readability": readability_markdownify,
 }
 
@@ -123,45 +91,29 @@ SYSTEMS: dict[str, Callable[[str, str], str]] = {
 # -- running --------------------------------------------------------------------------------
 
 
-def load(data: Path, file_id: str) -> tuple[str, str, str, dict[str, Any]]:
-    truth = json.loads((data / "ground-truth" / f"{file_id}.json").read_text(encoding="utf-8"))
-    html = gzip.decompress((data / "html" / f"{file_id}.html.gz").read_bytes()).decode(
-        "utf-8", errors="replace"
-    )
-    kind = truth["_internal"]["page_type"]["primary"]
-    return html, truth.get("url") or "https://example.com/", kind, truth["ground_truth"]
-
-
 def score_page(args: tuple[str, str, list[str]]) -> list[dict[str, Any]]:
-    data, file_id, systems = Path(args[0]), args[1], args[2]
-    html, url, kind, truth = load(data, file_id)
-    reference = truth.get("main_content") or ""
+    corpus, page_id, systems = args
+    page = load(corpus, page_id)
     rows = []
     for name in systems:
         started = time.perf_counter()
         try:
-            output = SYSTEMS[name](html, url)
+            outputs = SYSTEMS[name](page.html, page.url)
             failed = False
         except Exception:  # a peer crashing on a page is a data point, not the end of the run
-            output, failed = "", True
+            outputs, failed = {name: ""}, True
         elapsed = (time.perf_counter() - started) * 1000
-        text = plain(output)
-        score, precision, recall = f1(text, reference)
-        rows.append(
-            {
-                "id": file_id,
-                "type": kind,
-                "system": name,
-                "f1": score,
-                "precision": precision,
-                "recall": recall,
-                "with": snippet_rate(truth.get("with") or [], text),
-                "without": snippet_rate(truth.get("without") or [], text),
-                "ms": elapsed,
-                "length_ratio": len(output) / max(len(reference), 1),
-                "failed": failed,
-            }
-        )
+        for variant, output in outputs.items():
+            rows.append(
+                {
+                    "id": page_id,
+                    "type": page.type,
+                    "system": variant,
+                    "ms": elapsed,
+                    "failed": failed,
+                    **page.score(output),
+                }
+            )
     return rows
 
 
@@ -177,62 +129,103 @@ def mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else float("nan")
 
 
-def summarise(rows: list[dict[str, Any]], systems: list[str]) -> dict[str, Any]:
-    by: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    by: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
     for row in rows:
-        by[(row["system"], "overall")].append(row)
-        by[(row["system"], row["type"])].append(row)
+        by[row["system"]]["overall"].append(row)
+        by[row["system"]][row["type"]].append(row)
     summary: dict[str, Any] = {}
-    for system in systems:
-        groups = {}
-        for (name, group), items in sorted(by.items()):
-            if name != system:
-                continue
-            withs = [r["with"] for r in items if r["with"] is not None]
-            withouts = [r["without"] for r in items if r["without"] is not None]
-            groups[group] = {
+    for system, groups in by.items():
+        summary[system] = {}
+        for group, items in groups.items():
+            tp, fn = sum(r["tp"] for r in items), sum(r["fn"] for r in items)
+            fp, tn = sum(r["fp"] for r in items), sum(r["tn"] for r in items)
+            precision = tp / (tp + fp) if tp + fp else 0.0
+            recall = tp / (tp + fn) if tp + fn else 0.0
+            withs = [r["tp"] / (r["tp"] + r["fn"]) for r in items if r["tp"] + r["fn"]]
+            withouts = [r["fp"] / (r["fp"] + r["tn"]) for r in items if r["fp"] + r["tn"]]
+            entry = {
                 "pages": len(items),
-                "f1": mean([r["f1"] for r in items]),
-                "precision": mean([r["precision"] for r in items]),
-                "recall": mean([r["recall"] for r in items]),
                 "with_hit": mean(withs),
                 "without_hit": mean(withouts),
+                "without_pooled": fp / (fp + tn) if fp + tn else 0.0,
+                "snippet_precision": precision,
+                "snippet_recall": recall,
+                "snippet_f1": 2 * precision * recall / (precision + recall)
+                if precision + recall
+                else 0.0,
                 "median_ms": statistics.median(r["ms"] for r in items),
                 "median_length_ratio": statistics.median(r["length_ratio"] for r in items),
                 "failures": sum(r["failed"] for r in items),
             }
-        summary[system] = groups
+            if "precision" in items[0]:
+                entry["f1"] = mean([r["f1"] for r in items])
+                entry["precision"] = mean([r["precision"] for r in items])
+                entry["recall"] = mean([r["recall"] for r in items])
+            summary[system][group] = entry
     return summary
+
+
+def memory_of(corpus: str, page_id: str, system: str) -> int:
+    """KiB the peak resident memory of a fresh process grew while ``system`` read the page."""
+    code = (
+        "import json,resource,sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from bench.fetch_extraction import SYSTEMS, load, warm\n"
+        f"page = load({corpus!r}, {page_id!r})\n"
+        f"warm({system!r})\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        f"SYSTEMS[{system!r}](page.html, page.url)\n"
+        "after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "print(after - before)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
+    )
+    return int(done.stdout.strip().splitlines()[-1])
+
+
+def warm(system: str) -> None:
+    """Import and initialise ``system`` on a small page, so memory counts the page only."""
+    html = "<html><body><article>" + "<p>A warm-up paragraph of plain text.</p>" * 20
+    SYSTEMS[system](html + "</article></body></html>", "https://example.com/warm")
+
+
+def process_peak_kib() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--corpus", choices=["wcxb", "trafilatura"], default="wcxb")
     parser.add_argument("--limit", type=int, default=None, help="score only N evenly spread pages")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (timing is per page)")
-    parser.add_argument("--systems", default="ours,trafilatura,readability")
+    parser.add_argument("--systems", default="ours,trafilatura")
     parser.add_argument(
         "--half",
         choices=["all", "odd", "even"],
         default="all",
-        help="odd-numbered pages (for development) or even-numbered ones (held out)",
+        help="odd-numbered pages or even-numbered ones (WCXB ids; trafilatura-eval by order)",
     )
+    parser.add_argument("--memory", type=int, default=0, help="peak memory on N pages")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     options = parser.parse_args()
-    data = Path(os.environ.get("SPYGLASS_WCXB", DEFAULT_DATA))
-    if not (data / "ground-truth").is_dir():
-        print(f"no WCXB data at {data}; set SPYGLASS_WCXB to its folder", file=sys.stderr)
-        return 2
     systems = [s.strip() for s in options.systems.split(",") if s.strip()]
     unknown = [s for s in systems if s not in SYSTEMS]
     if unknown:
         print(f"unknown systems {unknown}; choose from {sorted(SYSTEMS)}", file=sys.stderr)
         return 2
-    ids = sorted(p.name.split(".")[0] for p in (data / "ground-truth").glob("*.json"))
+    try:
+        ids = page_ids(options.corpus)
+    except FileNotFoundError as exc:
+        print(f"no data for {options.corpus}: {exc}", file=sys.stderr)
+        return 2
     if options.half != "all":
         wanted = 1 if options.half == "odd" else 0
-        ids = [i for i in ids if int(i) % 2 == wanted]
+        ids = [i for n, i in enumerate(ids, start=1) if n % 2 == wanted]
+    every = ids
     ids = pick(ids, options.limit)
-    work = [(str(data), file_id, systems) for file_id in ids]
+    work = [(options.corpus, page_id, systems) for page_id in ids]
     rows: list[dict[str, Any]] = []
     if options.jobs > 1:
         with ProcessPoolExecutor(options.jobs) as pool:
@@ -241,37 +234,58 @@ def main() -> int:
     else:
         for item in work:
             rows.extend(score_page(item))
-    summary = summarise(rows, systems)
+    summary = summarise(rows)
+    if options.memory:
+        for system in systems:
+            sample = pick(every, options.memory)
+            grown = [memory_of(options.corpus, i, system) for i in sample]
+            summary[system]["memory_kib"] = {
+                "pages": len(grown),
+                "median": statistics.median(grown),
+                "max": max(grown),
+            }
     if options.json:
         print(json.dumps(summary, indent=2))
         return 0
-    print(f"WCXB dev: {len(ids)} pages, systems measured in the same run")
+    print_summary(options.corpus, len(ids), summary)
+    return 0
+
+
+def print_summary(corpus: str, pages: int, summary: dict[str, Any]) -> None:
+    name = "WCXB dev" if corpus == "wcxb" else "trafilatura-eval"
+    print(f"{name}: {pages} pages, systems measured in the same run")
     print(
-        f"{'system':<12} {'group':<14} {'pages':>5} {'F1':>6} {'P':>6} {'R':>6} "
-        f"{'with':>6} {'w/out':>6} {'ms':>7} {'len':>5}"
+        f"{'system':<17} {'group':<14} {'pages':>5} {'F1':>6} {'P':>6} {'R':>6} "
+        f"{'with':>6} {'w/out':>6} {'snipP':>6} {'snipR':>6} {'snipF1':>6} {'ms':>7} {'len':>5}"
     )
     for system, groups in summary.items():
-        order = ["overall", *sorted(g for g in groups if g != "overall")]
+        order = ["overall", *sorted(g for g in groups if g not in ("overall", "memory_kib"))]
         for group in order:
             g = groups[group]
+            word = (
+                f"{g['f1']:>6.3f} {g['precision']:>6.3f} {g['recall']:>6.3f}"
+                if "f1" in g
+                else f"{'-':>6} {'-':>6} {'-':>6}"
+            )
             print(
-                f"{system:<12} {group:<14} {g['pages']:>5} {g['f1']:>6.3f} {g['precision']:>6.3f} "
-                f"{g['recall']:>6.3f} {g['with_hit']:>6.3f} {g['without_hit']:>6.3f} "
-                f"{g['median_ms']:>7.1f} {g['median_length_ratio']:>5.2f}"
+                f"{system:<17} {group:<14} {g['pages']:>5} {word} {g['with_hit']:>6.3f} "
+                f"{g['without_hit']:>6.3f} {g['snippet_precision']:>6.3f} "
+                f"{g['snippet_recall']:>6.3f} {g['snippet_f1']:>6.3f} {g['median_ms']:>7.1f} "
+                f"{g['median_length_ratio']:>5.2f}"
+            )
+        if "memory_kib" in groups:
+            m = groups["memory_kib"]
+            print(
+                f"{system:<17} peak memory growth per page: median {m['median'] / 1024:.1f} MiB, "
+                f"max {m['max'] / 1024:.1f} MiB ({m['pages']} pages, fresh process each)"
             )
     if "ours" in summary and "trafilatura" in summary:
         a, b = summary["ours"]["overall"], summary["trafilatura"]["overall"]
+        key = "f1" if "f1" in a else "snippet_f1"
         print(
-            f"\nours vs trafilatura: F1 {a['f1'] - b['f1']:+.3f}, "
+            f"\nours vs trafilatura: {key} {a[key] - b[key]:+.3f}, "
             f"median time x{a['median_ms'] / b['median_ms']:.2f}"
         )
-    if "ours" in summary and "readability" in summary:
-        a, b = summary["ours"]["overall"], summary["readability"]["overall"]
-        print(
-            f"ours vs readability+markdownify: F1 {a['f1'] - b['f1']:+.3f}, "
-            f"median time x{a['median_ms'] / b['median_ms']:.2f}"
-        )
-    return 0
 
 
 if __name__ == "__main__":

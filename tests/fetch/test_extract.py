@@ -14,7 +14,11 @@ before you begin with the installation of the tool on your machine today.</p>
 <ul><li>first step of many</li><li>second step of many</li></ul>
 <table><tr><th>Name</th><th>Value</th></tr><tr><td>alpha</td><td>1</td></tr></table>
 """
-    + "<p>More explanatory text about the tool and how it is used in practice.</p>" * 8
+    + "".join(
+        f"<p>Step {n} of the guide explains one more part of the tool and how it is used in "
+        f"practice, with an example that readers can follow on their own machine.</p>"
+        for n in range(8)
+    )
     + """
 </article><footer>Copyright footer text</footer></body></html>"""
 )
@@ -101,3 +105,133 @@ def test_a_block_repeated_on_the_page_appears_once() -> None:
     for body in bodies:
         assert body in text
     assert text.count("Report this post to the moderators") == 1
+
+
+STORY = [
+    "The city council voted on Tuesday to turn the old tram depot into a public library, "
+    "ending a decade of arguments about what should happen to the building.",
+    "Supporters said the depot's high halls were ideal for reading rooms, and that the "
+    "neighbourhood had gone without a library since the last one closed in 2009.",
+    "Opponents had wanted housing on the site, but the council found that the soil under "
+    "the tracks would need years of cleaning before anyone could live there.",
+    "Work on the roof starts in the spring, and the library should open its doors to the "
+    "first readers in the autumn of the year after next, the mayor told reporters.",
+    "The building will keep two of its old trams, one of them restored as a reading corner "
+    "for children, the other as a café run by a local charity for young people.",
+]
+
+ARTICLE_WITH_BOXES = (
+    """<html><head><title>Depot becomes library</title>
+<meta property="og:type" content="article"></head><body>
+<header><nav><a href="/">News</a> <a href="/city">City</a> <a href="/sport">Sport</a></nav></header>
+<main><article><h1>Old tram depot to become a library</h1>
+<div class="share-bar"><a href="https://social.example/share">Share on Social</a>
+<a href="mailto:?subject=x">Email this story</a></div>"""
+    + "".join(f"<p>{p}</p>" for p in STORY)
+    + """<div class="author-bio"><p>Jane Miller covers the city hall for the Daily Example.
+Follow her on social media.</p></div>
+<div class="newsletter"><h3>Sign up for our newsletter</h3>
+<p>Get the day's top stories in your inbox every morning.</p>
+<form><input type="email"><button>Subscribe</button></form></div>
+</article>
+<section class="related"><h2>Related stories</h2><ul>"""
+    + "".join(
+        f'<li><a href="/story/{i}">Council debates the budget for the year {2020 + i}</a></li>'
+        for i in range(6)
+    )
+    + """</ul></section><div class="comments-count"><a href="#c">12 comments</a></div></main>
+<footer><p>Copyright 2025 Daily Example. All rights reserved.</p></footer></body></html>"""
+)
+
+
+def test_related_stories_and_boxes_around_an_article_are_left_out() -> None:
+    text = extract_html(ARTICLE_WITH_BOXES, "https://news.example/city/depot-library").markdown
+    for paragraph in STORY:
+        assert paragraph in text
+    assert "Council debates the budget" not in text
+    assert "Sign up for our newsletter" not in text
+    assert "Copyright 2025" not in text
+    assert "City" not in text.split("\n")[0]
+
+
+LISTING = (
+    """<html><head><title>Kettles</title></head><body><nav><a href="/">Shop</a></nav>
+<main><h1>Kettles</h1><ul class="products">"""
+    + "".join(
+        f'<li><a href="/p/{i}">Kettle model {i}</a> <span>{20 + i} EUR</span>'
+        f"<p>A {1 + i / 10:.1f} litre kettle with a {1800 + 100 * i} watt element.</p></li>"
+        for i in range(12)
+    )
+    + "</ul></main><footer>Imprint</footer></body></html>"
+)
+
+
+def test_a_listing_page_keeps_its_items() -> None:
+    text = extract_html(LISTING, "https://shop.example/kettles").markdown
+    # The block model may drop an item at the very edges of a short list; not more.
+    assert sum(f"Kettle model {i}]" in text for i in range(12)) >= 10
+    assert "Imprint" not in text
+
+
+FORUM = (
+    """<html><head><title>Kettle fuse keeps blowing</title></head><body>
+<nav><a href="/">Forum</a></nav><main><h1>Kettle fuse keeps blowing</h1>"""
+    + "".join(
+        f'<div class="post"><div class="user">user{i}</div><p>{body}</p></div>'
+        for i, body in enumerate(
+            [
+                "My kettle blows its fuse every time I switch it on, what could cause that?",
+                "Check the element for a short; a cracked element often trips the fuse at once.",
+                "Also look at the cord, mine had a frayed wire right where it enters the base.",
+                "Thanks, it was the cord: a new one fixed it and the fuse holds now.",
+            ]
+        )
+    )
+    + "</main></body></html>"
+)
+
+
+def test_a_forum_thread_keeps_its_posts() -> None:
+    text = extract_html(FORUM, "https://forum.example/t/kettle-fuse").markdown
+    assert "blows its fuse every time" in text
+    assert "cracked element" in text
+    assert "frayed wire" in text
+    assert "new one fixed it" in text
+
+
+def test_the_text_starts_with_a_header_of_the_declared_metadata_only() -> None:
+    html = (
+        '<html><head><meta property="og:title" content="Depot becomes library">'
+        '<meta name="author" content="Jane Miller"></head><body><article>'
+        + "".join(f"<p>{p}</p>" for p in STORY)
+        + "</article></body></html>"
+    )
+    extracted = extract_html(html, "https://news.example/depot")
+    assert extracted.text.startswith("Title: Depot becomes library\nAuthor: Jane Miller\n\n")
+    assert "Published:" not in extracted.text
+    assert extracted.text.endswith(extracted.markdown)
+    assert not extracted.markdown.startswith("Title:")
+
+
+def test_a_page_without_metadata_has_no_header() -> None:
+    html = (
+        "<html><body><article>" + "".join(f"<p>{p}</p>" for p in STORY) + "</article></body></html>"
+    )
+    extracted = extract_html(html, "https://news.example/depot")
+    assert extracted.text == extracted.markdown
+
+
+def test_code_blocks_lists_and_headings_stay_markdown() -> None:
+    html = (
+        "<html><body><article><h1>Install</h1>"
+        + "<p>Install the tool with the package manager of your system and check it.</p>" * 3
+        + "<h2>Steps</h2><ol><li>Download the archive</li><li>Unpack the archive</li></ol>"
+        + "<pre><code>tar xf tool.tar.gz\ncd tool</code></pre>"
+        + "<p>The tool is now ready to be used from the command line of your machine.</p>"
+        + "</article></body></html>"
+    )
+    text = extract_html(html, "https://docs.example/install").markdown
+    assert "# Install" in text
+    assert "## Steps" in text
+    assert "Download the archive" in text
+    assert "tar xf tool.tar.gz" in text

@@ -85,7 +85,7 @@ def to_document(body: bytes, media: MediaType, url: str) -> Document:
         from spyglass.fetch.extract import extract_html
 
         extracted = extract_html(decode(body, media.charset, markup=True), url)
-        return Document(extracted.title, extracted.markdown)
+        return Document(extracted.title, extracted.text)
     text = decode(body, media.charset, markup=False)
     if essence in JSON_TYPES or essence.endswith("+json"):
         try:

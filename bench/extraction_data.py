@@ -1,0 +1,214 @@
+"""The two extraction corpora as one list of pages with a common scoring interface.
+
+- WCXB dev (``SPYGLASS_WCXB``, default ``../shared/bench/wcxb-dev``): word-level F1 against
+  the reference text; page type and domain from the data's metadata.
+- trafilatura-eval (``SPYGLASS_TRAFILATURA_EVAL``, default ``../shared/bench/trafilatura-eval``):
+  ``with``/``without`` snippet counts, summed over pages; type ``news/blog`` for all.
+
+Both are scored on the text the model receives, Markdown syntax and link targets removed.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+# The shared notes sit next to the main checkout (``../shared``), or next to the folder of
+# worktrees when the repository is a worktree (``../../shared``).
+SHARED = next(
+    (p / "shared" / "bench" for p in (ROOT.parent, ROOT.parent.parent) if (p / "shared").is_dir()),
+    ROOT.parent / "shared" / "bench",
+)
+
+_IMAGE = re.compile(r"!\[([^\]]*)\]\((?:<[^>]*>|[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)[^)]*\)")
+_LINK = re.compile(r"\[([^\]]*)\]\((?:<[^>]*>|[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)[^)]*\)")
+_AUTOLINK = re.compile(r"<https?://[^>\s]+>")
+_BARE_URL = re.compile(r"https?://\S+")
+_EMPHASIS = re.compile(r"(\*\*|__|\*|`+|~~)")
+_LINE_MARKERS = re.compile(r"(?m)^\s*(?:#{1,6}\s+|>\s?|[-*+]\s+|\d+[.)]\s+)")
+_TABLE_RULE = re.compile(r"(?m)^\s*\|?\s*:?-{3,}.*$")
+_WORD = re.compile(r"\w+")
+_SPACE = re.compile(r"\s+")
+
+
+def plain(markdown: str) -> str:
+    """Markdown as the words a reader sees: link and image targets dropped, text kept."""
+    text = _IMAGE.sub(r"\1", markdown)
+    text = _LINK.sub(r"\1", text)
+    text = _AUTOLINK.sub(" ", text)
+    text = _BARE_URL.sub(" ", text)
+    text = _TABLE_RULE.sub("", text)
+    text = _LINE_MARKERS.sub("", text)
+    text = _EMPHASIS.sub("", text)
+    return text.replace("|", " ")
+
+
+def tokens(text: str) -> Counter[str]:
+    # Underscores are emphasis in Markdown; \w would glue them to words.
+    return Counter(_WORD.findall(text.lower().replace("_", " ")))
+
+
+def f1(predicted: str, reference: str) -> tuple[float, float, float]:
+    p_tokens, r_tokens = tokens(predicted), tokens(reference)
+    p_total, r_total = sum(p_tokens.values()), sum(r_tokens.values())
+    if p_total == 0 and r_total == 0:
+        return 1.0, 1.0, 1.0
+    if p_total == 0 or r_total == 0:
+        return 0.0, 0.0, 0.0
+    overlap = sum((p_tokens & r_tokens).values())
+    precision, recall = overlap / p_total, overlap / r_total
+    if overlap == 0:
+        return 0.0, precision, recall
+    return 2 * precision * recall / (precision + recall), precision, recall
+
+
+def normalised(text: str) -> str:
+    return _SPACE.sub(" ", text.lower()).strip()
+
+
+def found(snippets: list[str], text: str) -> int:
+    haystack = normalised(text)
+    return sum(normalised(s) in haystack for s in snippets)
+
+
+@dataclass
+class Page:
+    corpus: str  # "wcxb" or "trafilatura"
+    id: str
+    url: str
+    type: str
+    domain: str
+    html: str
+    reference: str = ""
+    with_: list[str] = field(default_factory=list)
+    without: list[str] = field(default_factory=list)
+
+    def score(self, markdown: str) -> dict[str, float]:
+        """This page's figures for ``markdown``: word F1 (WCXB) or snippet counts (both)."""
+        text = plain(markdown)
+        tp = found(self.with_, text)
+        fp = found(self.without, text)
+        result: dict[str, float] = {
+            "tp": tp,
+            "fn": len(self.with_) - tp,
+            "fp": fp,
+            "tn": len(self.without) - fp,
+            "length_ratio": len(markdown) / max(len(self.reference), 1),
+        }
+        if self.corpus == "wcxb":
+            result["f1"], result["precision"], result["recall"] = f1(text, self.reference)
+        else:
+            # A per-page F1 over the snippet counts, the target the chooser learns from.
+            denominator = 2 * tp + result["fn"] + fp
+            result["f1"] = 2 * tp / denominator if denominator else 1.0
+        return result
+
+
+def wcxb_dir() -> Path:
+    return Path(os.environ.get("SPYGLASS_WCXB", SHARED / "wcxb-dev"))
+
+
+def trafilatura_dir() -> Path:
+    return Path(os.environ.get("SPYGLASS_TRAFILATURA_EVAL", SHARED / "trafilatura-eval"))
+
+
+def page_ids(corpus: str) -> list[str]:
+    if corpus == "wcxb":
+        return sorted(p.name.split(".")[0] for p in (wcxb_dir() / "ground-truth").glob("*.json"))
+    data = json.loads((trafilatura_dir() / "evaldata.json").read_text(encoding="utf-8"))
+    return sorted(data)
+
+
+_EVAL: dict[str, dict[str, object]] = {}
+_WCXB_META: dict[str, dict[str, object]] = {}
+
+
+def load(corpus: str, page_id: str) -> Page:
+    if corpus == "wcxb":
+        return _load_wcxb(page_id)
+    return _load_trafilatura(page_id)
+
+
+def load_truth(corpus: str, page_id: str) -> Page:
+    """The page's references without its HTML (``html`` is empty), for re-scoring."""
+    if corpus == "wcxb":
+        data = wcxb_dir()
+        truth = json.loads((data / "ground-truth" / f"{page_id}.json").read_text("utf-8"))
+        gt = truth["ground_truth"]
+        return Page(
+            corpus="wcxb",
+            id=page_id,
+            url=truth.get("url") or "",
+            type=truth["_internal"]["page_type"]["primary"],
+            domain="",
+            html="",
+            reference=gt.get("main_content") or "",
+            with_=list(gt.get("with") or []),
+            without=list(gt.get("without") or []),
+        )
+    if not _EVAL:
+        _EVAL.update(json.loads((trafilatura_dir() / "evaldata.json").read_text("utf-8")))
+    entry = _EVAL[page_id]
+    return Page(
+        corpus="trafilatura",
+        id=str(entry["file"]),
+        url=page_id,
+        type="news/blog",
+        domain="",
+        html="",
+        with_=[str(s) for s in entry["with"]],  # type: ignore[attr-defined]
+        without=[str(s) for s in entry["without"]],  # type: ignore[attr-defined]
+    )
+
+
+def _load_wcxb(file_id: str) -> Page:
+    data = wcxb_dir()
+    if not _WCXB_META:
+        meta = json.loads((data / "metadata.json").read_text(encoding="utf-8"))
+        _WCXB_META.update(meta["files"])
+    truth = json.loads((data / "ground-truth" / f"{file_id}.json").read_text(encoding="utf-8"))
+    html = gzip.decompress((data / "html" / f"{file_id}.html.gz").read_bytes()).decode(
+        "utf-8", errors="replace"
+    )
+    gt = truth["ground_truth"]
+    url = truth.get("url") or "https://example.com/"
+    domain = str(_WCXB_META.get(file_id, {}).get("domain") or urlsplit(url).hostname or "")
+    return Page(
+        corpus="wcxb",
+        id=file_id,
+        url=url,
+        type=truth["_internal"]["page_type"]["primary"],
+        domain=domain,
+        html=html,
+        reference=gt.get("main_content") or "",
+        with_=list(gt.get("with") or []),
+        without=list(gt.get("without") or []),
+    )
+
+
+def _load_trafilatura(url: str) -> Page:
+    from spyglass.fetch.decode import decode
+
+    data = trafilatura_dir()
+    if not _EVAL:
+        _EVAL.update(json.loads((data / "evaldata.json").read_text(encoding="utf-8")))
+    entry = _EVAL[url]
+    body = gzip.decompress((data / "html" / f"{entry['file']}.gz").read_bytes())
+    host = (urlsplit(url).hostname or "").lower().removeprefix("www.")
+    return Page(
+        corpus="trafilatura",
+        id=str(entry["file"]),
+        url=url,
+        type="news/blog",
+        domain=host,
+        html=decode(body, None, markup=True),
+        with_=[str(s) for s in entry["with"]],  # type: ignore[attr-defined]
+        without=[str(s) for s in entry["without"]],  # type: ignore[attr-defined]
+    )

@@ -1,0 +1,393 @@
+"""Train the candidate chooser of web.fetch's extraction, report held-out folds, ship it.
+
+    .venv/bin/python bench/train_extraction.py [--jobs 2] [--rebuild] [--no-write]
+
+1. Reads every page of WCXB dev (1,497) and trafilatura-eval (884) through
+   :func:`spyglass.fetch.extract.readings`: the three candidate readings, their feature
+   rows, and each candidate's score against the page's reference (word F1 on WCXB, a
+   per-page snippet F1 on trafilatura-eval). Cached in ``bench/results/`` (``--rebuild``).
+2. Five-fold cross-validation grouped by site (a domain is never in training and test at
+   once), folds fixed by a seeded shuffle of the domains: each page's candidate is chosen
+   by a model that never saw its site. Prints the held-out figures per corpus and page type
+   beside the always-article choice and the best candidate per page (the ceiling).
+3. Trains the final model on all pages with the same settings and writes it to
+   ``src/spyglass/fetch/models/chooser.txt`` (unless ``--no-write``). Fixed seeds and
+   deterministic LightGBM settings: the same data gives the same file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import pickle
+import random
+import re
+import statistics
+import sys
+import time
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.extraction_data import Page, load, load_truth, page_ids, plain  # noqa: E402
+
+CACHE = ROOT / "bench" / "results" / "extraction-readings.pkl"
+BLOCK_CACHE = ROOT / "bench" / "results" / "extraction-blocks.pkl"
+MODELS = ROOT / "src" / "spyglass" / "fetch" / "models"
+MODEL = MODELS / "chooser.txt"
+BLOCK_MODEL = MODELS / "blocks.txt"
+#: A block is dropped when the model gives it less than this chance of being content.
+KEEP_THRESHOLD = 0.4
+_WORDS = re.compile(r"\w+")
+SEED = 20261130
+FOLDS = 5
+PARAMS: dict[str, Any] = {
+    "objective": "regression",
+    "learning_rate": 0.05,
+    "num_leaves": 15,
+    "min_data_in_leaf": 20,
+    "feature_fraction": 0.8,
+    "bagging_fraction": 0.8,
+    "bagging_freq": 1,
+    "lambda_l2": 1.0,
+    "seed": SEED,
+    "deterministic": True,
+    "force_col_wise": True,
+    "num_threads": 1,
+    "verbose": -1,
+}
+ROUNDS = 300
+BLOCK_PARAMS: dict[str, Any] = {
+    **PARAMS,
+    "objective": "binary",
+    "num_leaves": 31,
+    "min_data_in_leaf": 50,
+}
+BLOCK_ROUNDS = 150
+#: Every k-th labelled block is used for training, at most this many (keeps training quick).
+BLOCK_SAMPLE = 150_000
+
+
+def read_page(item: tuple[str, str]) -> dict[str, Any]:
+    from spyglass.fetch.candidates import KINDS
+    from spyglass.fetch.extract import parse, readings, with_fallback
+    from spyglass.fetch.features import feature_names
+
+    corpus, page_id = item
+    page = load(corpus, page_id)
+    tree = parse(page.html)
+    if tree is None:  # nothing to read: extraction returns "" whatever it would choose
+        empty = page.score("")
+        return {
+            "corpus": corpus,
+            "id": page_id,
+            "type": page.type,
+            "domain": page.domain,
+            "rows": None,
+            "scores": dict.fromkeys(KINDS, empty),
+            "texts": dict.fromkeys(KINDS, ""),
+        }
+    read = readings(tree, page.url)
+    outputs = with_fallback(read.found, page.html)
+    return {
+        "corpus": corpus,
+        "id": page_id,
+        "type": page.type,
+        "domain": page.domain,
+        "rows": read.rows,
+        "names": feature_names(read.page),
+        "scores": {kind: page.score(outputs[kind]) for kind in KINDS},
+        "texts": outputs,
+    }
+
+
+def collect(jobs: int, rebuild: bool) -> list[dict[str, Any]]:
+    if CACHE.exists() and not rebuild:
+        with CACHE.open("rb") as handle:
+            cached: list[dict[str, Any]] = pickle.load(handle)
+            return cached
+    work = [("wcxb", i) for i in page_ids("wcxb")]
+    work += [("trafilatura", i) for i in page_ids("trafilatura")]
+    if jobs > 1:
+        with ProcessPoolExecutor(jobs) as pool:
+            pages = list(pool.map(read_page, work, chunksize=8))
+    else:
+        pages = [read_page(item) for item in work]
+    CACHE.parent.mkdir(parents=True, exist_ok=True)
+    with CACHE.open("wb") as handle:
+        pickle.dump(pages, handle)
+    return pages
+
+
+def folds(pages: list[dict[str, Any]]) -> list[int]:
+    """Fold number per page; all pages of a domain share one fold."""
+    domains = sorted({p["domain"] for p in pages})
+    random.Random(SEED).shuffle(domains)
+    fold_of = {domain: i % FOLDS for i, domain in enumerate(domains)}
+    return [fold_of[p["domain"]] for p in pages]
+
+
+def targets(page: dict[str, Any]) -> list[float]:
+    """Each candidate's score minus the page's mean: the model learns the ranking within a
+    page, not how hard the page is."""
+    from spyglass.fetch.candidates import KINDS
+
+    values = [page["scores"][kind]["f1"] for kind in KINDS]
+    centre = sum(values) / len(values)
+    return [v - centre for v in values]
+
+
+def fit(pages: list[dict[str, Any]]) -> Any:
+    import lightgbm
+    import numpy
+
+    pages = [p for p in pages if p["rows"] is not None]
+    x = numpy.asarray([row for p in pages for row in p["rows"]], dtype=numpy.float64)
+    y = numpy.asarray([t for p in pages for t in targets(p)], dtype=numpy.float64)
+    names = pages[0]["names"]
+    data = lightgbm.Dataset(x, y, feature_name=names, categorical_feature=["kind"])
+    return lightgbm.train(PARAMS, data, num_boost_round=ROUNDS)
+
+
+def pick(booster: Any, page: dict[str, Any]) -> str:
+    import numpy
+
+    from spyglass.fetch.candidates import KINDS
+
+    if page["rows"] is None:
+        return KINDS[0]
+    predicted = booster.predict(numpy.asarray(page["rows"], dtype=numpy.float64), num_threads=1)
+    order = sorted(range(len(KINDS)), key=lambda i: (-predicted[i], i))
+    for index in order:
+        if page["texts"][KINDS[index]]:
+            return KINDS[index]
+    return KINDS[order[0]]
+
+
+# -- the boilerplate model, per block ------------------------------------------------------
+
+
+def _token_list(text: str) -> list[str]:
+    return _WORDS.findall(plain(text).lower().replace("_", " "))
+
+
+class Truth:
+    """A page's references, prepared for labelling blocks."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        tokens = _token_list(page.reference)
+        self.joined = " " + " ".join(tokens) + " "
+        self.shingles = {tuple(tokens[i : i + 3]) for i in range(len(tokens) - 2)}
+        self.with_ = [" ".join(_token_list(s)) for s in page.with_]
+        self.without = [" ".join(_token_list(s)) for s in page.without]
+
+    def label(self, text: str) -> float | None:
+        """1 for content, 0 for boilerplate, None when the references do not say."""
+        tokens = _token_list(text)
+        if not tokens:
+            return None
+        joined = " ".join(tokens)
+        if self.page.corpus != "wcxb":
+            if any(s and s in joined for s in self.without):
+                return 0.0
+            if any(s and s in joined for s in self.with_):
+                return 1.0
+            return None
+        if len(tokens) < 3:
+            return float(f" {joined} " in self.joined)
+        shingles = [tuple(tokens[i : i + 3]) for i in range(len(tokens) - 2)]
+        share = sum(s in self.shingles for s in shingles) / len(shingles)
+        return float(share >= 0.5)
+
+
+def block_examples(page: dict[str, Any], truth: Truth) -> list[tuple[list[float], float, float]]:
+    """(features, label, weight) for every labelled block of every candidate of a page."""
+    from spyglass.fetch.blocks import block_rows, line_keys, split_blocks
+    from spyglass.fetch.candidates import KINDS
+
+    examples = []
+    keys = line_keys(page["texts"])
+    for kind in KINDS:
+        blocks = split_blocks(page["texts"][kind])
+        for block, row in zip(blocks, block_rows(blocks, kind, keys), strict=True):
+            if not row:
+                continue
+            label = truth.label(block.text)
+            if label is None:
+                continue
+            # Dropping a long paragraph by mistake costs more than keeping a short link.
+            examples.append((row, label, math.sqrt(1 + len(block.text.split()))))
+    return examples
+
+
+def fit_blocks(examples: list[tuple[list[float], float, float]]) -> Any:
+    import lightgbm
+    import numpy
+
+    from spyglass.fetch.blocks import BLOCK_FEATURES
+
+    step = max(1, math.ceil(len(examples) / BLOCK_SAMPLE))
+    examples = examples[::step]
+    x = numpy.asarray([e[0] for e in examples], dtype=numpy.float64)
+    y = numpy.asarray([e[1] for e in examples], dtype=numpy.float64)
+    w = numpy.asarray([e[2] for e in examples], dtype=numpy.float64)
+    data = lightgbm.Dataset(
+        x, y, weight=w, feature_name=BLOCK_FEATURES, categorical_feature=["reading", "block_kind"]
+    )
+    return lightgbm.train(BLOCK_PARAMS, data, num_boost_round=BLOCK_ROUNDS)
+
+
+def filtered(booster: Any, page: dict[str, Any], kind: str, thresholds: list[float]) -> list[str]:
+    """The ``kind`` candidate without the blocks the model finds unlikely to be content,
+    for each threshold (the model runs once)."""
+    import numpy
+
+    from spyglass.fetch.blocks import keep_content
+
+    cache: dict[int, list[float]] = {}
+
+    def chances(rows: list[list[float]]) -> list[float]:
+        if not rows:
+            return []
+        if not cache:
+            matrix = numpy.asarray(rows, dtype=numpy.float64)
+            cache[0] = [float(v) for v in booster.predict(matrix, num_threads=1)]
+        return cache[0]
+
+    return [keep_content(kind, page["texts"], chances, t) for t in thresholds]
+
+
+def report(title: str, pages: list[dict[str, Any]], chosen: list[str]) -> dict[str, Any]:
+    """Print and return WCXB F1 per type and trafilatura-eval snippet P/R/F1 for a choice."""
+    by_type: dict[str, list[float]] = defaultdict(list)
+    ratios: list[float] = []
+    without_rates: list[float] = []
+    counts = {"tp": 0.0, "fn": 0.0, "fp": 0.0, "tn": 0.0}
+    for page, kind in zip(pages, chosen, strict=True):
+        score = page["scores"][kind]
+        if page["corpus"] == "wcxb":
+            by_type["overall"].append(score["f1"])
+            by_type[page["type"]].append(score["f1"])
+            ratios.append(score["length_ratio"])
+            if score["fp"] + score["tn"]:
+                without_rates.append(score["fp"] / (score["fp"] + score["tn"]))
+        else:
+            for key in counts:
+                counts[key] += score[key]
+    precision = counts["tp"] / max(counts["tp"] + counts["fp"], 1)
+    recall = counts["tp"] / max(counts["tp"] + counts["fn"], 1)
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    wcxb = {group: statistics.fmean(values) for group, values in by_type.items() if values}
+    order = ["overall", *sorted(g for g in wcxb if g != "overall")]
+    cells = " ".join(f"{g[:5]} {wcxb[g]:.3f}" for g in order)
+    print(
+        f"{title:<22} WCXB {cells} | len x{statistics.median(ratios):.2f} "
+        f"w/out {statistics.fmean(without_rates):.3f} | "
+        f"traf-eval P {precision:.3f} R {recall:.3f} F1 {f1:.3f}"
+    )
+    return {
+        "wcxb": wcxb,
+        "length_ratio": statistics.median(ratios),
+        "without": statistics.fmean(without_rates),
+        "trafilatura_eval": {"precision": precision, "recall": recall, "f1": f1},
+    }
+
+
+def block_data(
+    pages: list[dict[str, Any]], truths: list[Truth], rebuild: bool
+) -> list[list[tuple[list[float], float, float]]]:
+    """Every page's labelled blocks, cached beside the readings."""
+    if BLOCK_CACHE.exists() and not rebuild:
+        with BLOCK_CACHE.open("rb") as handle:
+            cached: list[list[tuple[list[float], float, float]]] = pickle.load(handle)
+            return cached
+    started = time.perf_counter()
+    per_page = [block_examples(p, t) for p, t in zip(pages, truths, strict=True)]
+    count = sum(map(len, per_page))
+    print(f"  block examples: {count:,} ({time.perf_counter() - started:.0f} s)", flush=True)
+    with BLOCK_CACHE.open("wb") as handle:
+        pickle.dump(per_page, handle)
+    return per_page
+
+
+def cross_validate(
+    pages: list[dict[str, Any]],
+    truths: list[Truth],
+    per_page: list[list[tuple[list[float], float, float]]],
+    thresholds: list[float],
+) -> tuple[list[str], dict[float, list[dict[str, Any]]]]:
+    """Held-out choices, and held-out filtered pages for each threshold: every page is
+    handled by models trained on the folds its site is not in."""
+    fold_of = folds(pages)
+    chosen = [""] * len(pages)
+    outputs: dict[float, list[dict[str, Any]]] = {t: [{}] * len(pages) for t in thresholds}
+    for fold in range(FOLDS):
+        train = [i for i, f in enumerate(fold_of) if f != fold]
+        started = time.perf_counter()
+        chooser = fit([pages[i] for i in train])
+        examples = [e for i in train for e in per_page[i]]
+        blocks = fit_blocks(examples)
+        print(
+            f"  fold {fold + 1}: models trained ({time.perf_counter() - started:.0f} s)", flush=True
+        )
+        for index, page in enumerate(pages):
+            if fold_of[index] != fold:
+                continue
+            kind = pick(chooser, page)
+            chosen[index] = kind
+            texts = filtered(blocks, page, kind, thresholds)
+            for threshold, text in zip(thresholds, texts, strict=True):
+                outputs[threshold][index] = truths[index].page.score(text)
+        print(f"  fold {fold + 1}/{FOLDS} done ({time.perf_counter() - started:.0f} s)", flush=True)
+    return chosen, outputs
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes for reading")
+    parser.add_argument("--rebuild", action="store_true", help="re-read pages, ignore cache")
+    parser.add_argument("--no-write", action="store_true", help="report only, keep the models")
+    parser.add_argument("--no-cv", action="store_true", help="only train and write the models")
+    options = parser.parse_args()
+    pages = collect(options.jobs, options.rebuild)
+    truths = [Truth(load_truth(p["corpus"], p["id"])) for p in pages]
+    from spyglass.fetch.candidates import KINDS
+
+    print(f"{len(pages)} pages; five folds grouped by site, held-out figures:")
+    report("always article", pages, ["article"] * len(pages))
+    best = [max(KINDS, key=lambda k, p=p: p["scores"][k]["f1"]) for p in pages]
+    report("best per page (ceiling)", pages, best)
+    thresholds = [0.2, 0.3, 0.4, 0.5, 0.7]
+    per_page = block_data(pages, truths, options.rebuild)
+    if not options.no_write:
+        booster = fit(pages)
+        MODEL.write_text(booster.model_to_string(), encoding="utf-8")
+        examples = [e for page in per_page for e in page]
+        BLOCK_MODEL.write_text(fit_blocks(examples).model_to_string(), encoding="utf-8")
+        for path in (MODEL, BLOCK_MODEL):
+            print(f"wrote {path.relative_to(ROOT)} ({path.stat().st_size:,} bytes)")
+    if not options.no_cv:
+        chosen, outputs = cross_validate(pages, truths, per_page, thresholds)
+        report("chooser (held out)", pages, chosen)
+        for threshold in thresholds:
+            scored = [
+                {**p, "scores": {"x": o}} for p, o in zip(pages, outputs[threshold], strict=True)
+            ]
+            report(f"+ blocks < {threshold} out", scored, ["x"] * len(pages))
+            # The same, with blocks left out of article readings only.
+            scored = [
+                {**p, "scores": {"x": o if kind == "article" else p["scores"][kind]}}
+                for p, o, kind in zip(pages, outputs[threshold], chosen, strict=True)
+            ]
+            report(f"  articles only, < {threshold}", scored, ["x"] * len(pages))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

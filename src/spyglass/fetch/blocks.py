@@ -1,0 +1,217 @@
+"""Splitting a reading into blocks and describing each one, for the boilerplate model.
+
+A block is one Markdown line (a paragraph, heading or list item), a whole fenced code block
+or a whole table, so code and tables are kept or dropped as units and never cut in half.
+Each block is described by where it sits (position, what comes after the last long
+paragraph, the heading it sits under), what it looks like (words, links, punctuation,
+Markdown kind) and whether the other readings of the page contain it too: a line that
+trafilatura's article, the main region and the enclosing block all keep is rarely
+boilerplate; related stories and newsletter boxes after the article rarely appear in all.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import string
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from spyglass.fetch.candidates import KINDS, LINK
+
+_WORD = re.compile(r"\w+")
+_BLANK_RUNS = re.compile(r"\n{3,}")
+# A link's target, which holds no words of the block (a cheaper cut than the full syntax).
+_PUNCTUATION = bytes.maketrans(string.punctuation.encode(), b" " * len(string.punctuation))
+_TARGET = re.compile(r"\]\((?:<[^>\n]*>|[^)\n]*)\)")
+_DIGIT = re.compile(r"\d")
+#: Words that name the boxes around an article; a feature, the model weighs them.
+_BOILERPLATE_WORDS = re.compile(
+    r"\b(related|recommended|popular|trending|more from|read (?:more|next|also)|"
+    r"see also|you (?:may|might) also|newsletter|subscribe|sign up|follow us|share|"
+    r"comments?|advertis\w*|sponsored|tags?|categories|about the author|author|"
+    r"copyright|all rights reserved|cookies?|privacy|log ?in|sign in|previous|next|"
+    r"weitere|verwandte|teilen|kommentare?|newsletter abonnieren|lesen sie auch|"
+    r"articles? (?:similaires|connexes)|partager|commentaires?)\b",
+    re.IGNORECASE,
+)
+#: A line of at least this many words is a paragraph of running text.
+_LONG_WORDS = 25
+#: Blocks of at most this many words are searched for boilerplate names.
+_SHORT_WORDS = 30
+
+
+@dataclass(frozen=True)
+class Block:
+    text: str
+    kind: str  # "text", "heading", "item", "table", "code", "quote"
+
+
+def split_blocks(markdown: str) -> list[Block]:
+    """``markdown`` as blocks; joining their texts with newlines gives it back."""
+    blocks: list[Block] = []
+    lines = markdown.split("\n")
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        stripped = line.lstrip()
+        if stripped.startswith("```"):
+            end = index + 1
+            while end < len(lines) and not lines[end].lstrip().startswith("```"):
+                end += 1
+            blocks.append(Block("\n".join(lines[index : end + 1]), "code"))
+            index = end + 1
+            continue
+        if stripped.startswith("|"):
+            end = index
+            while end + 1 < len(lines) and lines[end + 1].lstrip().startswith("|"):
+                end += 1
+            blocks.append(Block("\n".join(lines[index : end + 1]), "table"))
+            index = end + 1
+            continue
+        blocks.append(Block(line, _kind(stripped)))
+        index += 1
+    return blocks
+
+
+def _kind(line: str) -> str:
+    if line.startswith("#"):
+        return "heading"
+    if line.startswith(("- ", "* ", "+ ")) or re.match(r"\d+[.)] ", line):
+        return "item"
+    if line.startswith(">"):
+        return "quote"
+    return "text"
+
+
+_KIND_CODES = {"text": 0.0, "heading": 1.0, "item": 2.0, "table": 3.0, "code": 4.0, "quote": 5.0}
+
+
+def _tokens(text: str) -> list[bytes]:
+    """Lower-case words of ``text`` with link targets and ASCII punctuation left out."""
+    if "](" in text:
+        text = _TARGET.sub("]", text)
+    # Bytes: translate and split run in C, several times faster than a \w+ regex on str.
+    return text.encode("utf-8", "replace").lower().translate(_PUNCTUATION).split()
+
+
+def line_keys(readings: dict[str, str]) -> dict[str, set[bytes]]:
+    """Each reading's lines as word keys, to ask whether another reading has a block."""
+    return {
+        kind: {b" ".join(_tokens(line)) for line in text.split("\n") if line.strip()}
+        for kind, text in readings.items()
+    }
+
+
+def block_rows(blocks: list[Block], reading: str, keys: dict[str, set[bytes]]) -> list[list[float]]:
+    """One feature row per non-empty block of the ``reading`` candidate (empty ones get
+    ``[]``); ``keys`` are every reading's :func:`line_keys`."""
+    tokens = [_tokens(b.text) for b in blocks]
+    words = [len(t) for t in tokens]
+    filled = [i for i, b in enumerate(blocks) if b.text.strip()]
+    total_words = sum(words) or 1
+    long_lines = [i for i in filled if words[i] >= _LONG_WORDS and blocks[i].kind == "text"]
+    first_long = long_lines[0] if long_lines else -1
+    last_long = long_lines[-1] if long_lines else -1
+    link_density = [_link_density(b.text) for b in blocks]
+    under_boilerplate = 0.0
+    rows: list[list[float]] = []
+    before = 0
+    count = len(filled) or 1
+    order = {index: rank for rank, index in enumerate(filled)}
+    for index, block in enumerate(blocks):
+        if block.kind == "heading":
+            under_boilerplate = float(bool(_BOILERPLATE_WORDS.search(block.text)))
+        if index not in order:
+            rows.append([])
+            continue
+        rank = order[index]
+        key = b" ".join(tokens[index])
+        text = block.text.rstrip()
+        previous = filled[rank - 1] if rank > 0 else None
+        following = filled[rank + 1] if rank + 1 < len(filled) else None
+        # Boxes around an article are short; long paragraphs are not searched for names.
+        named = words[index] <= _SHORT_WORDS and bool(_BOILERPLATE_WORDS.search(text))
+        row = [
+            float(KINDS.index(reading)),
+            _KIND_CODES[block.kind],
+            rank / count,
+            (count - rank) / count,
+            float(count - rank),
+            before / total_words,
+            math.log1p(words[index]),
+            math.log1p(len(text)),
+            link_density[index],
+            link_density[previous] if previous is not None else -1.0,
+            link_density[following] if following is not None else -1.0,
+            float(text.endswith((".", "!", "?", '."', ".”", ":"))),
+            len(_DIGIT.findall(text)) / max(len(text), 1),
+            float(named),
+            under_boilerplate,
+            float(last_long >= 0 and index > last_long),
+            float(first_long >= 0 and index < first_long),
+            float(index == last_long),
+            float(len(long_lines)),
+            *(float(key in keys[kind]) for kind in KINDS),
+            float(text.lstrip().startswith("![")),
+            math.log1p(total_words),
+        ]
+        rows.append(row)
+        before += words[index]
+    return rows
+
+
+BLOCK_FEATURES = [
+    "reading",
+    "block_kind",
+    "position",
+    "from_end",
+    "blocks_after",
+    "words_before_share",
+    "words",
+    "chars",
+    "link_density",
+    "previous_link_density",
+    "next_link_density",
+    "sentence_end",
+    "digit_share",
+    "boilerplate_words",
+    "boilerplate_heading",
+    "after_last_long",
+    "before_first_long",
+    "is_last_long",
+    "long_paragraphs",
+    *(f"in_{kind}" for kind in KINDS),
+    "image",
+    "reading_words",
+]
+
+
+def _link_density(text: str) -> float:
+    if "](" not in text:
+        return 0.0
+    visible = LINK.sub(lambda m: m.group(1), text)
+    if not visible.strip():
+        return 0.0
+    linked = sum(len(m.group(1)) for m in LINK.finditer(text))
+    return min(1.0, linked / len(visible))
+
+
+def keep_content(
+    reading: str,
+    readings: dict[str, str],
+    chances: Callable[[list[list[float]]], list[float]],
+    threshold: float,
+) -> str:
+    """The ``reading`` candidate without the blocks whose chance of being content, as
+    ``chances`` scores their rows, is below ``threshold``."""
+    markdown = readings[reading]
+    blocks = split_blocks(markdown)
+    rows = block_rows(blocks, reading, line_keys(readings))
+    scored = iter(chances([row for row in rows if row]))
+    kept = [
+        b.text for b, row in zip(blocks, rows, strict=True) if not row or next(scored) >= threshold
+    ]
+    result = _BLANK_RUNS.sub("\n\n", "\n".join(kept)).strip()
+    # Leaving every block out would answer "nothing here" for a page that has text.
+    return result or markdown

@@ -1,0 +1,189 @@
+"""What the chooser knows about a page and its candidates, as numbers.
+
+Page features describe what kind of page it is, from structure every site shares rather
+than from any one site's markup: declared types (``og:type``, schema.org ``@type`` in
+JSON-LD or microdata), ``<article>``/``<main>`` elements, how much of the text is links,
+lists, tables, code, forms and headings, and the shape of the URL's path. Candidate
+features describe each reading: its length, how much of it is links, list items, headings,
+short lines, and how much of it the other readings share.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from urllib.parse import urlsplit
+
+from lxml import etree
+from lxml import html as lxml_html
+
+from spyglass.fetch.candidates import KINDS, LINK, Candidates, visible_length
+
+#: schema.org types grouped by the page type they announce.
+_TYPE_GROUPS = {
+    "article": {
+        "article",
+        "newsarticle",
+        "blogposting",
+        "report",
+        "scholarlyarticle",
+        "techarticle",
+    },
+    "product": {"product", "offer", "aggregateoffer", "productgroup", "individualproduct"},
+    "forum": {
+        "discussionforumposting",
+        "qapage",
+        "question",
+        "answer",
+        "comment",
+        "socialmediaposting",
+    },
+    "listing": {"itemlist", "collectionpage", "searchresultspage", "offercatalog"},
+    "service": {"service", "localbusiness", "organization", "contactpage", "aboutpage", "faqpage"},
+    "recipe": {"recipe", "howto", "event", "jobposting", "course"},
+}
+_OG_TYPES = ("article", "product", "website")
+_TYPE_KEY = re.compile(r'"@type"\s*:\s*(\[[^\]]*\]|"[^"]*")')
+_WORD = re.compile(r"\w+")
+_DIGITS = re.compile(r"\d")
+_PATH_HINTS = {
+    "path_listing": re.compile(
+        r"(^|/)(category|categories|tag|tags|topics?|archive|search|page)(/|$)"
+    ),
+    "path_forum": re.compile(
+        r"(^|/)(forums?|threads?|t|topic|community|discussions?|questions?)(/|$)"
+    ),
+    "path_product": re.compile(r"(^|/)(products?|p|dp|item|shop|store)(/|$)"),
+    "path_docs": re.compile(r"(^|/)(docs?|documentation|reference|api|manual|guide|wiki)(/|$)"),
+}
+
+_COUNTS = {
+    "articles": etree.XPath("count(//article)"),
+    "mains": etree.XPath("count(//main|//*[@role='main'])"),
+    "paragraphs": etree.XPath("count(//p)"),
+    "links": etree.XPath("count(//a[@href])"),
+    "list_items": etree.XPath("count(//li)"),
+    "tables": etree.XPath("count(//table)"),
+    "code": etree.XPath("count(//pre|//code)"),
+    "forms": etree.XPath("count(//form)"),
+    "inputs": etree.XPath("count(//input|//textarea|//select)"),
+    "h1": etree.XPath("count(//h1)"),
+    "h2": etree.XPath("count(//h2)"),
+    "h3": etree.XPath("count(//h3|//h4)"),
+    "images": etree.XPath("count(//img)"),
+    "itemprops": etree.XPath("count(//*[@itemprop])"),
+    "comments_named": etree.XPath(
+        "count(//*[contains(@class,'comment') or contains(@id,'comment')])"
+    ),
+    "time": etree.XPath("count(//time)"),
+}
+_JSON_LD = etree.XPath("//script[@type='application/ld+json']/text()")
+_ITEMTYPES = etree.XPath("//*[@itemtype]/@itemtype")
+_OG_TYPE = etree.XPath("//meta[@property='og:type']/@content")
+_BODY_TEXT = etree.XPath("string-length(normalize-space(//body))")
+_LINK_TEXTS = etree.XPath("//a//text()")
+
+
+def page_features(tree: lxml_html.HtmlElement, url: str) -> dict[str, float]:
+    """Numbers that say what kind of page ``tree`` is."""
+    features: dict[str, float] = {
+        name: math.log1p(float(count(tree))) for name, count in _COUNTS.items()
+    }
+    body_chars = float(_BODY_TEXT(tree) or 0.0)
+    features["body_chars"] = math.log1p(body_chars)
+    link_chars = _link_chars(tree)
+    features["page_link_density"] = link_chars / body_chars if body_chars else 0.0
+    declared = _declared_types(tree)
+    for group, names in _TYPE_GROUPS.items():
+        features[f"ld_{group}"] = float(bool(declared & names))
+    og = " ".join(str(v) for v in _OG_TYPE(tree)).lower()
+    for name in _OG_TYPES:
+        features[f"og_{name}"] = float(name in og)
+    path = urlsplit(url).path.lower()
+    segments = [s for s in path.split("/") if s]
+    features["path_depth"] = float(len(segments))
+    features["path_digits"] = float(bool(_DIGITS.search(path)))
+    features["path_last_words"] = float(len(_WORD.findall(segments[-1])) if segments else 0)
+    features["path_root"] = float(not segments)
+    for name, pattern in _PATH_HINTS.items():
+        features[name] = float(bool(pattern.search(path)))
+    return features
+
+
+def _link_chars(tree: lxml_html.HtmlElement) -> float:
+    return float(sum(len(str(text).strip()) for text in _LINK_TEXTS(tree)))
+
+
+def _declared_types(tree: lxml_html.HtmlElement) -> set[str]:
+    """schema.org types named in JSON-LD or microdata, lower-case, without the prefix."""
+    found: set[str] = set()
+    for script in _JSON_LD(tree):
+        for match in _TYPE_KEY.finditer(str(script)):
+            try:
+                value = json.loads(match.group(1))
+            except ValueError:
+                continue
+            for name in value if isinstance(value, list) else [value]:
+                if isinstance(name, str):
+                    found.add(name.rsplit("/", 1)[-1].lower())
+    for itemtype in _ITEMTYPES(tree):
+        for name in str(itemtype).split():
+            found.add(name.rstrip("/").rsplit("/", 1)[-1].lower())
+    return found
+
+
+def candidate_features(markdown: str) -> dict[str, float]:
+    """Numbers describing one candidate reading."""
+    lines = [line.strip() for line in markdown.split("\n") if line.strip()]
+    chars = visible_length(markdown)
+    link_chars = sum(len(m.group(1)) for m in LINK.finditer(markdown))
+    words = [len(_WORD.findall(LINK.sub(r"\1", line))) for line in lines]
+    count = len(lines) or 1
+    return {
+        "chars": math.log1p(chars),
+        "lines": math.log1p(len(lines)),
+        "link_density": link_chars / chars if chars else 0.0,
+        "list_share": sum(line.startswith(("- ", "* ")) for line in lines) / count,
+        "heading_share": sum(line.startswith("#") for line in lines) / count,
+        "table_share": sum(line.startswith("|") for line in lines) / count,
+        "short_share": sum(n < 5 for n in words) / count,
+        "long_share": sum(n >= 25 for n in words) / count,
+        "sentence_share": sum(line.endswith((".", "!", "?", ":", '."')) for line in lines) / count,
+        "mean_words": math.log1p(sum(words) / count),
+    }
+
+
+def _word_set(markdown: str) -> set[str]:
+    return set(_WORD.findall(LINK.sub(r"\1", markdown).lower()))
+
+
+def rows(page: dict[str, float], found: Candidates) -> list[list[float]]:
+    """One feature row per candidate, in :data:`KINDS` order: its kind, its own numbers,
+    every candidate's numbers, how much of its words the others share, and the page's."""
+    texts = found.by_kind()
+    described = {kind: candidate_features(texts[kind]) for kind in KINDS}
+    words = {kind: _word_set(texts[kind]) for kind in KINDS}
+    shared: dict[str, float] = {}
+    for kind in KINDS:
+        for other in KINDS:
+            if other != kind:
+                mine = words[kind]
+                shared[f"{kind}_in_{other}"] = len(mine & words[other]) / len(mine) if mine else 0.0
+    context = [value for kind in KINDS for value in described[kind].values()]
+    context += list(shared.values()) + list(page.values())
+    table = []
+    for index, kind in enumerate(KINDS):
+        own = list(described[kind].values())
+        table.append([float(index), *own, *context])
+    return table
+
+
+def feature_names(page: dict[str, float]) -> list[str]:
+    """Column names matching :func:`rows`, for the model file and reports."""
+    own = list(candidate_features("").keys())
+    names = ["kind", *(f"own_{n}" for n in own)]
+    names += [f"{kind}_{n}" for kind in KINDS for n in own]
+    names += [f"{kind}_in_{other}" for kind in KINDS for other in KINDS if other != kind]
+    names += list(page.keys())
+    return names

@@ -1,0 +1,68 @@
+"""A page's title, author, publication date and site name, as a short header to cite.
+
+Read with trafilatura's metadata readers (OpenGraph and ``<meta>`` tags, then JSON-LD,
+which wins where both speak) and htmldate's quick search for the publication date
+(declared dates only, no guessing from the text). A field is left out when the page does
+not state it, so the header is never padded with guesses.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from lxml import html as lxml_html
+
+logger = logging.getLogger(__name__)
+
+#: Longest value kept for a field; longer ones are cut (author lists, marketing titles).
+_MAX_FIELD = 160
+
+
+@dataclass(frozen=True)
+class Metadata:
+    title: str | None = None
+    author: str | None = None
+    published: str | None = None
+    site: str | None = None
+
+    def header(self) -> str:
+        """``Title: ...`` lines for the fields present, or ``""`` when none is."""
+        fields = (
+            ("Title", self.title),
+            ("Author", self.author),
+            ("Published", self.published),
+            ("Site", self.site),
+        )
+        return "\n".join(f"{name}: {value}" for name, value in fields if value)
+
+
+def page_metadata(tree: lxml_html.HtmlElement, url: str) -> Metadata:
+    """The metadata ``tree`` declares; fields it does not declare are None."""
+    from htmldate import find_date
+    from trafilatura.metadata import examine_meta, extract_meta_json
+
+    try:
+        found = extract_meta_json(tree, examine_meta(tree))
+    except (ValueError, TypeError, AttributeError) as exc:  # malformed markup or JSON-LD
+        logger.info("page metadata could not be read: %s", type(exc).__name__)
+        return Metadata()
+    try:
+        published = find_date(tree, url=url, extensive_search=False, original_date=True)
+    except (ValueError, TypeError, AttributeError, OverflowError):
+        published = None
+    return Metadata(
+        title=_clean(found.title),
+        author=_clean(found.author),
+        published=_clean(published),
+        site=_clean(found.sitename),
+    )
+
+
+def _clean(value: object) -> str | None:
+    if not isinstance(value, str):
+        return None
+    text = " ".join(value.split())
+    if not text:
+        return None
+    return text if len(text) <= _MAX_FIELD else text[: _MAX_FIELD - 1].rstrip() + "…"

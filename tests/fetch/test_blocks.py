@@ -1,0 +1,52 @@
+"""Blocks of a reading: code and tables whole, features per block, low-chance blocks out."""
+
+from __future__ import annotations
+
+from spyglass.fetch.blocks import BLOCK_FEATURES, block_rows, keep_content, line_keys, split_blocks
+
+READING = """# Title
+
+A paragraph of running text that explains the subject in some detail for the reader.
+
+```python
+print("kept whole")
+# even this comment
+```
+
+| a | b |
+|---|---|
+| 1 | 2 |
+
+- [Related story](https://example.com/related)"""
+
+
+def test_code_blocks_and_tables_are_single_blocks_and_joining_gives_the_text_back() -> None:
+    blocks = split_blocks(READING)
+    kinds = [block.kind for block in blocks if block.text.strip()]
+    assert kinds == ["heading", "text", "code", "table", "item"]
+    assert "\n".join(block.text for block in blocks) == READING
+
+
+def test_every_non_empty_block_gets_one_row_of_every_feature() -> None:
+    blocks = split_blocks(READING)
+    rows = block_rows(blocks, "article", line_keys({"article": READING, "region": "", "block": ""}))
+    filled = [row for row in rows if row]
+    assert len(filled) == 5
+    assert all(len(row) == len(BLOCK_FEATURES) for row in filled)
+    assert [row for row, block in zip(rows, blocks, strict=True) if not block.text.strip()] == [
+        [] for block in blocks if not block.text.strip()
+    ]
+
+
+def test_blocks_below_the_threshold_are_left_out_and_the_rest_keep_their_markdown() -> None:
+    readings = {"article": READING, "region": "", "block": ""}
+
+    def links_are_boilerplate(rows: list[list[float]]) -> list[float]:
+        link_density = BLOCK_FEATURES.index("link_density")
+        return [0.1 if row[link_density] > 0.5 else 0.9 for row in rows]
+
+    kept = keep_content("article", readings, links_are_boilerplate, 0.5)
+    assert "Related story" not in kept
+    assert '```python\nprint("kept whole")\n# even this comment\n```' in kept
+    assert "| 1 | 2 |" in kept
+    assert kept.startswith("# Title")

@@ -1,0 +1,35 @@
+"""Page metadata: declared fields only, as a short header."""
+
+from __future__ import annotations
+
+from lxml import html as lxml_html
+
+from spyglass.fetch.metadata import Metadata, page_metadata
+
+DECLARED = """<html><head><title>Ignored title tag</title>
+<meta property="og:title" content="Kettles compared">
+<meta property="og:site_name" content="Kitchen Weekly">
+<script type="application/ld+json">{"@context": "https://schema.org", "@type": "NewsArticle",
+ "headline": "Kettles compared", "author": {"@type": "Person", "name": "Ada Baker"},
+ "datePublished": "2024-05-02T08:00:00Z"}</script>
+</head><body><article><p>Text.</p></article></body></html>"""
+
+
+def test_declared_title_author_date_and_site_are_read() -> None:
+    found = page_metadata(lxml_html.document_fromstring(DECLARED), "https://news.example/k")
+    assert found.title == "Kettles compared"
+    assert found.author == "Ada Baker"
+    assert found.published == "2024-05-02"
+    assert found.site == "Kitchen Weekly"
+
+
+def test_the_header_names_only_the_fields_present() -> None:
+    assert Metadata(title="T", published="2024-01-01").header() == "Title: T\nPublished: 2024-01-01"
+    assert Metadata().header() == ""
+
+
+def test_a_page_declaring_nothing_has_no_author_or_date() -> None:
+    html = "<html><body><p>Just some words on a page.</p></body></html>"
+    found = page_metadata(lxml_html.document_fromstring(html), "https://plain.example/")
+    assert found.author is None
+    assert found.published is None
