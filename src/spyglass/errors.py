@@ -15,6 +15,7 @@ infrastructure faults, and every one Spyglass raises on purpose is a :class:`Spy
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 
@@ -49,6 +50,7 @@ class CapabilityError(SpyglassError):
         retryable: bool = False,
         reason: str | None = None,
         status: Literal["failed", "rejected"] = "failed",
+        findings: Sequence[str] = (),
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -56,3 +58,5 @@ class CapabilityError(SpyglassError):
         self.retryable = retryable
         self.reason = reason
         self.status = status
+        #: Fixed identifiers of what a check found (``email``), audited; never content.
+        self.findings = tuple(findings)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from spyglass.history.migrations import MIGRATIONS
 from spyglass.history.store import NullHistory, SQLiteHistory, fts_query, open_history
 
 
@@ -150,7 +151,7 @@ def test_the_database_is_private_and_migrated_to_the_current_version(
     mode = stat.S_IMODE((tmp_path / "spyglass.db").stat().st_mode)
     assert mode == 0o600
     with sqlite3.connect(tmp_path / "spyglass.db") as raw:
-        assert raw.execute("PRAGMA user_version").fetchone()[0] == store.version == 1
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == store.version == len(MIGRATIONS)
 
 
 def test_reopening_keeps_the_data_and_does_not_migrate_twice(tmp_path: Path, now: Now) -> None:

@@ -7,12 +7,14 @@ from typing import Any
 
 from spyglass.core.capability import JSON, Bounds, Capability, Network, SideEffect
 from spyglass.core.context import InvocationContext
+from spyglass.core.outcome import Notice
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.fetch.fetcher import FetchConfig, FetchedPage, Fetcher
 from spyglass.fetch.guard import MAX_URL_CHARS
 from spyglass.fetch.paging import Part, part
 from spyglass.fetch.robots import RobotsRules
 from spyglass.fetch.services import DIALLER, RESOLVER, SSL_CONTEXT
+from spyglass.privacy import check, provenance
 
 MIN_CHARS = 500
 MAX_CHARS = 100_000
@@ -108,6 +110,11 @@ async def _download(context: InvocationContext, url: str) -> FetchedPage:
         return await fetcher.fetch(url, robots_cache=robots)
 
 
+async def precheck(context: InvocationContext) -> list[Notice]:
+    """Before anyone is asked: where the URL came from, then what it would carry."""
+    return [*await provenance.check_fetch(context), *await check.check_url(context)]
+
+
 def fitted(page: FetchedPage, offset: int, max_chars: int, max_bytes: int) -> JSON:
     """The result for one part, shortened until its JSON fits in ``max_bytes``."""
     chars = max_chars
@@ -158,5 +165,6 @@ CAPABILITY = Capability(
     bounds=Bounds(timeout_seconds=15, max_result_bytes=450_000, max_invocations_per_turn=5),
     handler=run,
     policy_key=WEB_ACCESS,
+    precheck=precheck,
     timeout_setting="fetch.timeout_seconds",
 )

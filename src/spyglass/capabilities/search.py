@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from spyglass.core.capability import JSON, Bounds, Capability, Network, SideEffect
 from spyglass.core.context import InvocationContext
+from spyglass.core.outcome import Notice
 from spyglass.core.policy import WEB_ACCESS
+from spyglass.privacy import check
 from spyglass.search import service
 from spyglass.search.domains import DOMAIN_PATTERN
 from spyglass.search.model import SearchQuery
@@ -123,6 +125,11 @@ async def run(context: InvocationContext) -> JSON:
     )
 
 
+async def precheck(context: InvocationContext) -> list[Notice]:
+    """Before anyone is asked: what the query would carry."""
+    return await check.check_query(context)
+
+
 CAPABILITY = Capability(
     name=NAME,
     version=1,
@@ -139,5 +146,6 @@ CAPABILITY = Capability(
     bounds=Bounds(timeout_seconds=10, max_invocations_per_turn=3),
     handler=run,
     policy_key=WEB_ACCESS,
+    precheck=precheck,
     timeout_setting="search.timeout_seconds",
 )

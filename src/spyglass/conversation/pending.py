@@ -32,6 +32,8 @@ class TurnState:
     citations: Citations = field(default_factory=Citations)
     #: Raw tool exchanges of this turn, for history (re-wrapped when replayed).
     exchanges: list[dict[str, Any]] = field(default_factory=list)
+    #: One receipt entry per call of this turn (``spyglass.privacy.receipts.entry``).
+    receipt: list[dict[str, Any]] = field(default_factory=list)
     rounds: int = 0
     queue: list[ToolCall] = field(default_factory=list)
     #: The call waiting for approval: its index in ``events`` and the pending confirmation.

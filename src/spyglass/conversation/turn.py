@@ -24,6 +24,8 @@ from spyglass.history.store import HistoryStore
 from spyglass.llm.client import Completion, ModelClient, ModelUnavailable
 from spyglass.llm.prompt import system_prompt
 from spyglass.llm.toolcalls import ToolCall
+from spyglass.privacy import receipts
+from spyglass.privacy.provenance import InMemoryProvenanceStore, ProvenanceStore, observed
 from spyglass.runtime import Runtime
 
 logger = logging.getLogger(__name__)
@@ -56,12 +58,14 @@ class ConversationService:
         pending: PendingTurnStore,
         *,
         channel: str = "console",
+        provenance: ProvenanceStore | None = None,
     ) -> None:
         self.runtime = runtime
         self.model = model
         self.history = history
         self.pending = pending
         self.channel = channel
+        self.provenance = provenance or InMemoryProvenanceStore()
 
     # -- what the model may use -----------------------------------------------------------
 
@@ -85,7 +89,8 @@ class ConversationService:
             )
         conversation_id = conversation_id or uuid.uuid4().hex
         turn_id = uuid.uuid4().hex
-        earlier = replay(self.history.messages(conversation_id))
+        stored = self.history.messages(conversation_id)
+        earlier = replay(stored)
         prompt = system_prompt(self.offered(), self.runtime.settings.llm.system_prompt)
         messages = [{"role": "system", "content": prompt}, *earlier]
         messages.append({"role": "user", "content": text})
@@ -94,7 +99,12 @@ class ConversationService:
             conversation_id=conversation_id,
             turn_id=turn_id,
             messages=messages,
-            turn=Turn(conversation_id=conversation_id, id=turn_id),
+            turn=Turn(
+                conversation_id=conversation_id,
+                id=turn_id,
+                private_texts=(*(m["text"] for m in stored if m["role"] == "user"), text),
+                sources=self.provenance.sources(conversation_id),
+            ),
         )
 
     def resume(self, conversation_id: str, token: str) -> TurnState:
@@ -242,6 +252,11 @@ class ConversationService:
             }
         )
         state.citations.add_outcome(outcome)
+        state.receipt.append(receipts.entry(outcome, call.arguments))
+        found = observed(outcome, call.arguments, state.turn.sources)
+        if found:
+            state.turn.sources.extend(found)
+            self.provenance.add(state.conversation_id, found)
         event = tool_event(outcome, call.arguments)
         if replace is not None and replace < len(state.events):
             state.events[replace] = event
@@ -264,6 +279,7 @@ class ConversationService:
                 events=state.events,
                 citations=state.citations.to_list(),
                 exchanges=state.exchanges,
+                receipt=receipts.build(state.receipt),
             )
         except Exception:
             # History is a record, not the answer: a full disk must not break the reply.
@@ -286,4 +302,16 @@ def response(state: TurnState, pending: dict[str, Any] | None) -> dict[str, Any]
     data["events"] = state.events
     data["citations"] = state.citations.to_list()
     data["pending_confirmation"] = pending
+    waiting = []
+    if pending is not None:
+        waiting = [
+            {
+                "capability": pending["capability"],
+                "target": receipts.entry_target(pending["capability"], pending["arguments"]),
+                "status": "pending_confirmation",
+                "left": False,
+                "at": receipts.now(),
+            }
+        ]
+    data["receipt"] = receipts.build([*state.receipt, *waiting])
     return data

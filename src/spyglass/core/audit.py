@@ -34,6 +34,7 @@ AUDIT_FIELDS = (
     "duration_ms",
     "provider",
     "recovered",
+    "findings",
 )
 
 

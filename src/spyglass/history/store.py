@@ -37,7 +37,12 @@ class HistoryStore(Protocol):
         events: list[dict[str, Any]],
         citations: list[dict[str, Any]],
         exchanges: list[dict[str, Any]],
+        receipt: dict[str, Any] | None = None,
     ) -> None: ...
+    def receipts(self, since: datetime) -> list[dict[str, Any]]:
+        """Receipts of answers given since ``since``, oldest first, with their conversation."""
+        ...
+
     def messages(self, conversation_id: str) -> list[dict[str, Any]]: ...
     def conversations(self, query: str | None = None) -> list[dict[str, Any]]: ...
     def conversation(self, conversation_id: str) -> dict[str, Any] | None: ...
@@ -61,6 +66,9 @@ class NullHistory:
         return None
 
     def messages(self, conversation_id: str) -> list[dict[str, Any]]:
+        return []
+
+    def receipts(self, since: datetime) -> list[dict[str, Any]]:
         return []
 
     def conversations(self, query: str | None = None) -> list[dict[str, Any]]:
@@ -156,6 +164,7 @@ class SQLiteHistory:
         events: list[dict[str, Any]],
         citations: list[dict[str, Any]],
         exchanges: list[dict[str, Any]],
+        receipt: dict[str, Any] | None = None,
     ) -> None:
         now = _stamp(self._clock())
         values = (
@@ -164,6 +173,7 @@ class SQLiteHistory:
             json.dumps(events, ensure_ascii=False),
             json.dumps(citations, ensure_ascii=False),
             json.dumps(exchanges, ensure_ascii=False),
+            None if receipt is None else json.dumps(receipt, ensure_ascii=False),
         )
         with self._lock, self._db:
             self._db.execute("BEGIN IMMEDIATE")
@@ -171,10 +181,12 @@ class SQLiteHistory:
                 return  # deleted while the turn ran: do not resurrect it
             self._db.execute(
                 "INSERT INTO messages(conversation_id, turn_id, role, text, reasoning, events, "
-                "citations, exchanges, created_at) VALUES (?,?,'assistant',?,?,?,?,?,?) "
+                "citations, exchanges, receipt, created_at) "
+                "VALUES (?,?,'assistant',?,?,?,?,?,?,?) "
                 "ON CONFLICT(turn_id, role) DO UPDATE SET text = excluded.text, "
                 "reasoning = excluded.reasoning, events = excluded.events, "
-                "citations = excluded.citations, exchanges = excluded.exchanges",
+                "citations = excluded.citations, exchanges = excluded.exchanges, "
+                "receipt = excluded.receipt",
                 (conversation_id, turn_id, *values, now),
             )
             self._db.execute(
@@ -187,6 +199,26 @@ class SQLiteHistory:
                 "SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conversation_id,)
             ).fetchall()
         return [_message(row) for row in rows]
+
+    def receipts(self, since: datetime) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT m.conversation_id, m.turn_id, m.created_at, m.receipt, c.title "
+                "FROM messages m JOIN conversations c ON c.id = m.conversation_id "
+                "WHERE m.role = 'assistant' AND m.receipt IS NOT NULL AND m.created_at >= ? "
+                "ORDER BY m.created_at, m.id",
+                (_stamp(since),),
+            ).fetchall()
+        return [
+            {
+                "conversation_id": row["conversation_id"],
+                "title": row["title"],
+                "turn_id": row["turn_id"],
+                "created_at": row["created_at"],
+                "receipt": json.loads(row["receipt"]),
+            }
+            for row in rows
+        ]
 
     def conversations(self, query: str | None = None) -> list[dict[str, Any]]:
         match = fts_query(query) if query else None
@@ -238,6 +270,7 @@ def _message(row: sqlite3.Row) -> dict[str, Any]:
         "events": json.loads(row["events"]),
         "citations": json.loads(row["citations"]),
         "exchanges": json.loads(row["exchanges"]),
+        "receipt": json.loads(row["receipt"]) if row["receipt"] else None,
         "created_at": row["created_at"],
     }
 
@@ -249,6 +282,8 @@ def _public(message: dict[str, Any]) -> dict[str, Any]:
         data["reasoning"] = message["reasoning"]
     data["events"] = message["events"]
     data["citations"] = message["citations"]
+    if message.get("receipt") is not None:
+        data["receipt"] = message["receipt"]
     data["created_at"] = message["created_at"]
     return data
 

@@ -13,6 +13,7 @@ from fastapi.openapi.utils import get_openapi
 
 from spyglass.conversation.pending import InMemoryPendingTurnStore, PendingTurnStore
 from spyglass.conversation.turn import ConversationService
+from spyglass.history.provenance import provenance_store
 from spyglass.history.store import HistoryStore, open_history
 from spyglass.llm.client import ModelClient
 from spyglass.runtime import Runtime
@@ -66,7 +67,9 @@ def create_app(
     authenticator = Authenticator(token, sessions)
     state = ServiceState(
         runtime=runtime,
-        conversations=ConversationService(runtime, model, history, pending),
+        conversations=ConversationService(
+            runtime, model, history, pending, provenance=provenance_store(history)
+        ),
         history=history,
         auth=authenticator,
         login_codes=LoginCodes(),
