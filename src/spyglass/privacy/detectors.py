@@ -177,30 +177,45 @@ def government_ids(text: str) -> Iterator[Finding]:
     for match in _NINO.finditer(text):
         if match.group(1) in _NINO_NEVER:
             continue
-        yield Finding(
-            "government_id", match.start(), match.end(), "a UK National Insurance number"
-        )
+        yield Finding("government_id", match.start(), match.end(), "a UK National Insurance number")
 
 
 # -- secrets ------------------------------------------------------------------------------
 
 #: Token shapes with a fixed, published prefix: a match is a credential, not a coincidence.
 SECRET_PATTERNS: Sequence[tuple[str, re.Pattern[str]]] = (
-    ("an AWS access key", re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])")),
-    ("a GitHub token", re.compile(r"(?<![\w])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_\w{50,255})")),
+    (
+        "an AWS access key",
+        re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])"),
+    ),
+    (
+        "a GitHub token",
+        re.compile(r"(?<![\w])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_\w{50,255})"),
+    ),
     ("a GitLab token", re.compile(r"(?<![\w-])glpat-[A-Za-z0-9_-]{20,}")),
     ("a Slack token", re.compile(r"(?<![\w-])xox[abposr]-[A-Za-z0-9-]{10,}")),
-    ("a Slack webhook", re.compile(r"hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{16,}")),
+    (
+        "a Slack webhook",
+        re.compile(r"hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{16,}"),
+    ),
     ("an Anthropic key", re.compile(r"(?<![\w-])sk-ant-[A-Za-z0-9_-]{20,}")),
-    ("an OpenAI key", re.compile(r"(?<![\w-])sk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{32,}")),
+    (
+        "an OpenAI key",
+        re.compile(
+            r"(?<![\w-])sk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{32,}"
+        ),
+    ),
     ("a Google API key", re.compile(r"(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])")),
     ("a Stripe key", re.compile(r"(?<![\w-])(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{24,}")),
     ("a Twilio key", re.compile(r"(?<![\w])SK[0-9a-f]{32}(?![\w])")),
     ("a SendGrid key", re.compile(r"(?<![\w-])SG\.[\w-]{22}\.[\w-]{43}")),
     ("a Hugging Face token", re.compile(r"(?<![\w-])hf_[A-Za-z]{34,}")),
-    ("a JSON Web Token", re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    (
+        "a JSON Web Token",
+        re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    ),
     ("a private key", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
-)  # fmt: skip
+)
 
 #: Query-string parameters whose value is a credential by name.
 _SECRET_PARAMETER = re.compile(
@@ -246,9 +261,7 @@ def random_tokens(text: str) -> Iterator[Finding]:
         token = match.group().rstrip("=")
         if len(token) < 32 or "--" in token:
             continue
-        classes = sum(
-            bool(re.search(pattern, token)) for pattern in (r"[a-z]", r"[A-Z]", r"\d")
-        )
+        classes = sum(bool(re.search(pattern, token)) for pattern in (r"[a-z]", r"[A-Z]", r"\d"))
         digits = sum(ch.isdigit() for ch in token)
         if classes < 3 or digits < 3 or entropy(token) < 4.5:
             continue

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, Protocol
-from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
 from spyglass.core.context import InvocationContext
 from spyglass.core.outcome import Notice, Outcome
@@ -37,7 +37,9 @@ TRACKING = re.compile(
     r"_ga|_gl|ref_src|spm)$",
     re.IGNORECASE,
 )
-_LINK = re.compile(r"\]\(\s*<?(https?://[^\s)>]+)>?(?:\s+\"[^\"]*\")?\s*\)|(https?://[^\s<>\"')\]]+)")
+_LINK = re.compile(
+    r"\]\(\s*<?(https?://[^\s)>]+)>?(?:\s+\"[^\"]*\")?\s*\)|(https?://[^\s<>\"')\]]+)"
+)
 _TYPED = re.compile(
     r"(?<![\w@.-])((?:https?://)?(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}"
     r"(?::\d{1,5})?(?:[/?][^\s<>\"']*)?)",
@@ -139,9 +141,7 @@ def matching(url: str, sources: Iterable[Source]) -> list[Source]:
     target = normal(url)
     if target is None:
         return []
-    return [
-        s for s in sources if target in {normal(s.url), normal(s.url, drop_tracking=True)}
-    ]
+    return [s for s in sources if target in {normal(s.url), normal(s.url, drop_tracking=True)}]
 
 
 # -- where sources come from ---------------------------------------------------------------
@@ -197,7 +197,9 @@ def observed(outcome: Outcome, arguments: Any, sources: Sequence[Source]) -> lis
         links = dict.fromkeys(m.group(1) or m.group(2) for m in _LINK.finditer(text))
         for link in list(links)[:MAX_LINKS_PER_PAGE]:
             link = link.rstrip(".,;:!?")
-            found.append(Source(link, "link", f"a link on {page}, read in this conversation", hop + 1))
+            found.append(
+                Source(link, "link", f"a link on {page}, read in this conversation", hop + 1)
+            )
         return found
     return []
 

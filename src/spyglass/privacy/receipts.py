@@ -66,7 +66,7 @@ def _phrase(item: dict[str, Any], *, done: bool) -> str:
     if capability == "web.search":
         verb, what = ("searched" if done else "search"), f"'{target}'"
     elif capability == "web.fetch":
-        verb, what = ("read" if done else "read"), short(target)
+        verb, what = "read", short(target)
     else:
         verb, what = "ran" if done else "run", capability
     return f"{verb} {what}"
@@ -83,7 +83,7 @@ def build(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
     kept = [i for i in items if not i.get("left")]
     parts: list[str] = []
     for item in left:
-        provider = PROVIDER_NAMES.get(str(item.get("provider")), None)
+        provider = PROVIDER_NAMES.get(str(item.get("provider")))
         detail = [provider] if provider and item["capability"] == "web.search" else []
         detail.append(_when(item))
         if item["status"] != "ok":
@@ -95,10 +95,7 @@ def build(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
         + ")"
         for i in kept
     ]
-    if left:
-        summary = "Left this device: " + ", ".join(parts)
-    else:
-        summary = "Stayed on this device"
+    summary = "Left this device: " + ", ".join(parts) if left else "Stayed on this device"
     if unsent:
         summary += "; not sent: " + ", ".join(unsent)
     return {"left_device": bool(left), "summary": summary, "items": list(items)}
