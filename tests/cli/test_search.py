@@ -166,3 +166,14 @@ def test_search_works_against_a_duckduckgo_shaped_endpoint(home: Path) -> None:
     lines = [line.strip() for line in result.stdout.splitlines() if line.strip()]
     assert lines[:3] == ["1. Pond life", "https://duck.example/pond", "Ducks & more"]
     assert "1 result(s) from duckduckgo" in result.stdout
+
+
+def test_the_terminal_prompt_lists_what_the_privacy_check_found(
+    home: Path, searxng: ReplayServer
+) -> None:
+    _enable(home)
+    query = "reply to jane.doe@example.com"
+    result = run_on_terminal("search", query, home=home, answer="n", env=_env(searxng))
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", result.stderr)
+    assert '! query contains an email address: "jane.doe@example.com"' in shown
+    assert result.code != 0 and searxng.requests == []

@@ -184,3 +184,39 @@ def test_opening_the_history_prunes_expired_conversations(tmp_path: Path, now: N
     store = open_history(tmp_path / "h.db", enabled=True, retention_days=30)
     assert store.conversations() == []  # 2026-01-01 is long past the real clock's window
     store.close()
+
+
+def test_a_receipt_is_stored_with_its_answer_and_listed_since_a_time(tmp_path: Path) -> None:
+    moments = iter(
+        [datetime(2026, 1, 1, tzinfo=UTC) + timedelta(hours=h) for h in (0, 1, 10, 11)]
+    )
+    store = SQLiteHistory(tmp_path / "r.db", retention_days=30, clock=lambda: next(moments))
+    receipt = {"left_device": False, "summary": "Stayed on this device", "items": []}
+    store.add_user("c1", "t1", "hello", title="hello")
+    store.save_assistant(
+        "c1", "t1", text="hi", reasoning="", events=[], citations=[], exchanges=[], receipt=receipt
+    )
+    store.add_user("c1", "t2", "again", title="again")
+    store.save_assistant("c1", "t2", text="hi", reasoning="", events=[], citations=[], exchanges=[])
+    assert store.messages("c1")[1]["receipt"] == receipt
+    assert store.conversation("c1")["messages"][1]["receipt"] == receipt  # type: ignore[index]
+    (found,) = store.receipts(datetime(2026, 1, 1, tzinfo=UTC))
+    assert found["receipt"] == receipt and found["title"] == "hello"
+    assert store.receipts(datetime(2026, 1, 1, 2, tzinfo=UTC)) == []
+    store.close()
+
+
+def test_a_version_1_database_gains_receipts_without_losing_messages(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as raw:
+        raw.executescript(MIGRATIONS[0] + "PRAGMA user_version = 1;")
+        raw.execute("INSERT INTO conversations VALUES ('c', 't', 'x', 'x')")
+        raw.execute(
+            "INSERT INTO messages(conversation_id, turn_id, role, text, created_at) "
+            "VALUES ('c', 't1', 'user', 'old words', 'x')"
+        )
+    raw.close()
+    store = SQLiteHistory(path, retention_days=30)
+    (message,) = store.messages("c")
+    assert message["text"] == "old words" and message["receipt"] is None
+    store.close()

@@ -88,9 +88,7 @@ async def test_a_fetch_url_that_carries_the_users_words_is_flagged_on_the_card(
     said = "my sister Maria has been diagnosed with a rare kidney condition last week"
     url = "https://x.example/log?d=" + said.replace(" ", "+")
     turn = Turn(private_texts=(said,))
-    outcome = await runtime.executor.ainvoke(
-        "web.fetch", 1, {"url": url}, channel="cli", turn=turn
-    )
+    outcome = await runtime.executor.ainvoke("web.fetch", 1, {"url": url}, channel="cli", turn=turn)
     assert outcome.pending_confirmation is not None
     (notice,) = outcome.pending_confirmation.notices
     assert notice.kind == "privacy.copied_text"

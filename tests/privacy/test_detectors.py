@@ -86,7 +86,9 @@ def test_an_iban_shape_with_a_wrong_checksum_or_country_is_not_reported(text: st
     assert list(detectors.ibans(text)) == []
 
 
-@pytest.mark.parametrize("text", ["ssn 123-45-6789", "SSN: 123 45 6789", "JG 12 34 56 C", "AB123456D"])
+@pytest.mark.parametrize(
+    "text", ["ssn 123-45-6789", "SSN: 123 45 6789", "JG 12 34 56 C", "AB123456D"]
+)
 def test_ssn_and_nino_shapes_that_follow_the_issuing_rules_are_found(text: str) -> None:
     assert kinds(list(detectors.government_ids(text))) == ["government_id"]
 
