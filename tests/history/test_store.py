@@ -187,9 +187,7 @@ def test_opening_the_history_prunes_expired_conversations(tmp_path: Path, now: N
 
 
 def test_a_receipt_is_stored_with_its_answer_and_listed_since_a_time(tmp_path: Path) -> None:
-    moments = iter(
-        [datetime(2026, 1, 1, tzinfo=UTC) + timedelta(hours=h) for h in (0, 1, 10, 11)]
-    )
+    moments = iter([datetime(2026, 1, 1, tzinfo=UTC) + timedelta(hours=h) for h in (0, 1, 10, 11)])
     store = SQLiteHistory(tmp_path / "r.db", retention_days=30, clock=lambda: next(moments))
     receipt = {"left_device": False, "summary": "Stayed on this device", "items": []}
     store.add_user("c1", "t1", "hello", title="hello")
