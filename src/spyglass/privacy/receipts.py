@@ -27,7 +27,11 @@ PROVIDER_NAMES = {
     "jina": "Jina",
 }
 #: Outcome status → how a call that did not go out is described.
-NOT_SENT = {"denied": "declined", "rejected": "refused", "pending_confirmation": "waiting"}
+NOT_SENT = {
+    "denied": "declined",
+    "rejected": "refused",
+    "pending_confirmation": "waiting for your approval",
+}
 
 
 def now() -> str:
