@@ -17,6 +17,7 @@ from spyglass.errors import CapabilityError
 from spyglass.privacy import detectors
 from spyglass.privacy.copied import CopiedText
 from spyglass.privacy.detectors import Detector, Finding
+from spyglass.privacy.provenance import TRACKING
 from spyglass.privacy.views import View, embedded, text_views, url_views
 from spyglass.settings import PrivacySettings
 
@@ -66,6 +67,7 @@ class PrivacyCheck:
                     for f in detectors.random_tokens(tail.text)
                     if not _covered(_mapped(tail, f), found)
                     and not _decodes(tail.text[f.start : f.end])
+                    and not _tracking_value(tail.text, f.start)
                 ]
         userinfo = _USERINFO.match(url)
         if userinfo and ":" in userinfo.group(1):
@@ -85,6 +87,13 @@ class PrivacyCheck:
 def _mapped(view: View, finding: Finding) -> Finding:
     start, end = view.span(finding.start, finding.end)
     return Finding(finding.kind, start, end, finding.what)
+
+
+def _tracking_value(query: str, start: int) -> bool:
+    """Whether the token at ``start`` is the value of a click-tracking parameter (``gclid``,
+    ``srsltid``...): an id a site or search engine minted, not something carried out."""
+    name = re.search(r"([\w.-]+)=$", query[max(0, start - 40) : start])
+    return bool(name and TRACKING.match(name.group(1)))
 
 
 def _decodes(token: str) -> bool:

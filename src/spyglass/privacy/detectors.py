@@ -75,7 +75,10 @@ def phone_numbers(region: str = "US") -> Detector:
 
 # -- payment cards ------------------------------------------------------------------------
 
-_CARD = re.compile(r"(?<![\d.,/-])\d(?:[ -]?\d){12,18}(?![\d,/]|\.\d)")
+#: Runs of digit groups joined by single spaces or dashes; a card number is looked for in
+#: every sub-run, so a year before it or a count after it does not hide it.
+_DIGIT_RUN = re.compile(r"(?<![\w.,])\d+(?:[ -]\d+)*")
+_GROUP = re.compile(r"\d+")
 #: Issuer prefixes of the card networks (Visa, Mastercard, Amex, Discover, JCB, Diners,
 #: UnionPay, Maestro): a Luhn-valid number outside them is far more likely an id.
 _CARD_PREFIX = re.compile(
@@ -98,14 +101,33 @@ def luhn_valid(digits: str) -> bool:
 
 
 def payment_cards(text: str) -> Iterator[Finding]:
-    for match in _CARD.finditer(text):
-        raw = match.group()
+    for run in _DIGIT_RUN.finditer(text):
+        groups = [
+            (m.start() + run.start(), m.end() + run.start()) for m in _GROUP.finditer(run.group())
+        ]
+        first = 0
+        while first < len(groups):
+            found = _card_in(text, groups, first)
+            if found is None:
+                first += 1
+                continue
+            last = found
+            start, end = groups[first][0], groups[last][1]
+            if not re.match(r"[.,]\d|\w", text[end : end + 2]):
+                yield Finding("card", start, end, "a payment card number")
+            first = last + 1
+
+
+def _card_in(text: str, groups: list[tuple[int, int]], first: int) -> int | None:
+    """The last group of the longest card number starting at group ``first``, if any."""
+    for last in range(len(groups) - 1, first - 1, -1):
+        raw = text[groups[first][0] : groups[last][1]]
         digits = re.sub(r"\D", "", raw)
-        separators = set(re.sub(r"\d", "", raw))
-        if len(separators) > 1:
+        if not 13 <= len(digits) <= 19 or len(set(re.sub(r"\d", "", raw))) > 1:
             continue
         if _CARD_PREFIX.match(digits) and luhn_valid(digits) and len(set(digits)) > 1:
-            yield Finding("card", match.start(), match.end(), "a payment card number")
+            return last
+    return None
 
 
 # -- IBAN ---------------------------------------------------------------------------------
@@ -124,7 +146,9 @@ IBAN_LENGTHS: dict[str, int] = {
     "TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20, "YE": 30,
 }  # fmt: skip
 
-_IBAN = re.compile(r"(?<![A-Za-z0-9])([A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]){11,30})(?![A-Za-z0-9])")
+_IBAN = re.compile(
+    r"(?<![A-Za-z0-9])([A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]){11,30})(?![A-Za-z0-9])", re.IGNORECASE
+)
 
 
 def iban_valid(compact: str) -> bool:
@@ -136,9 +160,9 @@ def iban_valid(compact: str) -> bool:
 
 
 def ibans(text: str) -> Iterator[Finding]:
-    for match in _IBAN.finditer(text.upper()):
+    for match in _IBAN.finditer(text):
         raw = match.group(1)
-        compact = raw.replace(" ", "")
+        compact = raw.replace(" ", "").upper()
         # With spaces, IBANs are written in groups of four; trim a trailing word that the
         # pattern swallowed ("DE89 3704 0044 0532 0130 00 please").
         for end in range(len(compact), 14, -1):

@@ -34,7 +34,7 @@ MAX_LINKS_PER_PAGE = 1000
 #: before comparing, never from the URL about to be fetched.
 TRACKING = re.compile(
     r"^(?:utm_\w+|fbclid|gclid|dclid|gbraid|wbraid|msclkid|mc_cid|mc_eid|yclid|igshid|"
-    r"_ga|_gl|ref_src|spm)$",
+    r"_ga|_gl|ref_src|spm|srsltid)$",
     re.IGNORECASE,
 )
 _LINK = re.compile(

@@ -32,7 +32,9 @@ class View:
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """The span of the original string behind ``text[start:end]``."""
-        return self.origin[start][0], self.origin[max(start, end - 1)][1]
+        last = len(self.origin) - 1
+        first = min(max(start, 0), last)
+        return self.origin[first][0], self.origin[min(max(first, end - 1), last)][1]
 
     def slice(self, start: int, end: int) -> View:
         return View(self.text[start:end], self.origin[start:end])
