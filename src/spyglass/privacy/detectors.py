@@ -48,7 +48,7 @@ def emails(text: str) -> Iterator[Finding]:
 
 #: Something a person writes around a phone number's digits; a bare run of digits in a URL is
 #: far more often an article id or a timestamp than a phone number.
-_PHONE_MARKS = re.compile(r"[+()\s.\-]")
+_PHONE_MARKS = re.compile(r"[+()\s\-]|\..*\.")
 
 
 def phone_numbers(region: str = "US") -> Detector:
