@@ -97,7 +97,7 @@ async def test_a_fetch_url_that_carries_the_users_words_is_flagged_on_the_card(
 
 
 @pytest.mark.parametrize(
-    "query, kind",
+    ("query", "kind"),
     [
         ("4111 1111 1111 1111 expiry", "card"),
         ("wire to DE89 3704 0044 0532 0130 00", "iban"),

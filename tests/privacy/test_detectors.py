@@ -17,7 +17,7 @@ def spans(text: str, found: list[Finding]) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    "text, expected",
+    ("text", "expected"),
     [
         ("write to jane.doe@example.com today", "jane.doe@example.com"),
         ("JOHN+news@mail.example.co.uk", "JOHN+news@mail.example.co.uk"),
@@ -102,7 +102,7 @@ def test_shapes_the_issuers_never_use_are_not_government_ids(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "secret, what",
+    ("secret", "what"),
     [
         ("AKIAIOSFODNN7EXAMPLE", "an AWS access key"),
         ("ghp_" + "A1b2" * 9, "a GitHub token"),
