@@ -123,3 +123,31 @@ async def test_a_failed_search_is_an_error_not_an_empty_result_list(
     error = response.json()["error"]
     assert error["code"] == "SEARCH_PROVIDER_UNAVAILABLE"
     assert "loopback provider is down" in error["message"]
+
+
+async def test_a_query_or_url_carrying_private_data_is_blocked_since_nobody_approves_it(
+    paths: Paths,
+) -> None:
+    # The built-in capabilities: their privacy check runs before anything is sent.
+    runtime = build_runtime(paths, overrides={"channels.openwebui.confirmation": "delegated"})
+    runtime.policy.set("web_access_enabled", True)
+    app = create_app(runtime, port=PORT)
+    try:
+        async with bearer(app) as client:
+            search = await client.post(
+                "/api/v1/openwebui/search", json={"query": "ssn 123-45-6789 owner", "count": 3}
+            )
+            loader = await client.post(
+                "/api/v1/openwebui/loader",
+                json={"urls": ["https://e.example.com/?to=jane.doe%40example.com"]},
+            )
+    finally:
+        app.state.spyglass.history.close()
+    assert search.status_code == 403
+    error = search.json()["error"]
+    assert error["code"] == "PRIVACY_BLOCKED" and "national ID number" in error["message"]
+    assert "6789" not in error["message"]
+    (document,) = loader.json()
+    assert document["page_content"] == "" and "email address" in document["metadata"]["error"]
+    events = [json.loads(line) for line in runtime.paths.audit_file.read_text().splitlines()]
+    assert [e.get("findings") for e in events] == [["government_id"], ["email"]]
