@@ -275,3 +275,20 @@ async def test_sse_streams_the_whole_turn_in_contract_order(
     names = [name for i, (name, _) in enumerate(events) if i == 0 or events[i - 1][0] != name]
     assert names == ["turn", "tool_end", "content", "citations", "done"]
     assert events[-1][1]["text"] == "Let me look. Found them."
+
+
+async def test_the_answer_and_the_sse_done_event_carry_the_receipt(
+    client: httpx.AsyncClient, fake_model: FakeModel, web: LoopbackWeb, web_on: Runtime
+) -> None:
+    first = await ask_search(client, fake_model)
+    assert first["receipt"]["left_device"] is False
+    assert first["receipt"]["summary"] == (
+        "Stayed on this device; not sent: search 'otters' (waiting for your approval)"
+    )
+    response = await client.post(URL, json=answer(first), headers={"Accept": "text/event-stream"})
+    name, done = parse_sse(response.text)[-1]
+    assert name == "done"
+    assert done["receipt"]["left_device"] is True
+    assert done["receipt"]["summary"].startswith("Left this device: searched 'otters' (")
+    stored = await client.get(f"/api/v1/conversations/{first['conversation_id']}")
+    assert stored.json()["messages"][-1]["receipt"] == done["receipt"]
