@@ -85,3 +85,17 @@ def test_the_receipt_under_the_answer_says_what_left_and_history_keeps_it(
     page.locator(".history-title").first.click()
     expect(page.locator(".message-assistant .receipt")).to_have_count(2)
     expect(page.locator(".message-assistant .receipt").first).to_contain_text("Left this device")
+
+
+def test_a_fetch_card_says_the_address_did_not_come_from_the_conversation(
+    page: Page, model: FakeModel, searxng: Peer
+) -> None:
+    expect(page.get_by_role("button", name="Send message")).to_be_visible()
+    model.script(tool_call("web_fetch", {"url": "https://made-up.example.com/page"}))
+    page.fill("#composer-input", "what does that page say?")
+    page.keyboard.press("Enter")
+    notice = page.locator(".confirm-card .confirm-notice-info")
+    expect(notice).to_have_text(
+        re.compile(r"^\W*This address did not come from this conversation$")
+    )
+    expect(notice).to_have_attribute("data-kind", "provenance.unknown")

@@ -57,9 +57,16 @@ export function noticeList(notices) {
     const privacy = kind.startsWith("privacy.");
     const item = h("li", { class: `confirm-notice ${privacy ? "confirm-notice-privacy" : "confirm-notice-info"}` },
       h("span", { class: "confirm-notice-icon", "aria-hidden": "true", text: privacy ? "⚠" : "ℹ" }),
-      h("span", { text: privacy ? `This ${notice.argument === "url" ? "address" : "query"} ${notice.message}` : `From: ${notice.message}` }));
+      h("span", { text: describe(notice, privacy) }));
     item.dataset.kind = kind;
     list.append(item);
   }
   return list;
+}
+
+function describe(notice, privacy) {
+  const message = String(notice.message);
+  if (privacy) return `This ${notice.argument === "url" ? "address" : "query"} ${message}`;
+  if (notice.kind === "provenance") return `From: ${message}`;
+  return message.charAt(0).toUpperCase() + message.slice(1);
 }
