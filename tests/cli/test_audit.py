@@ -34,7 +34,7 @@ def test_receipts_list_what_left_the_device_from_the_history(home: Path) -> None
     history.add_user("c1", "t1", "zebra facts please", title="zebra facts please")
     receipt = {
         "left_device": True,
-        "summary": "Left this device: searched 'zebra facts' (SearXNG, 14:02)",
+        "summary": "Left this device: searched 'zebra facts' (SearXNG, 14:02 UTC)",
         "items": [],
     }
     history.save_assistant(
@@ -45,7 +45,7 @@ def test_receipts_list_what_left_the_device_from_the_history(home: Path) -> None
     human = run("audit", "receipts", "--since", "1d", home=home)
     assert human.code == 0
     assert "zebra facts please" in human.stdout
-    assert "Left this device: searched 'zebra facts' (SearXNG, 14:02)" in human.stdout
+    assert "Left this device: searched 'zebra facts' (SearXNG, 14:02 UTC)" in human.stdout
     (found,) = json.loads(run("audit", "receipts", "--json", home=home).stdout)
     assert found["receipt"] == receipt and found["conversation_id"] == "c1"
 

@@ -69,7 +69,7 @@ def test_the_receipt_under_the_answer_says_what_left_and_history_keeps_it(
     receipt = page.locator(".message-assistant .receipt").last
     expect(receipt.locator(".receipt-text")).to_have_text(
         re.compile(
-            r"Left this device: searched 'how do sea otters use tools' \(SearXNG, \d\d:\d\d\)"
+            r"Left this device: searched 'how do sea otters use tools' \(SearXNG, \d\d:\d\d UTC\)"
         )
     )
     expect(receipt).to_have_class(re.compile("receipt-left"))

@@ -26,7 +26,8 @@ def test_searches_and_reads_are_listed_with_provider_and_time() -> None:
     receipt = build(items)
     assert receipt["left_device"] is True
     assert receipt["summary"] == (
-        "Left this device: searched 'zebra facts' (SearXNG, 14:02), read zoo.example/zebra (14:02)"
+        "Left this device: searched 'zebra facts' (SearXNG, 14:02 UTC), "
+        "read zoo.example/zebra (14:02 UTC)"
     )
     assert receipt["items"][0]["provider"] == "searxng"
 
@@ -48,7 +49,7 @@ def test_declined_refused_and_failed_calls_appear_as_such() -> None:
     receipt = build(items)
     assert receipt["left_device"] is True
     assert receipt["summary"] == (
-        "Left this device: read y.example/ (14:02, failed: FETCH_TIMEOUT); not sent: "
+        "Left this device: read y.example/ (14:02 UTC, failed: FETCH_TIMEOUT); not sent: "
         "search 'a' (declined), read x.example/ (refused: FETCH_NOT_PROVENANCED)"
     )
     assert [i["left"] for i in receipt["items"]] == [False, False, True]

@@ -78,7 +78,7 @@ def _phrase(item: dict[str, Any], *, done: bool) -> str:
 
 def _when(item: dict[str, Any]) -> str:
     at = str(item.get("at", ""))
-    return at[11:16] if len(at) >= 16 else at
+    return f"{at[11:16]} UTC" if len(at) >= 16 else at
 
 
 def build(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
