@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,6 +29,7 @@ from pydantic import (
     model_validator,
 )
 
+from spyglass import hostnames
 from spyglass.errors import ConfigError
 from spyglass.paths import Paths
 from spyglass.version import __version__
@@ -132,6 +132,12 @@ class FetchSettings(_Section):
     deny_domains: list[str] = Field(
         default_factory=list, description="Never these hosts or their subdomains (checked first)."
     )
+    private_network: list[str] = Field(
+        default_factory=list,
+        description="Hosts on your own network web.fetch may read, each call still approved: "
+        "names (wiki.home.arpa) or private addresses and ranges (192.168.1.0/24). Never "
+        "loopback, link-local or cloud metadata.",
+    )
     https_only: bool = Field(default=False, description="Refuse plain http URLs.")
     allowed_ports: list[int] = Field(
         default_factory=list, description="Restrict destination ports (empty: any port)."
@@ -143,10 +149,15 @@ class FetchSettings(_Section):
         default=20000, ge=500, le=100000, description="Default part size given to the model."
     )
     max_page_bytes: int = Field(
-        default=5_000_000, gt=0, description="Cap on a decoded page body, in bytes."
+        default=5_000_000,
+        gt=0,
+        description="Cap on a decoded page body, in bytes; a longer page is read up to the "
+        "cap and marked cut_at_bytes.",
     )
     max_pdf_bytes: int = Field(
-        default=20_000_000, gt=0, description="Cap on a decoded PDF body, in bytes."
+        default=20_000_000,
+        gt=0,
+        description="Cap on a decoded PDF body, in bytes; a larger PDF is refused.",
     )
     timeout_seconds: float = Field(
         default=15.0, gt=0, le=300, description="Total deadline of one fetch."
@@ -169,24 +180,25 @@ class FetchSettings(_Section):
     @field_validator("allow_domains", "deny_domains")
     @classmethod
     def _host_names(cls, value: list[str]) -> list[str]:
-        return [_domain_entry(entry) for entry in value]
+        return _normalised(value, hostnames.domain_rule)
+
+    @field_validator("private_network")
+    @classmethod
+    def _private_hosts(cls, value: list[str]) -> list[str]:
+        return _normalised(value, hostnames.private_network_entry)
 
 
-_DOMAIN_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
-
-
-def _domain_entry(entry: str) -> str:
-    """A domain-list entry as lower-case ASCII (``*.`` and a trailing dot dropped)."""
-    text = entry.strip().lower().rstrip(".")
-    text = text.removeprefix("*.")
-    try:
-        ascii_name = text.encode("idna").decode("ascii")
-    except UnicodeError:
-        ascii_name = ""
-    labels = ascii_name.split(".")
-    if len(labels) < 2 or not all(_DOMAIN_LABEL.match(label) for label in labels):
-        raise ValueError(f'{entry!r} is not a host name; write entries like "example.com"')
-    return ascii_name
+def _normalised(entries: list[str], rule: Callable[[str], str]) -> list[str]:
+    """Each entry through ``rule`` (the one in :mod:`spyglass.hostnames`), duplicates dropped."""
+    out: list[str] = []
+    for number, entry in enumerate(entries, start=1):
+        try:
+            value = rule(entry)
+        except hostnames.HostnameError as exc:
+            raise ValueError(f"entry {number} ({entry[:80]!r}) cannot be used: {exc}") from None
+        if value not in out:
+            out.append(value)
+    return out
 
 
 class LLMSettings(_Section):
@@ -210,6 +222,12 @@ class LLMSettings(_Section):
     )
     system_prompt: str | None = Field(
         default=None, description="Replace the built-in system prompt."
+    )
+    tools_refused_memory_seconds: float = Field(
+        default=3600.0,
+        ge=0,
+        description="How long to remember that the model server refused tools for this model "
+        "(e.g. Ollama's 'does not support tools'); meanwhile turns run without tools.",
     )
 
 
@@ -265,7 +283,7 @@ class PrivacySettings(_Section):
     @classmethod
     def _region(cls, value: str) -> str:
         text = value.strip().upper()
-        if not re.fullmatch(r"[A-Z]{2}", text):
+        if len(text) != 2 or not text.isascii() or not text.isalpha():
             raise ValueError(f'{value!r} is not a two-letter region code such as "US" or "GB"')
         return text
 
@@ -444,6 +462,7 @@ TEMPLATE = """\
 # redirects = "same-site"   # none, same-site or all
 # allow_domains = []
 # deny_domains = []
+# private_network = []    # e.g. ["wiki.home.arpa", "192.168.1.0/24"]
 # https_only = false
 # allowed_ports = []
 # respect_robots = false

@@ -7,12 +7,16 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from mcp import Client
 
 from spyglass.capabilities.fetch import CAPABILITY
 from spyglass.core.context import Turn
 from spyglass.core.outcome import Outcome
 from spyglass.core.policy import WEB_ACCESS
-from spyglass.runtime import Runtime
+from spyglass.mcp.server import build_server
+from spyglass.paths import Paths
+from spyglass.runtime import Runtime, build_runtime
+from tests.mcp.support import ERAS, text_of
 from tests.support.fetch_peers import Peer, page, serve_public
 
 LONG = (
@@ -135,13 +139,104 @@ async def test_a_part_is_shortened_to_fit_the_result_bound(runtime: Runtime, sit
     assert outcome.result["truncated"] is True
 
 
-async def test_a_private_url_is_rejected_with_its_reason(runtime: Runtime, site: Peer) -> None:
+def audit_events(runtime: Runtime) -> list[dict[str, Any]]:
+    lines = runtime.paths.audit_file.read_text().splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+@pytest.mark.parametrize(
+    ("url", "reason", "settings"),
+    [
+        ("http://127.0.0.1/", "private_address", {}),
+        ("http://169.254.169.254/latest/", "private_address", {}),
+        ("http://0x7f000001/", "private_address", {}),
+        ("http://[::ffff:10.0.0.1]/", "private_address", {}),
+        ("file:///etc/passwd", "scheme", {}),
+        ("https://user:secret@example.com/", "credentials", {}),
+        ("http://example.com\\@127.0.0.1/", "malformed_url", {}),
+        ("https://nas.home.arpa/", "private_address", {}),
+        ("http://hidden.onion/", "private_address", {}),
+        ("https://shop.test/", "private_address", {}),
+        ("https://router.home/", "private_address", {}),
+        ("http://intranet/", "private_address", {}),
+        ("https://ads.example.com/", "domain_denied", {"deny_domains": ["example.com"]}),
+        ("https://example.org/", "domain_not_allowed", {"allow_domains": ["example.com"]}),
+        ("https://example.com:8443/", "port", {"allowed_ports": [443]}),
+        ("http://example.com/", "scheme", {"https_only": True}),
+    ],
+)
+async def test_a_call_that_can_only_be_refused_is_refused_at_check_before_anyone_is_asked(
+    runtime: Runtime, site: Peer, url: str, reason: str, settings: dict[str, Any]
+) -> None:
+    for key, value in settings.items():
+        setattr(runtime.settings.fetch, key, value)
     runtime.policy.set(WEB_ACCESS, True)
-    outcome = await approved(runtime, {"url": "http://169.254.169.254/latest/"}, Turn())
-    assert outcome.status == "rejected"
+    outcome = await runtime.executor.ainvoke("web.fetch", 1, {"url": url}, channel="test")
+    assert outcome.status == "rejected", outcome.to_dict()
+    assert outcome.stage == "check"
+    assert outcome.pending_confirmation is None
     assert outcome.error is not None
     assert outcome.error.code == "FETCH_TARGET_REJECTED"
-    assert outcome.error.reason == "private_address"
+    assert outcome.error.reason == reason
+    assert len(runtime.confirmations) == 0  # type: ignore[arg-type]
+    assert [e["stage"] for e in audit_events(runtime)] == ["check"]
+    assert site.connections == 0
+
+
+async def test_a_delegated_channel_gets_the_real_reason_not_a_request_for_approval(
+    paths: Paths, site: Peer
+) -> None:
+    runtime = build_runtime(paths, overrides={"channels.mcp.confirmation": "delegated"})
+    serve_public(runtime.services, {"example.com": site})
+    runtime.policy.set(WEB_ACCESS, True)
+    outcome = await runtime.executor.ainvoke(
+        "web.fetch", 1, {"url": "http://127.0.0.1/"}, channel="mcp"
+    )
+    assert outcome.status == "rejected" and outcome.stage == "check"
+    assert outcome.error is not None and outcome.error.reason == "private_address"
+
+
+async def test_a_refusal_at_the_check_stage_is_repeated_on_an_approved_call(
+    runtime: Runtime, site: Peer
+) -> None:
+    # Settings may change between the card and the approval: the approved call is checked
+    # again, before anything is sent.
+    runtime.policy.set(WEB_ACCESS, True)
+    arguments = {"url": "http://example.com/"}
+    pending = await runtime.executor.ainvoke("web.fetch", 1, arguments, channel="test")
+    assert pending.pending_confirmation is not None
+    runtime.settings.fetch.deny_domains = ["example.com"]
+    outcome = await runtime.executor.ainvoke(
+        "web.fetch",
+        1,
+        arguments,
+        channel="test",
+        confirmation_token=pending.pending_confirmation.token,
+    )
+    assert outcome.status == "rejected" and outcome.stage == "check"
+    assert site.connections == 0
+
+
+async def test_a_public_url_gets_a_card_with_no_notice(runtime: Runtime, site: Peer) -> None:
+    runtime.policy.set(WEB_ACCESS, True)
+    outcome = await runtime.executor.ainvoke(
+        "web.fetch", 1, {"url": "http://example.com/"}, channel="test"
+    )
+    assert outcome.pending_confirmation is not None
+    assert outcome.pending_confirmation.notices == ()
+
+
+async def test_an_article_over_the_size_cap_is_returned_cut_and_says_so(
+    runtime: Runtime, site: Peer
+) -> None:
+    runtime.settings.fetch.max_page_bytes = 20_000
+    runtime.policy.set(WEB_ACCESS, True)
+    outcome = await approved(runtime, {"url": "http://example.com/"}, Turn())
+    assert outcome.status == "ok", outcome.to_dict()
+    assert outcome.result is not None
+    assert outcome.result["cut_at_bytes"] == 20_000
+    assert outcome.result["text"].startswith("# Long read")
+    assert "Paragraph number 399" not in outcome.result["text"]
 
 
 @pytest.mark.parametrize(
@@ -161,3 +256,18 @@ def test_the_capability_is_read_only_external_and_needs_confirmation() -> None:
     assert CAPABILITY.policy_key == WEB_ACCESS
     assert CAPABILITY.wire_name == "web_fetch"
     assert CAPABILITY.bounds.max_invocations_per_turn == 5
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_an_mcp_client_that_cannot_elicit_gets_the_real_reason_not_a_request_to_approve(
+    paths: Paths, era: str
+) -> None:
+    runtime = build_runtime(paths)
+    runtime.policy.set(WEB_ACCESS, True)
+    async with Client(build_server(runtime), mode=era) as client:
+        result = await client.call_tool("web_fetch", {"url": "http://127.0.0.1/"})
+    assert result.is_error
+    text = text_of(result)
+    assert "FETCH_TARGET_REJECTED" in text
+    assert "CONFIRMATION_REQUIRED" not in text
+    assert len(runtime.confirmations) == 0  # type: ignore[arg-type]

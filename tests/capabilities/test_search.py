@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from spyglass.capabilities.search import query_from
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.paths import Paths
 from spyglass.runtime import Runtime, build_runtime
@@ -134,8 +135,6 @@ async def test_a_slow_provider_gets_the_search_deadline_message_not_a_bare_timeo
             {"query": "q", "include_domains": ["a.com"], "exclude_domains": ["b.com"]},
             "include_domains or exclude_domains, not both",
         ),
-        ({"query": "q", "include_domains": ["192.168.1.1"]}, "no IP addresses"),
-        ({"query": "q", "exclude_domains": ["nas.local"]}, "local suffixes"),
         ({"query": "q", "include_domains": ["a.com", "a.com"]}, "must not repeat"),
         ({"query": "q", "include_domains": [f"d{i}.com" for i in range(11)]}, "at most 10"),
         ({"query": "q", "engines": "google"}, "unexpected field engines"),
@@ -149,6 +148,42 @@ async def test_bad_arguments_are_refused_before_approval(
     outcome = await runtime.executor.ainvoke("web.search", 1, arguments, channel="cli")
     assert outcome.status == "rejected" and outcome.stage == "validate" and outcome.error
     assert words in outcome.error.message
+
+
+@pytest.mark.parametrize(
+    ("arguments", "words"),
+    [
+        ({"query": "q", "include_domains": ["192.168.1.1"]}, "IP addresses are not domains"),
+        ({"query": "q", "exclude_domains": ["nas.local"]}, "private or special-use network"),
+        ({"query": "q", "include_domains": ["wiki.home.arpa"]}, "private or special-use"),
+        ({"query": "q", "include_domains": ["hidden.onion"]}, "private or special-use"),
+        ({"query": "q", "include_domains": ["shop.test"]}, "private or special-use"),
+        ({"query": "q", "include_domains": ["router.home"]}, "private or special-use"),
+        ({"query": "q", "exclude_domains": ["a.com", "https://b.com/"]}, "exclude_domains entry 2"),
+    ],
+)
+async def test_unusable_domain_filters_are_refused_at_check_before_approval(
+    paths: Paths, replay: ReplayServer, arguments: dict[str, Any], words: str
+) -> None:
+    runtime = _runtime(paths, replay)
+    runtime.policy.set(WEB_ACCESS, True)
+    outcome = await runtime.executor.ainvoke("web.search", 1, arguments, channel="cli")
+    assert outcome.status == "rejected" and outcome.stage == "check" and outcome.error
+    assert outcome.pending_confirmation is None
+    assert outcome.error.code == "INVALID_ARGUMENTS"
+    assert words in outcome.error.message
+    assert len(runtime.confirmations) == 0  # type: ignore[arg-type]
+
+
+async def test_upper_case_and_trailing_dot_filters_are_normalised_and_applied(
+    paths: Paths, replay: ReplayServer
+) -> None:
+    runtime = _runtime(paths, replay)
+    runtime.policy.set(WEB_ACCESS, True)
+    arguments = {"query": QUERY, "include_domains": ["Example.COM."]}
+    pending = await runtime.executor.ainvoke("web.search", 1, arguments, channel="cli")
+    assert pending.status == "pending_confirmation", pending.to_dict()
+    assert query_from(arguments).include_domains == ("example.com",)
 
 
 def test_web_search_is_registered_as_read_only_external_and_needs_approval(

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from tests.cli.support import run, run_on_terminal
+from tests.search.replay import Reply, serving
 
 
 def test_capabilities_json_lists_names_classification_bounds_and_schemas(home: Path) -> None:
@@ -73,7 +74,7 @@ def test_approval_needed_without_a_terminal_exits_four_with_how_to_approve(home:
 
 def test_prompt_shows_the_exact_arguments_and_no_denies(home: Path) -> None:
     run("policy", "enable", home=home)
-    url = "https://example.com/a path?with=exact&chars=[x]"
+    url = "https://example.com/a%20path?with=exact&chars=[x]"
     result = run_on_terminal("invoke", "web.fetch", json.dumps({"url": url}), home=home, answer="n")
     assert url in result.stderr
     assert "leaves this machine" in result.stderr
@@ -84,17 +85,36 @@ def test_prompt_shows_the_exact_arguments_and_no_denies(home: Path) -> None:
 
 def test_prompt_answered_yes_runs_the_call_once(home: Path) -> None:
     run("policy", "enable", home=home)
-    # A loopback URL: approved, then refused by the fetch guard, so nothing leaves the host.
+    # A loopback SearXNG-shaped server: approved, run once, and nothing leaves the host.
+    with serving() as searxng:
+        searxng.set("/search", Reply(body={"query": "tea", "results": []}))
+        env = {
+            "SPYGLASS_SEARCH__PROVIDERS": "searxng",
+            "SPYGLASS_SEARCH__SEARXNG__BASE_URL": searxng.url,
+        }
+        result = run_on_terminal(
+            "invoke", "web.search", '{"query": "tea"}', home=home, answer="y", env=env
+        )
+        assert len(searxng.requests) == 1
+    assert result.code == 0, result.stderr
+    events = json.loads(run("audit", "tail", "--json", home=home).stdout)
+    assert [(e["outcome"], e.get("confirmed_by")) for e in events] == [
+        ("pending_confirmation", None),
+        ("ok", "owner"),
+    ]
+
+
+def test_a_call_that_can_only_be_refused_is_refused_without_a_prompt(home: Path) -> None:
+    run("policy", "enable", home=home)
     result = run_on_terminal(
         "invoke", "web.fetch", '{"url": "http://127.0.0.1:9/"}', home=home, answer="y"
     )
     assert result.code == 3
+    assert "Approve?" not in result.stderr
     events = json.loads(run("audit", "tail", "--json", home=home).stdout)
-    assert [(e["outcome"], e.get("confirmed_by")) for e in events] == [
-        ("pending_confirmation", None),
-        ("rejected", "owner"),
+    assert [(e["outcome"], e["stage"], e["code"]) for e in events] == [
+        ("rejected", "check", "FETCH_TARGET_REJECTED")
     ]
-    assert events[-1]["code"] == "FETCH_TARGET_REJECTED"
 
 
 def test_yes_flag_approves_a_typed_call(home: Path) -> None:

@@ -54,3 +54,19 @@ def test_web_text_cannot_send_terminal_control_sequences() -> None:
 
     assert clean("ok\x1b]52;c;cHduZWQ=\x07 \x1b[2Jtext\u202e") == "ok]52;c;cHduZWQ= [2Jtext"
     assert clean("line\n\ttab") == "line\n\ttab"
+
+
+def test_without_a_terminal_a_private_address_is_refused_not_left_unconfirmed(home: Path) -> None:
+    enable(home)
+    result = run("fetch", "http://127.0.0.1/", home=home)
+    assert result.code == 3
+    assert "your own network" in result.stderr
+    assert "--yes" not in result.stderr
+
+
+def test_a_url_without_a_scheme_gets_the_https_spelling_suggested(home: Path) -> None:
+    enable(home)
+    result = run("fetch", "example.org", home=home)
+    assert result.code == 3
+    assert "https://example.org" in result.stderr
+    assert "this scheme" not in result.stderr

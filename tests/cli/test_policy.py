@@ -43,3 +43,22 @@ def test_enable_when_the_policy_cannot_be_written_fails_with_the_reason(home: Pa
     assert result.code == 1
     assert "cannot write the policy file" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_fetch_can_be_switched_off_on_its_own_and_enable_keeps_it_off(home: Path) -> None:
+    off = run("policy", "disable", "fetch", home=home)
+    assert off.code == 0 and "policy enable fetch" in off.stdout
+    enabled = run("policy", "enable", home=home)
+    assert "Still switched off: fetch" in enabled.stdout
+    shown = json.loads(run("policy", "show", "--json", home=home).stdout)
+    assert shown["web_access_enabled"] is True
+    assert shown["web_search_enabled"] is True and shown["web_fetch_enabled"] is False
+    run("policy", "enable", "fetch", home=home)
+    assert json.loads(run("policy", "show", "--json", home=home).stdout)["web_fetch_enabled"]
+
+
+def test_an_unknown_switch_name_is_a_usage_error_listing_the_choices(home: Path) -> None:
+    result = run("policy", "disable", "shopping", home=home)
+    assert result.code == 2
+    assert "search" in result.stderr and "fetch" in result.stderr
+    assert not (home / "capabilities" / "policy.json").exists()

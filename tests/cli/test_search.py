@@ -143,10 +143,10 @@ def test_a_provider_failure_is_explained_without_a_traceback(
     assert "Traceback" not in result.stderr
 
 
-def test_bad_arguments_are_refused_with_the_field_named(home: Path) -> None:
+def test_bad_arguments_are_refused_with_the_flag_named(home: Path) -> None:
     _enable(home)
     result = run("search", "tea", "--yes", "--site", "10.0.0.1", home=home)
-    assert result.code == 3 and "include_domains.0" in result.stderr
+    assert result.code == 3 and "--site '10.0.0.1'" in result.stderr
 
 
 def test_search_works_against_a_duckduckgo_shaped_endpoint(home: Path) -> None:
@@ -166,6 +166,34 @@ def test_search_works_against_a_duckduckgo_shaped_endpoint(home: Path) -> None:
     lines = [line.strip() for line in result.stdout.splitlines() if line.strip()]
     assert lines[:3] == ["1. Pond life", "https://duck.example/pond", "Ducks & more"]
     assert "1 result(s) from duckduckgo" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        (["--site", "nas.local"], "--site 'nas.local' cannot be used"),
+        (["--exclude", "a.example", "--exclude", "10.0.0.1"], "--exclude '10.0.0.1' cannot be"),
+        (["--site", "a.example", "--exclude", "b.example"], "give --site or --exclude, not both"),
+    ],
+)
+def test_refusals_speak_of_the_flags_the_person_typed(
+    home: Path, searxng: ReplayServer, flags: list[str], expected: str
+) -> None:
+    _enable(home)
+    result = run("search", "tea", *flags, home=home, env=_env(searxng))
+    assert result.code == 3, result.stderr
+    assert expected in result.stderr
+    assert "include_domains" not in result.stderr and "exclude_domains" not in result.stderr
+    assert searxng.requests == []
+
+
+def test_an_upper_case_site_with_a_trailing_dot_is_normalised(
+    home: Path, searxng: ReplayServer
+) -> None:
+    _enable(home)
+    result = run("search", "tea", "--yes", "--site", "TEA.Example.", home=home, env=_env(searxng))
+    assert result.code == 0, result.stderr
+    assert searxng.last.query["q"] == ["tea site:tea.example"]
 
 
 def test_the_terminal_prompt_lists_what_the_privacy_check_found(

@@ -7,7 +7,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.console.harness import ConsoleServer, screenshot
 from tests.console.models import reactive
-from tests.support.fake_model import FakeModel, Reply, text, tool_call
+from tests.support.fake_model import FakeModel, Reply, text, tool_call, without_tool_support
 
 pytestmark = pytest.mark.browser
 
@@ -153,3 +153,42 @@ def test_a_service_that_went_away_is_explained_and_the_page_stays_usable(
     )
     expect(page.get_by_role("button", name="Send message")).to_be_visible()
     expect(page.get_by_role("textbox", name="Message")).to_be_enabled()
+
+
+def test_a_model_without_tool_support_answers_and_the_page_says_once_why_it_cannot_search(
+    page: Page, model: FakeModel
+) -> None:
+    # Behaves like Ollama with a model whose template has no tools.
+    model.default = without_tool_support(lambda body: text("Otters sleep holding hands."))
+    ask(page, "Tell me about otters")
+    first = page.locator(".message-assistant").nth(0)
+    expect(first.locator(".answer")).to_have_text("Otters sleep holding hands.")
+    expect(first.locator(".note-info")).to_contain_text("cannot search the web")
+    ask(page, "And sea otters?")
+    second = page.locator(".message-assistant").nth(1)
+    expect(second.locator(".answer")).to_have_text("Otters sleep holding hands.")
+    expect(second.locator(".note")).to_have_count(0)
+    screenshot(page, "model-without-tools")
+
+
+def test_on_a_phone_the_capability_switches_and_sign_out_are_in_the_drawer(
+    browser: Browser, server: ConsoleServer
+) -> None:
+    context = browser.new_context(viewport={"width": 360, "height": 740})
+    try:
+        tab = context.new_page()
+        tab.goto(server.login_url())
+        expect(tab.get_by_role("switch", name="Web access")).to_be_in_viewport()
+        assert tab.evaluate("document.documentElement.scrollWidth") <= 360
+        tab.get_by_role("button", name="Show conversations").click()
+        fetch = tab.get_by_role("switch", name="Read pages")
+        expect(fetch).to_be_in_viewport()
+        fetch.click()
+        expect(fetch).to_have_attribute("aria-checked", "false")
+        expect(fetch).to_be_enabled()
+        assert server.runtime.policy.read()["web_fetch_enabled"] is False
+        screenshot(tab, "phone-drawer-switches")
+        tab.get_by_role("button", name="Sign out").click()
+        expect(tab.locator("#gate").get_by_role("heading")).to_have_text("You are signed out")
+    finally:
+        context.close()

@@ -6,6 +6,8 @@ import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
 from tests.console.harness import ConsoleServer, screenshot
+from tests.support.fake_model import FakeModel, tool_call
+from tests.support.fetch_peers import Peer
 
 pytestmark = pytest.mark.browser
 
@@ -73,3 +75,27 @@ def test_every_page_response_carries_the_strict_content_security_policy(
     assert "img-src 'self'" in policy
     assert "frame-ancestors 'none'" in policy
     assert response.headers["x-content-type-options"] == "nosniff"
+
+
+def test_signing_out_ends_the_session_and_takes_a_pending_card_with_it(
+    page: Page, model: FakeModel, server: ConsoleServer, searxng: Peer
+) -> None:
+    model.script(tool_call("web_search", {"query": "otters"}))
+    page.fill("#composer-input", "Search for otters")
+    page.keyboard.press("Enter")
+    expect(page.locator(".confirm-card")).to_be_visible()
+    page.get_by_role("button", name="Sign out").click()
+    gate = page.locator("#gate")
+    expect(gate.get_by_role("heading")).to_have_text("You are signed out")
+    expect(gate).to_contain_text("spyglass serve --print-login-url")
+    expect(page.locator("#app")).to_be_hidden()
+    expect(page.locator(".confirm-card")).to_have_count(0)
+    expect(page.locator("#messages > *")).to_have_count(0)
+    # The service ended the session: the browser's cookie no longer opens anything.
+    assert page.request.get(f"{server.base_url}/api/v1/policy").status == 401
+    assert searxng.requests["/search"] == 0
+    screenshot(page, "signed-out")
+    # A fresh link signs in again to a usable, unlocked chat.
+    page.goto(server.login_url())
+    expect(page.get_by_role("textbox", name="Message")).to_be_enabled()
+    expect(page.locator(".confirm-card")).to_have_count(0)

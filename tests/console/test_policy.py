@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from spyglass.core.policy import WEB_ACCESS
+from spyglass.core.policy import WEB_ACCESS, WEB_FETCH, WEB_SEARCH
 from tests.console.harness import ConsoleServer, screenshot
 from tests.console.models import offered_tools, reactive
 from tests.support.fake_model import FakeModel, tool_call
@@ -94,3 +94,46 @@ def test_a_failed_write_puts_the_switch_back_and_says_why(
     expect(page.locator("#toast")).to_contain_text("Web access was not changed")
     expect(switch).to_have_attribute("aria-checked", "true")
     expect(switch).to_be_enabled()
+
+
+def test_switching_page_reads_off_keeps_search_and_the_model_is_not_offered_fetch(
+    page: Page, model: FakeModel, server: ConsoleServer
+) -> None:
+    fetch = page.get_by_role("switch", name="Read pages")
+    search = page.get_by_role("switch", name="Search")
+    expect(fetch).to_have_attribute("aria-checked", "true")
+    expect(fetch).to_be_enabled()
+    fetch.click()
+    expect(fetch).to_have_attribute("aria-checked", "false")
+    expect(fetch).to_be_enabled()  # the write has finished
+    assert server.runtime.policy.read() == {
+        WEB_ACCESS: True,
+        WEB_SEARCH: True,
+        WEB_FETCH: False,
+    }
+    expect(search).to_have_attribute("aria-checked", "true")
+    page.fill("#composer-input", "What does this page say?")
+    page.keyboard.press("Enter")
+    expect(page.locator(".answer")).to_have_text("I can answer that without searching.")
+    offered = offered_tools(model.requests[-1])
+    assert "web_search" in offered and "web_fetch" not in offered
+    screenshot(page, "fetch-switched-off")
+
+
+class TestCapabilitySwitchesWhileWebAccessIsOff:
+    @pytest.fixture
+    def web_access(self) -> bool:
+        return False
+
+    def test_they_keep_their_value_but_cannot_be_used_until_web_access_is_on(
+        self, page: Page, server: ConsoleServer
+    ) -> None:
+        search = page.get_by_role("switch", name="Search")
+        expect(search).to_have_attribute("aria-checked", "true")
+        expect(search).to_be_disabled()
+        page.get_by_role("switch", name="Web access").click()
+        expect(search).to_be_enabled()
+        search.click()
+        expect(search).to_have_attribute("aria-checked", "false")
+        expect(search).to_be_enabled()
+        assert server.runtime.policy.read()[WEB_SEARCH] is False

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from spyglass.conversation.pending import InMemoryPendingTurnStore, PausedTurn, TurnState
+from spyglass.conversation.pending import (
+    RECALL_SECONDS,
+    InMemoryPendingTurnStore,
+    PausedTurn,
+    TurnState,
+)
 from spyglass.core.context import Turn
 from tests.support.service import Clock
 
@@ -26,10 +31,20 @@ def test_a_foreign_conversation_cannot_take_it_and_it_stays_for_its_owner() -> N
     assert store.take("tok", "c1") is not None
 
 
-def test_an_expired_turn_is_not_given_back() -> None:
+def test_an_expired_turn_is_still_given_back_for_a_while_so_a_late_answer_can_finish_it() -> None:
     clock = Clock(0)
     store = InMemoryPendingTurnStore(clock)
     store.put(paused("tok", "c1", 100))
-    clock.now = 101
+    clock.now = 100 + RECALL_SECONDS
+    assert store.take("tok", "c1") is not None
+
+
+def test_a_turn_expired_longer_than_that_is_not_given_back_and_is_dropped() -> None:
+    clock = Clock(0)
+    store = InMemoryPendingTurnStore(clock)
+    store.put(paused("tok", "c1", 100))
+    store.put(paused("old", "c1", 100))
+    clock.now = 101 + RECALL_SECONDS
     assert store.take("tok", "c1") is None
-    assert len(store) == 0
+    store.put(paused("new", "c1", 500))
+    assert len(store) == 1  # the long-expired one was pruned

@@ -13,8 +13,18 @@ from spyglass.conversation.pending import InMemoryPendingTurnStore
 from spyglass.conversation.turn import ConversationService, Event, TurnRefused
 from spyglass.history.store import NullHistory, SQLiteHistory
 from spyglass.llm.client import ModelClient
+from spyglass.llm.toolsupport import ToolSupportMemory
 from spyglass.runtime import Runtime
-from tests.support.fake_model import FakeModel, Reply, text, tool_call, tool_calls
+from tests.support.fake_model import (
+    FakeModel,
+    Reply,
+    refuses_tools,
+    text,
+    tool_call,
+    tool_calls,
+    without_tool_support,
+)
+from tests.support.service import Clock
 from tests.support.web import LoopbackWeb
 
 
@@ -239,3 +249,87 @@ async def test_the_reasoning_behind_a_call_is_sent_back_with_it(
     assert assistant["role"] == "assistant"
     assert assistant["reasoning_content"] == "I should check."
     assert assistant["tool_calls"][0]["function"]["name"] == "system_health"
+
+
+async def test_a_capability_switched_off_under_web_access_is_not_offered_to_the_model(
+    service: ConversationService, fake_model: FakeModel, service_runtime: Runtime
+) -> None:
+    service_runtime.policy.set("web_access_enabled", True)
+    service_runtime.policy.set("web_fetch_enabled", False)
+    fake_model.script(text("Only searching."))
+    await run(service, "read a page")
+    offered = {t["function"]["name"] for t in fake_model.requests[0]["tools"]}
+    assert "web_search" in offered and "web_fetch" not in offered
+    assert "web_fetch" not in fake_model.requests[0]["messages"][0]["content"]
+
+
+@pytest.mark.parametrize("dialect", ["ollama", "ollama-0.3", "llama-server", "vllm", "vllm-0.6"])
+async def test_a_model_without_tool_support_still_answers_and_the_person_is_told_once(
+    service: ConversationService, fake_model: FakeModel, service_runtime: Runtime, dialect: str
+) -> None:
+    service_runtime.policy.set("web_access_enabled", True)
+    fake_model.default = without_tool_support(lambda body: text("Otters hold hands."), dialect)
+    events = await run(service, "tell me about otters")
+    body = done(events)
+    assert body["text"] == "Otters hold hands."
+    notices = [data for name, data in events if name == "notice"]
+    assert [n["code"] for n in notices] == ["MODEL_WITHOUT_TOOLS"]
+    assert "cannot search the web" in notices[0]["message"]
+    assert body["notices"] == notices
+    assert not any(name == "error" for name, _ in events)
+    retried = fake_model.requests[1]
+    assert "tools" not in retried and "You have no tools" in retried["messages"][0]["content"]
+    # The next turn does not ask with tools again, and says nothing more about it.
+    again = await run(service, "and sea otters?", body["conversation_id"])
+    assert len(fake_model.requests) == 3 and "tools" not in fake_model.requests[2]
+    assert not any(name == "notice" for name, _ in again) and "notices" not in done(again)
+
+
+async def test_a_refusal_of_tools_is_forgotten_after_a_while_and_tools_are_offered_again(
+    service: ConversationService, fake_model: FakeModel, service_runtime: Runtime, clock: Clock
+) -> None:
+    service.model.tool_support = ToolSupportMemory(600, clock)
+    fake_model.script(refuses_tools("ollama"), text("No tools."))
+    await run(service, "hello")
+    clock.now += 601
+    fake_model.script(text("Now with tools."))
+    await run(service, "hello again")
+    assert "tools" in fake_model.requests[-1]
+
+
+async def test_a_reply_that_was_only_a_malformed_call_is_asked_for_again_without_tools(
+    service: ConversationService, fake_model: FakeModel, service_runtime: Runtime
+) -> None:
+    service_runtime.policy.set("web_access_enabled", True)
+    broken = '<tool_call>{"name": "web_search", "arguments": {"query": </tool_call>'
+    fake_model.script(
+        Reply(deltas=[{"reasoning_content": "Let me search. " + broken}]),
+        text("Otters are mustelids."),
+    )
+    events = await run(service, "otters?")
+    body = done(events)
+    assert body["text"] == "Otters are mustelids."
+    assert len(fake_model.requests) == 2 and "tools" not in fake_model.requests[1]
+    # The empty reply was not kept in the transcript the model sees.
+    assert fake_model.requests[1]["messages"][-1]["role"] == "user"
+    assert "tool_call" not in json.dumps(events)
+
+
+async def test_when_the_second_answer_is_empty_too_the_person_is_told_why(
+    service: ConversationService, fake_model: FakeModel
+) -> None:
+    broken = Reply(deltas=[{"content": "<tool_call>{broken</tool_call>"}])
+    fake_model.script(broken, Reply(deltas=[{"content": "<function=web_search>"}]))
+    events = await run(service, "otters?")
+    assert len(fake_model.requests) == 2
+    assert [d["code"] for n, d in events if n == "notice"] == ["EMPTY_ANSWER"]
+    assert done(events)["notices"][0]["code"] == "EMPTY_ANSWER"
+
+
+async def test_an_answer_with_text_beside_a_malformed_call_is_not_asked_for_again(
+    service: ConversationService, fake_model: FakeModel
+) -> None:
+    fake_model.script(Reply(deltas=[{"content": "Otters float. <tool_call>{broken</tool_call>"}]))
+    body = done(await run(service, "otters?"))
+    assert body["text"].strip() == "Otters float."
+    assert len(fake_model.requests) == 1

@@ -15,7 +15,7 @@ from spyglass.core.confirmation import TOKEN_TTL_SECONDS, InMemoryConfirmationSt
 from spyglass.core.context import Turn
 from spyglass.core.executor import Executor
 from spyglass.core.outcome import Notice
-from spyglass.core.policy import WEB_ACCESS, PolicyFile
+from spyglass.core.policy import WEB_ACCESS, WEB_FETCH, WEB_SEARCH, PolicyFile
 from spyglass.core.registry import Registry
 from spyglass.errors import CapabilityError
 from spyglass.settings import Settings
@@ -129,6 +129,30 @@ def test_policy_off_rejects_before_any_confirmation_is_issued(tmp_path: Path) ->
     )
     assert "spyglass policy enable" in outcome.error.message
     assert len(h.store) == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "switch", "command"),
+    [
+        ("web.search", WEB_SEARCH, "spyglass policy enable search"),
+        ("web.fetch", WEB_FETCH, "spyglass policy enable fetch"),
+    ],
+)
+def test_a_capability_switched_off_under_web_access_is_refused_naming_its_switch(
+    tmp_path: Path, name: str, switch: str, command: str
+) -> None:
+    h = Harness(tmp_path, fixtures.make(name))
+    h.policy.set(WEB_ACCESS, True)
+    h.policy.set(switch, False)
+    outcome = h.executor.invoke(name, 1, {"text": "a"}, channel="t")
+    assert (outcome.stage, outcome.status, outcome.error.code) == (
+        "policy",
+        "rejected",
+        "POLICY_DISABLED",
+    )
+    assert command in outcome.error.message and switch in outcome.error.message
+    assert len(h.store) == 0  # nobody was asked
+    assert h.events()[-1]["stage"] == "policy"
 
 
 def test_policy_change_applies_to_the_next_call_without_a_new_executor(harness: Harness) -> None:
@@ -477,3 +501,59 @@ def test_precheck_refuses_on_a_delegated_channel_too(tmp_path: Path) -> None:
     outcome = h.executor.invoke("test.echo", 1, {"text": "canary"}, channel="host")
     assert (outcome.status, outcome.stage) == ("rejected", "check")
     assert h.executor.invoke("test.echo", 1, {"text": "fine"}, channel="host").ok
+
+
+def test_a_confirmation_nobody_answers_is_audited_once_as_expired(harness: Harness) -> None:
+    pending = harness.executor.invoke("test.echo", None, {"text": "a"}, channel="console")
+    assert harness.executor.sweep_expired() == 0
+    harness.clock.now += TOKEN_TTL_SECONDS + 1
+    assert harness.executor.sweep_expired() == 1
+    assert harness.executor.sweep_expired() == 0
+    expiry = harness.events()[-1]
+    assert (expiry["stage"], expiry["outcome"], expiry["code"]) == (
+        "confirm",
+        "denied",
+        "CONFIRMATION_EXPIRED",
+    )
+    assert expiry["invocation_id"] == pending.invocation_id
+    assert (expiry["capability"], expiry["channel"]) == ("test.echo", "console")
+    assert len(harness.events()) == 2
+
+
+@pytest.mark.parametrize("swept_first", [False, True])
+@pytest.mark.parametrize("approve", [True, False])
+def test_a_late_answer_audits_the_expiry_and_itself_whoever_notices_first(
+    harness: Harness, swept_first: bool, approve: bool
+) -> None:
+    pending = harness.executor.invoke("test.echo", None, {"text": "a"}, channel="t")
+    token = pending.pending_confirmation.token
+    harness.clock.now += TOKEN_TTL_SECONDS + 1
+    if swept_first:
+        harness.executor.sweep_expired()
+    if approve:
+        late = harness.executor.invoke(
+            "test.echo", None, {"text": "a"}, channel="t", confirmation_token=token
+        )
+    else:
+        late = harness.executor.deny(token, channel="t")
+    codes = [e["code"] for e in harness.events()[1:]]
+    assert late.status == "denied" and late.error.reason == "expired"
+    assert codes == ["CONFIRMATION_EXPIRED", "INVALID_CONFIRMATION"]
+    harness.executor.sweep_expired()
+    assert len(harness.events()) == 3
+
+
+def test_an_answer_refused_by_a_front_end_is_one_event_and_consumes_nothing(
+    harness: Harness,
+) -> None:
+    pending = harness.executor.invoke("test.echo", None, {"text": "a"}, channel="t")
+    refused = harness.executor.refuse_confirmation(channel="console", reason="conversation")
+    assert (refused.status, refused.error.code) == ("rejected", "INVALID_CONFIRMATION")
+    event = harness.events()[-1]
+    assert (event["stage"], event["capability"], event["channel"]) == ("confirm", None, "console")
+    assert len(harness.store) == 1  # the rightful answer can still come
+    token = pending.pending_confirmation.token
+    done = harness.executor.invoke(
+        "test.echo", None, {"text": "a"}, channel="t", confirmation_token=token
+    )
+    assert done.ok

@@ -8,8 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from spyglass.core.policy import WEB_ACCESS, PolicyFile
+from spyglass.core.capability import Network
+from spyglass.core.policy import (
+    WEB_ACCESS,
+    WEB_FETCH,
+    WEB_SEARCH,
+    PolicyFile,
+    capability_allowed,
+    switch_off,
+)
 from spyglass.errors import StorageError
+from tests.support import capabilities as fixtures
 
 
 def test_missing_file_means_web_access_is_off(tmp_path: Path) -> None:
@@ -79,3 +88,63 @@ def test_a_write_that_fails_raises_a_storage_error_naming_the_file(tmp_path: Pat
     with pytest.raises(StorageError, match="cannot write the policy file"):
         policy.set(WEB_ACCESS, True)
     assert policy.enabled(WEB_ACCESS) is False
+
+
+def test_search_and_fetch_switches_are_on_until_switched_off_but_only_matter_under_the_master(
+    tmp_path: Path,
+) -> None:
+    policy = PolicyFile(tmp_path / "policy.json")
+    search = fixtures.make("web.search")
+    fetch = fixtures.make("web.fetch")
+    assert policy.read() == {WEB_ACCESS: False, WEB_SEARCH: True, WEB_FETCH: True}
+    assert switch_off(policy, search) == WEB_ACCESS
+    policy.set(WEB_ACCESS, True)
+    assert capability_allowed(policy, search) and capability_allowed(policy, fetch)
+    policy.set(WEB_FETCH, False)
+    assert capability_allowed(policy, search)
+    assert switch_off(policy, fetch) == WEB_FETCH
+    policy.set(WEB_ACCESS, False)
+    # With the master off, it is named first: turning fetch on alone would not be enough.
+    assert switch_off(policy, fetch) == WEB_ACCESS
+    assert switch_off(policy, search) == WEB_ACCESS
+
+
+def test_a_capability_without_a_switch_of_its_own_follows_its_master_switch(
+    tmp_path: Path,
+) -> None:
+    policy = PolicyFile(tmp_path / "policy.json")
+    other = fixtures.make("web.translate")
+    local = fixtures.make("system.clock", network=Network.LOCAL, policy_key=None)
+    assert switch_off(policy, other) == WEB_ACCESS and capability_allowed(policy, local)
+    policy.set(WEB_ACCESS, True)
+    policy.set(WEB_SEARCH, False)
+    assert capability_allowed(policy, other)
+
+
+def test_a_file_written_before_the_capability_switches_existed_keeps_both_on(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "policy.json"
+    path.write_text(json.dumps({WEB_ACCESS: True}))
+    assert PolicyFile(path).read() == {WEB_ACCESS: True, WEB_SEARCH: True, WEB_FETCH: True}
+
+
+def test_a_malformed_file_turns_the_capability_switches_off_too(tmp_path: Path) -> None:
+    path = tmp_path / "policy.json"
+    path.write_text("{oops")
+    assert not any(PolicyFile(path).read().values())
+
+
+def test_the_file_keeps_only_the_master_switch_and_switches_away_from_their_default(
+    tmp_path: Path,
+) -> None:
+    policy = PolicyFile(tmp_path / "policy.json")
+    policy.set(WEB_SEARCH, False)
+    policy.set(WEB_FETCH, True)
+    assert json.loads(policy.path.read_text()) == {
+        WEB_ACCESS: False,
+        WEB_SEARCH: False,
+        WEB_FETCH: True,
+    }
+    policy.set(WEB_SEARCH, True)
+    assert json.loads(policy.path.read_text()) == {WEB_ACCESS: False, WEB_SEARCH: True}

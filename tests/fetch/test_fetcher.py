@@ -57,28 +57,54 @@ async def failure(routes: dict[str, Route], **config: object) -> CapabilityError
     return caught.value
 
 
-async def test_an_endless_body_stops_at_the_cap_with_bounded_memory() -> None:
+async def test_an_endless_body_is_read_up_to_the_cap_with_bounded_memory() -> None:
     tracemalloc.start()
     try:
-        error = await failure({"/": endless()}, max_page_bytes=2_000_000)
+        fetched = await fetch_from({"/": endless("text/plain")}, max_page_bytes=2_000_000)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert error.code == "FETCH_TOO_LARGE"
-    assert "2,000,000" in error.message
+    assert fetched.cut_at_bytes == 2_000_000
+    assert 0 < len(fetched.document.text) <= 2_000_000
     assert peak < 12_000_000
 
 
 async def test_a_gzip_bomb_is_cut_at_the_cap_counted_after_decompression() -> None:
-    bomb = gzip_bomb(64_000_000)
+    bomb = gzip_bomb(64_000_000, "text/plain")
     tracemalloc.start()
     try:
-        error = await failure({"/": bomb}, max_page_bytes=1_000_000)
+        fetched = await fetch_from({"/": bomb}, max_page_bytes=1_000_000)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert error.code == "FETCH_TOO_LARGE"
+    assert fetched.cut_at_bytes == 1_000_000
     assert peak < 12_000_000
+
+
+async def test_an_article_over_the_cap_keeps_its_beginning_and_is_marked_cut() -> None:
+    long_article = (
+        "<html><head><title>Long article</title></head><body><article><h1>Long article</h1>"
+        "<p>The answer is in the first paragraph.</p>"
+        + "<p>More paragraphs follow with several words in each one.</p>" * 5000
+        + "<p>The very last paragraph.</p></article></body></html>"
+    )
+    fetched = await fetch_from({"/": page(long_article)}, max_page_bytes=50_000)
+    assert fetched.cut_at_bytes == 50_000
+    assert fetched.document.title == "Long article"
+    assert "The answer is in the first paragraph." in fetched.document.text
+    assert "The very last paragraph." not in fetched.document.text
+
+
+async def test_a_page_under_the_cap_is_not_marked_cut() -> None:
+    fetched = await fetch_from({"/": page(ARTICLE)}, max_page_bytes=len(ARTICLE))
+    assert fetched.cut_at_bytes is None
+
+
+async def test_a_pdf_over_its_cap_is_refused_because_a_cut_pdf_cannot_be_read() -> None:
+    body = pdf_with_text(["A document that is too large for the cap."])
+    error = await failure({"/": page(body, "application/pdf")}, max_pdf_bytes=len(body) - 1)
+    assert error.code == "FETCH_TOO_LARGE"
+    assert "fetch.max_pdf_bytes" in error.message
 
 
 async def test_a_gzip_body_under_the_cap_is_decoded() -> None:

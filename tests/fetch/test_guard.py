@@ -120,7 +120,7 @@ def test_deny_list_wins_over_allow_list_and_covers_subdomains() -> None:
 
 
 def test_invalid_domain_list_entry_fails_with_the_key_and_the_entry() -> None:
-    with pytest.raises(ConfigError, match=r"fetch.deny_domains: 'http://x/' is not a host name"):
+    with pytest.raises(ConfigError, match=r"fetch.deny_domains: 'http://x/' cannot be used"):
         DomainRules.from_settings(allow=[], deny=["http://x/"])
 
 

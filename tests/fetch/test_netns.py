@@ -18,16 +18,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.netns_fetch import V4, V6
+from tests.support.netns_fetch import HOME, V4, V6
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTS = f"""127.0.0.1 localhost
-{V4} public.test
-{V6} v6.test
-127.0.0.1 loop.test
-{V4} mixed.test
-10.1.2.3 mixed.test
-::ffff:127.0.0.1 mapped.test
+{V4} public.example.net
+{V6} v6.example.net
+127.0.0.1 loop.example.net
+{V4} mixed.example.net
+10.1.2.3 mixed.example.net
+::ffff:127.0.0.1 mapped.example.net
+{HOME} wiki.home.arpa
 """
 
 
@@ -57,12 +58,14 @@ def in_namespace(tmp_path: Path, command: list[str], env: dict[str, str] | None 
             "ip link set lo up",
             f"ip addr add {V4}/32 dev lo",
             f"ip -6 addr add {V6}/128 dev lo nodad",
+            f"ip addr add {HOME}/32 dev lo",
             f"mount --bind {shlex.quote(str(hosts))} /etc/hosts",
             "exec " + shlex.join(command),
         ]
     )
     environ = {k: v for k, v in os.environ.items() if not k.startswith("SPYGLASS_")}
-    environ.update({"PYTHONPATH": str(ROOT), "NO_COLOR": "1"})
+    # This checkout's own source first, whatever the virtualenv has installed.
+    environ.update({"PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}", "NO_COLOR": "1"})
     environ.update(env or {})
     done = subprocess.run(
         ["unshare", "-n", "-m", "sh", "-c", setup],
@@ -80,16 +83,42 @@ def in_namespace(tmp_path: Path, command: list[str], env: dict[str, str] | None 
 def test_the_real_resolver_and_dialler_fetch_public_addresses_and_refuse_local_ones(
     tmp_path: Path,
 ) -> None:
-    names = ["public.test", "v6.test", "loop.test", "mixed.test", "mapped.test", "localhost"]
+    names = [
+        "public.example.net",
+        "v6.example.net",
+        "loop.example.net",
+        "mixed.example.net",
+        "mapped.example.net",
+        "localhost",
+    ]
     output = in_namespace(tmp_path, [sys.executable, "-m", "tests.support.netns_fetch", *names])
     results = json.loads(output)
-    assert results["public.test"] == {"ok": True, "status": 200, "title": "Namespace page"}
-    assert results["v6.test"] == {"ok": True, "status": 200, "title": "Namespace page"}
-    for name in ("loop.test", "mixed.test", "mapped.test", "localhost"):
+    page = {"ok": True, "status": 200, "title": "Namespace page"}
+    assert results["public.example.net"] == page
+    assert results["v6.example.net"] == page
+    for name in ("loop.example.net", "mixed.example.net", "mapped.example.net", "localhost"):
         assert results[name]["ok"] is False, name
         assert results[name]["reason"] == "private_address", name
         assert "127.0.0.1" not in results[name]["message"]
-    assert results["connections"] == {"v4": 1, "v6": 1}
+    assert results["connections"] == {"v4": 1, "v6": 1, "home": 0}
+
+
+def test_an_opened_home_address_that_is_this_machine_itself_is_never_sent_a_request(
+    tmp_path: Path,
+) -> None:
+    # The owner opened the home network, but the address is one of this machine's own: the
+    # real kernel routes the socket back to itself, and the peer check closes it before a
+    # single byte of the request is sent.
+    output = in_namespace(
+        tmp_path,
+        [sys.executable, "-m", "tests.support.netns_fetch", f"{HOME}", "wiki.home.arpa"],
+        env={"SPYGLASS_TEST_PRIVATE_NETWORK": f"{HOME}/32,wiki.home.arpa"},
+    )
+    results = json.loads(output)
+    for name in (HOME, "wiki.home.arpa"):
+        assert results[name]["ok"] is False, name
+        assert results[name]["reason"] == "private_address", name
+    assert results["connections"]["home"] == 0
 
 
 def test_spyglass_fetch_reads_a_page_end_to_end(tmp_path: Path) -> None:
@@ -106,10 +135,10 @@ def test_spyglass_fetch_reads_a_page_end_to_end(tmp_path: Path) -> None:
         ).returncode
         == 0
     )
-    fetch = [spyglass, "fetch", "http://public.test/", "--yes"]
+    fetch = [spyglass, "fetch", "http://public.example.net/", "--yes"]
     output = in_namespace(
         tmp_path, [sys.executable, "-m", "tests.support.netns_fetch", "--run", *fetch], env=env
     )
     assert "Namespace page" in output
-    assert "http://public.test/" in output
+    assert "http://public.example.net/" in output
     assert "Served from a public-looking address" in output

@@ -139,12 +139,15 @@ async def test_five_hops_are_followed(other: Peer, canary: Peer) -> None:
     assert fetched.final_url == "http://example.com/hop5"
 
 
-async def test_a_sixth_hop_is_an_error_that_suggests_what_to_do(other: Peer, canary: Peer) -> None:
+async def test_a_sixth_hop_has_its_own_code_and_suggests_what_to_do(
+    other: Peer, canary: Peer
+) -> None:
     with Peer(chain_routes(6)) as site:
         with pytest.raises(CapabilityError) as caught:
             await fetch(site, other, canary, "http://example.com/hop0")
         assert site.requests["/hop6"] == 0
-    assert caught.value.code == "FETCH_NETWORK_ERROR"
+    assert caught.value.code == "FETCH_TOO_MANY_REDIRECTS"
+    assert not caught.value.retryable
     assert "more than 5" in caught.value.message
 
 

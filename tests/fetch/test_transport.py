@@ -6,18 +6,26 @@ Loopback peers stand in for public sites through the injectable resolver and dia
 
 from __future__ import annotations
 
+import errno
+import inspect
 import ipaddress
 import ssl
+import tomllib
 from collections.abc import Iterator
+from importlib.metadata import version
+from pathlib import Path
 
 import httpcore
+import httpx
 import pytest
 import trustme
+from packaging.requirements import Requirement
 
 from spyglass.errors import CapabilityError
 from spyglass.fetch.dialler import PeerRefused, SystemDialler, check_peer
 from spyglass.fetch.errors import TargetRejected
 from spyglass.fetch.fetcher import FetchConfig, Fetcher
+from spyglass.fetch.transport import HTTPCORE_TO_HTTPX, GuardedBackend, PinnedTransport
 from tests.support.fetch_peers import MappedDialler, Peer, StaticResolver, page
 
 PUBLIC = "93.184.215.10"
@@ -117,11 +125,36 @@ async def test_the_error_message_never_echoes_the_resolved_address(
     assert "10.0.0.5" not in caught.value.message
 
 
-async def test_a_name_that_does_not_resolve_is_a_network_error(site: Peer, canary: Peer) -> None:
+async def test_a_name_that_does_not_resolve_says_it_could_not_be_looked_up_or_we_are_offline(
+    site: Peer, canary: Peer
+) -> None:
     async with Fetcher(FetchConfig(), StaticResolver({}), network(site, canary)) as fetcher:
         with pytest.raises(CapabilityError) as caught:
             await fetcher.fetch("http://nowhere.example/")
     assert caught.value.code == "FETCH_NETWORK_ERROR"
+    assert "could not be looked up" in caught.value.message
+    assert "no network" in caught.value.message
+
+
+async def test_an_address_with_no_route_says_the_network_is_unreachable(canary: Peer) -> None:
+    class Unreachable(MappedDialler):
+        async def connect(
+            self,
+            address: ipaddress.IPv4Address | ipaddress.IPv6Address,
+            port: int,
+            timeout: float | None,
+        ) -> httpcore.AsyncNetworkStream:
+            try:
+                raise OSError(errno.ENETUNREACH, "Network is unreachable")
+            except OSError as exc:
+                raise httpcore.ConnectError(str(exc)) from exc
+
+    resolver = StaticResolver({"example.com": [PUBLIC]})
+    async with Fetcher(FetchConfig(), resolver, Unreachable()) as fetcher:
+        with pytest.raises(CapabilityError) as caught:
+            await fetcher.fetch("http://example.com/")
+    assert caught.value.code == "FETCH_NETWORK_ERROR"
+    assert "network is unreachable" in caught.value.message
 
 
 async def test_an_unreachable_first_address_falls_back_to_the_next_checked_one(
@@ -189,3 +222,74 @@ async def test_tls_sends_sni_and_verifies_the_certificate_for_the_name(
                 await fetcher.fetch("https://other.example/")
         assert caught.value.code == "FETCH_NETWORK_ERROR"
         assert "certificate" in str(caught.value)
+
+
+# -- what the transport relies on from httpx and httpcore --------------------------------------
+
+
+def test_every_exception_httpcore_exports_has_an_httpx_counterpart() -> None:
+    # A new httpcore exception that the table does not cover would escape the fetcher as an
+    # unexpected error; this fails first, naming it.
+    exported = [
+        getattr(httpcore, name)
+        for name in httpcore.__all__
+        if isinstance(getattr(httpcore, name), type)
+        and issubclass(getattr(httpcore, name), Exception)
+    ]
+    assert exported
+    # ConnectionNotAvailable never leaves the pool: it retries on another connection.
+    internal = {"ConnectionNotAvailable"}
+    uncovered = [
+        cls.__name__
+        for cls in exported
+        if cls.__name__ not in internal
+        and not any(issubclass(cls, source) for source, _ in HTTPCORE_TO_HTTPX)
+    ]
+    assert uncovered == []
+
+
+def test_the_connection_pool_still_takes_a_network_backend_and_our_other_arguments() -> None:
+    parameters = inspect.signature(httpcore.AsyncConnectionPool).parameters
+    for name in (
+        "ssl_context",
+        "max_connections",
+        "max_keepalive_connections",
+        "keepalive_expiry",
+        "http1",
+        "http2",
+        "network_backend",
+    ):
+        assert name in parameters, f"httpcore.AsyncConnectionPool lost {name!r}"
+
+
+def test_the_pinned_transport_uses_only_the_public_transport_interface() -> None:
+    backend = GuardedBackend(StaticResolver({}), MappedDialler())
+    transport = PinnedTransport(backend)
+    assert isinstance(transport, httpx.AsyncBaseTransport)
+    assert not isinstance(transport, httpx.AsyncHTTPTransport)
+    assert isinstance(transport.pool, httpcore.AsyncConnectionPool)
+
+
+def test_the_installed_httpx_and_httpcore_are_inside_the_declared_bounds() -> None:
+    project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    declared = {Requirement(d).name: Requirement(d) for d in project["project"]["dependencies"]}
+    for name in ("httpx", "httpcore"):
+        requirement = declared[name]
+        assert list(requirement.specifier.filter(["999"])) == [], f"{name} has no upper bound"
+        assert requirement.specifier.contains(version(name)), f"{name} {version(name)}"
+
+
+async def test_a_response_body_error_arrives_in_httpx_terms(canary: Peer) -> None:
+    class Cut(MappedDialler):
+        async def connect(
+            self,
+            address: ipaddress.IPv4Address | ipaddress.IPv6Address,
+            port: int,
+            timeout: float | None,
+        ) -> httpcore.AsyncNetworkStream:
+            raise httpcore.ReadError("the peer went away")
+
+    backend = GuardedBackend(StaticResolver({"example.com": [PUBLIC]}), Cut())
+    async with httpx.AsyncClient(transport=PinnedTransport(backend)) as client:
+        with pytest.raises(httpx.ReadError):
+            await client.get("http://example.com/")

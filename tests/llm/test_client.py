@@ -6,9 +6,16 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
-from spyglass.llm.client import Completion, Delta, ModelClient, ModelUnavailable
+from spyglass.llm.client import Completion, Delta, ModelClient, ModelUnavailable, ToolsRefused
 from spyglass.settings import LLMSettings
-from tests.support.fake_model import FakeModel, Reply, text, tool_call, tool_calls
+from tests.support.fake_model import (
+    FakeModel,
+    Reply,
+    refuses_tools,
+    text,
+    tool_call,
+    tool_calls,
+)
 
 
 @pytest.fixture
@@ -156,3 +163,24 @@ async def test_a_server_that_ignores_stream_and_answers_whole_json_is_understood
     assert [d.text for d in deltas] == ["Looking."]
     [call] = completion.tool_calls
     assert (call.id, call.arguments) == ("w1", {"query": "a"})
+
+
+@pytest.mark.parametrize("dialect", ["ollama", "llama-server", "vllm"])
+async def test_a_model_that_cannot_take_tools_is_told_apart_and_remembered(
+    client: ModelClient, fake_model: FakeModel, dialect: str
+) -> None:
+    fake_model.script(refuses_tools(dialect))
+    with pytest.raises(ToolsRefused) as refused:
+        await collect(client, [{"type": "function", "function": {"name": "web_search"}}])
+    assert "cannot use tools" in refused.value.message and "'m'" in refused.value.message
+    assert client.tools_refused()
+
+
+async def test_the_same_words_without_tools_in_the_request_are_a_plain_failure(
+    client: ModelClient, fake_model: FakeModel
+) -> None:
+    fake_model.script(refuses_tools("ollama"))
+    with pytest.raises(ModelUnavailable) as failed:
+        await collect(client)
+    assert not isinstance(failed.value, ToolsRefused)
+    assert not client.tools_refused()

@@ -19,6 +19,7 @@ from spyglass.runtime import Runtime, build_runtime
 from tests.support.fake_model import FakeModel, Reply, text, tool_call
 from tests.support.searxng import SearXNGShaped
 from tests.support.server import running_service, wait_until
+from tests.support.service import Clock
 
 MESSAGE = "/api/v1/conversation/message"
 
@@ -162,3 +163,23 @@ def test_schemathesis_finds_no_server_error(
 
             check()
     assert failures == []
+
+
+def test_a_confirmation_nobody_answers_is_audited_by_the_service_without_another_request(
+    service_runtime: Runtime, fake_model: FakeModel, clock: Clock
+) -> None:
+    service_runtime.policy.set("web_access_enabled", True)
+    fake_model.script(tool_call("web_search", {"query": "otters"}))
+    with running_service(service_runtime, sweep_seconds=0.02) as (base, token):
+        with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}) as http:
+            paused = http.post(MESSAGE, json={"text": "otters?"}, timeout=10).json()
+        assert paused["pending_confirmation"] is not None
+        clock.now += 121
+
+        def expiries() -> list[dict[str, Any]]:
+            lines = service_runtime.paths.audit_file.read_text().splitlines()
+            return [e for e in map(json.loads, lines) if e["code"] == "CONFIRMATION_EXPIRED"]
+
+        wait_until(lambda: len(expiries()) == 1, what="the expiry to be audited")
+    [event] = expiries()
+    assert event["capability"] == "web.search" and event["outcome"] == "denied"

@@ -47,6 +47,8 @@ class Reply:
     send_done: bool = True
     #: Answer one non-streamed ``chat.completion`` JSON, as servers that ignore "stream" do.
     whole: bool = False
+    #: The exact body of an error answer (``status`` other than 200).
+    error_body: bytes = b'{"error": {"message": "scripted failure"}}'
 
 
 def _split(text: str, pieces: int) -> list[str]:
@@ -117,6 +119,55 @@ def tool_calls(*calls: tuple[str, dict[str, Any], str], style: str = "ollama") -
         )
     # Ollama answers "stop" even when it made calls.
     return Reply(deltas=deltas, finish_reason="stop" if style == "ollama" else "tool_calls")
+
+
+#: How servers refuse a request with ``tools`` for a model that cannot take them, byte for
+#: byte: status and body. Ollama's ``/v1`` wraps its scheduler's "<model> does not support
+#: tools" in an OpenAI error (type ``invalid_request_error`` since it maps the status;
+#: ``api_error`` before); llama-server without ``--jinja`` answers 500; vLLM without a tool
+#: parser answers 400 (older releases put the message at the top level).
+TOOL_REFUSALS: dict[str, tuple[int, bytes]] = {
+    "ollama": (
+        400,
+        b'{"error":{"message":"registry.ollama.ai/library/gemma3:270m does not support tools",'
+        b'"type":"invalid_request_error","param":null,"code":null}}\n',
+    ),
+    "ollama-0.3": (
+        400,
+        b'{"error":{"message":"stablelm2:latest does not support tools","type":"api_error",'
+        b'"param":null,"code":null}}\n',
+    ),
+    "llama-server": (
+        500,
+        b'{"error":{"code":500,"message":"tools param requires --jinja flag",'
+        b'"type":"server_error"}}',
+    ),
+    "vllm": (
+        400,
+        b'{"error":{"message":"\\"auto\\" tool choice requires --enable-auto-tool-choice and '
+        b'--tool-call-parser to be set","type":"BadRequestError","param":null,"code":400}}',
+    ),
+    "vllm-0.6": (
+        400,
+        b'{"object":"error","message":"\\"auto\\" tool choice requires '
+        b'--enable-auto-tool-choice and --tool-call-parser to be set","type":"BadRequestError",'
+        b'"param":null,"code":400}',
+    ),
+}
+
+
+def refuses_tools(dialect: str = "ollama") -> Reply:
+    """The server's answer to a request with ``tools`` for a model without tool support."""
+    status, body = TOOL_REFUSALS[dialect]
+    return Reply(status=status, error_body=body)
+
+
+def without_tool_support(
+    answer: Callable[[dict[str, Any]], Reply], dialect: str = "ollama"
+) -> Callable[[dict[str, Any]], Reply]:
+    """A ``default`` that behaves like a model without tool support: any request that
+    carries ``tools`` is refused as ``dialect`` refuses it; any other is ``answer``ed."""
+    return lambda body: refuses_tools(dialect) if body.get("tools") else answer(body)
 
 
 def _chunk(delta: dict[str, Any], finish: str | None) -> bytes:
@@ -190,7 +241,7 @@ class FakeModel(LoopbackServer):
                     body = {}
                 reply = fake._next(body, {k.lower(): v for k, v in self.headers.items()})
                 if reply.status != 200:
-                    payload = b'{"error": {"message": "scripted failure"}}'
+                    payload = reply.error_body
                     self.send_response(reply.status)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(payload)))

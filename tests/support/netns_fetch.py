@@ -9,16 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from typing import Any
 
 from spyglass.errors import CapabilityError
 from spyglass.fetch import FetchConfig, Fetcher, SystemDialler, SystemResolver
+from spyglass.fetch.guard import Guard
+from spyglass.fetch.private import PrivateNetwork
 from tests.support.fetch_peers import Peer, page
 
 V4 = "93.184.215.14"
 V6 = "2606:4700::1111"
+#: A private-use address of this machine, for the ``fetch.private_network`` test.
+HOME = "10.9.8.7"
 HTML = (
     "<html><head><title>Namespace page</title></head><body><article><h1>Namespace page</h1>"
     + "<p>Served from a public-looking address inside a private network namespace.</p>" * 10
@@ -26,8 +31,14 @@ HTML = (
 )
 
 
+def _config() -> FetchConfig:
+    opened = os.environ.get("SPYGLASS_TEST_PRIVATE_NETWORK", "")
+    entries = [entry for entry in opened.split(",") if entry]
+    return FetchConfig(guard=Guard(private=PrivateNetwork.parse(entries)))
+
+
 async def attempt(url: str) -> dict[str, Any]:
-    async with Fetcher(FetchConfig(), SystemResolver(), SystemDialler()) as fetcher:
+    async with Fetcher(_config(), SystemResolver(), SystemDialler()) as fetcher:
         try:
             page_ = await fetcher.fetch(url)
         except CapabilityError as exc:
@@ -54,7 +65,16 @@ def serve_and_run(command: list[str]) -> int:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--run"]:
         sys.exit(serve_and_run(sys.argv[2:]))
-    with Peer({"/": page(HTML)}, bind=(V4, 80)) as v4, Peer({"/": page(HTML)}, bind=(V6, 80)) as v6:
+    with (
+        Peer({"/": page(HTML)}, bind=(V4, 80)) as v4,
+        Peer({"/": page(HTML)}, bind=(V6, 80)) as v6,
+        Peer({"/": page(HTML)}, bind=(HOME, 80)) as home,
+    ):
         outcome = asyncio.run(main())
-        outcome["connections"] = {"v4": v4.connections, "v6": v6.connections}
+        outcome["connections"] = {
+            "v4": v4.connections,
+            "v6": v6.connections,
+            # Requests, not connections: the peer check runs once the socket is open.
+            "home": sum(home.requests.values()),
+        }
     print(json.dumps(outcome))

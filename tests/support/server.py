@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import uvicorn
 
@@ -24,13 +25,14 @@ def wait_until(predicate: Callable[[], bool], timeout: float = 10.0, what: str =
 
 
 @contextmanager
-def running_service(runtime: Runtime) -> Iterator[tuple[str, str]]:
-    """Yields ``(base_url, api_token)`` of a real uvicorn server for ``runtime``."""
+def running_service(runtime: Runtime, **options: Any) -> Iterator[tuple[str, str]]:
+    """Yields ``(base_url, api_token)`` of a real uvicorn server for ``runtime``;
+    ``options`` go to ``create_app``."""
     # IPPROTO_TCP so asyncio turns Nagle off, as it does for sockets uvicorn binds itself.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    app = create_app(runtime, port=port)
+    app = create_app(runtime, port=port, **options)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

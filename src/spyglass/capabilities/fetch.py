@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from spyglass.core.capability import JSON, Bounds, Capability, Network, SideEffect
@@ -12,6 +13,7 @@ from spyglass.core.policy import WEB_ACCESS
 from spyglass.fetch.fetcher import FetchConfig, FetchedPage, Fetcher
 from spyglass.fetch.guard import MAX_URL_CHARS
 from spyglass.fetch.paging import Part, part
+from spyglass.fetch.private import NOTICE_KIND, NOTICE_MESSAGE
 from spyglass.fetch.robots import RobotsRules
 from spyglass.fetch.services import DIALLER, RESOLVER, SSL_CONTEXT
 from spyglass.privacy import check, provenance
@@ -65,6 +67,7 @@ RESULT: JSON = {
         "redirected": {"type": "boolean"},
         "redirect_chain": {"type": "array", "items": {"type": "string"}},
         "retrieved_at": {"type": "string"},
+        "cut_at_bytes": {"type": "integer", "minimum": 1},
     },
     "required": [
         "url",
@@ -80,6 +83,20 @@ RESULT: JSON = {
     ],
     "additionalProperties": False,
 }
+
+
+async def precheck(context: InvocationContext) -> Sequence[Notice]:
+    """Every destination rule that needs no network, before anyone is asked to approve.
+
+    The fetcher runs the same :class:`~spyglass.fetch.guard.Guard` again on every hop, and
+    checks DNS answers and the connected peer, which only the fetch itself can know.
+    """
+    target = FetchConfig.from_settings(context.settings.fetch).guard.check(context.arguments["url"])
+    notices = [Notice(NOTICE_KIND, NOTICE_MESSAGE, argument="url")] if target.private else []
+    # Then where the URL came from (provenance mode) and what it would carry (privacy).
+    notices += await provenance.check_fetch(context)
+    notices += await check.check_url(context)
+    return notices
 
 
 async def run(context: InvocationContext) -> JSON:
@@ -108,11 +125,6 @@ async def _download(context: InvocationContext, url: str) -> FetchedPage:
         ssl_context=services.get(SSL_CONTEXT),
     ) as fetcher:
         return await fetcher.fetch(url, robots_cache=robots)
-
-
-async def precheck(context: InvocationContext) -> list[Notice]:
-    """Before anyone is asked: where the URL came from, then what it would carry."""
-    return [*await provenance.check_fetch(context), *await check.check_url(context)]
 
 
 def fitted(page: FetchedPage, offset: int, max_chars: int, max_bytes: int) -> JSON:
@@ -146,6 +158,8 @@ def _result(page: FetchedPage, piece: Part) -> JSON:
     if page.redirect_chain:
         result["redirect_chain"] = list(page.redirect_chain)
     result["retrieved_at"] = page.retrieved_at
+    if page.cut_at_bytes is not None:
+        result["cut_at_bytes"] = page.cut_at_bytes
     return result
 
 
@@ -156,7 +170,8 @@ CAPABILITY = Capability(
     description=(
         "Read one public web page (HTML, text, Markdown, JSON or PDF) and return its main "
         "content as Markdown. Long pages come in parts: call again with offset=next_offset "
-        "to read on. A redirect to another site is reported, not followed."
+        "to read on. A redirect to another site is reported, not followed. cut_at_bytes "
+        "means the page was longer than the owner's size limit and only its start was read."
     ),
     argument_schema=ARGUMENTS,
     result_schema=RESULT,
@@ -164,7 +179,7 @@ CAPABILITY = Capability(
     network=Network.EXTERNAL,
     bounds=Bounds(timeout_seconds=15, max_result_bytes=450_000, max_invocations_per_turn=5),
     handler=run,
-    policy_key=WEB_ACCESS,
     precheck=precheck,
+    policy_key=WEB_ACCESS,
     timeout_setting="fetch.timeout_seconds",
 )

@@ -2,27 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from spyglass.core.capability import JSON, Bounds, Capability, Network, SideEffect
 from spyglass.core.context import InvocationContext
-from spyglass.core.outcome import Notice
+from spyglass.core.outcome import Code, Notice
 from spyglass.core.policy import WEB_ACCESS
+from spyglass.errors import CapabilityError
 from spyglass.privacy import check
-from spyglass.search import service
-from spyglass.search.domains import DOMAIN_PATTERN
+from spyglass.search import domains, service
 from spyglass.search.model import SearchQuery
 from spyglass.search.providers import PROVIDERS
 
 NAME = "web.search"
 
+# The entries are normalised and judged by the precheck (spyglass.search.domains), before
+# anyone is asked: a pattern could refuse Example.COM but not normalise it.
 _DOMAINS: JSON = {
     "type": "array",
     "items": {
         "type": "string",
+        "minLength": 1,
         "maxLength": 253,
-        "pattern": DOMAIN_PATTERN,
         "description": (
-            "a lowercase public hostname such as example.com; no IP addresses, single "
-            "labels or local suffixes like .local or .internal"
+            "a public hostname such as example.com; no IP addresses, single labels or "
+            "local suffixes like .local, .home.arpa or .onion"
         ),
     },
     "minItems": 1,
@@ -101,14 +105,30 @@ RESULT: JSON = {
 
 
 def query_from(arguments: JSON) -> SearchQuery:
-    """The validated arguments as a :class:`SearchQuery` (the schema already checked them)."""
+    """The validated arguments as a :class:`SearchQuery`, domain filters normalised.
+
+    :class:`~spyglass.search.domains.DomainFilterError` when a filter cannot be used (the
+    precheck has already refused such a call before anyone was asked).
+    """
     return SearchQuery(
         text=arguments["query"].strip(),
         count=arguments.get("count", 5),
         time_range=arguments.get("time_range"),
-        include_domains=tuple(arguments.get("include_domains", ())),
-        exclude_domains=tuple(arguments.get("exclude_domains", ())),
+        include_domains=domains.normalised("include_domains", arguments.get("include_domains", ())),
+        exclude_domains=domains.normalised("exclude_domains", arguments.get("exclude_domains", ())),
     )
+
+
+async def precheck(context: InvocationContext) -> Sequence[Notice]:
+    """Before anyone is asked: refuse unusable domain filters, then say (or, where nobody
+    approves, refuse) what private data the query would carry."""
+    try:
+        query_from(context.arguments)
+    except domains.DomainFilterError as exc:
+        raise CapabilityError(
+            Code.INVALID_ARGUMENTS, f"invalid arguments: {exc}", status="rejected"
+        ) from None
+    return await check.check_query(context)
 
 
 async def run(context: InvocationContext) -> JSON:
@@ -123,11 +143,6 @@ async def run(context: InvocationContext) -> JSON:
         invocation_id=context.invocation_id,
         report=report,
     )
-
-
-async def precheck(context: InvocationContext) -> list[Notice]:
-    """Before anyone is asked: what the query would carry."""
-    return await check.check_query(context)
 
 
 CAPABILITY = Capability(
@@ -145,7 +160,7 @@ CAPABILITY = Capability(
     network=Network.EXTERNAL,
     bounds=Bounds(timeout_seconds=10, max_invocations_per_turn=3),
     handler=run,
-    policy_key=WEB_ACCESS,
     precheck=precheck,
+    policy_key=WEB_ACCESS,
     timeout_setting="search.timeout_seconds",
 )

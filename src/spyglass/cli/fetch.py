@@ -44,7 +44,14 @@ def fetch(
     if max_chars is not None:
         arguments["max_chars"] = max_chars
     renderer = _render_raw if raw else _render
-    run_capability(CAPABILITY, arguments, json_output=json_output, yes=yes, render=renderer)
+    run_capability(
+        CAPABILITY,
+        arguments,
+        json_output=json_output,
+        yes=yes,
+        render=renderer,
+        flags={"url": "URL", "offset": "--offset", "max_chars": "--max-chars"},
+    )
 
 
 def _render_raw(outcome: Outcome, console: Console) -> None:
@@ -76,6 +83,16 @@ def _render(outcome: Outcome, console: Console) -> None:
         console.print(Markdown(text, hyperlinks=False))
     else:
         console.print(Text(text))
+    cut = result.get("cut_at_bytes")
+    if cut is not None:
+        console.print()
+        console.print(
+            Text(
+                f"[the page is longer than {cut:,} bytes (fetch.max_page_bytes); only its "
+                "beginning was read]",
+                style="yellow",
+            )
+        )
     next_offset = result.get("next_offset")
     if next_offset is not None:
         total = result.get("total_chars")

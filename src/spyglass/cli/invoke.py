@@ -51,8 +51,12 @@ def run_capability(
     render: Renderer | None = None,
     runtime: Runtime | None = None,
     version: int | None = None,
+    flags: Mapping[str, str] | None = None,
 ) -> NoReturn:
-    """Invoke ``name`` with ``arguments``, asking for approval if needed, then exit."""
+    """Invoke ``name`` with ``arguments``, asking for approval if needed, then exit.
+
+    ``flags`` names the command-line flag behind each argument, for messages to people.
+    """
     runtime = runtime or load_runtime()
     executor = runtime.executor
     outcome = executor.invoke(name, version, arguments, channel=CHANNEL)
@@ -78,7 +82,7 @@ def run_capability(
             )
         else:
             outcome = executor.deny(pending.token, channel=CHANNEL)
-    _finish(outcome, json_output=json_output, render=render)
+    _finish(outcome, json_output=json_output, render=render, flags=flags, arguments=arguments)
 
 
 def _ask(runtime: Runtime, outcome: Outcome) -> bool:
@@ -121,7 +125,14 @@ def _literal(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _finish(outcome: Outcome, *, json_output: bool, render: Renderer | None) -> NoReturn:
+def _finish(
+    outcome: Outcome,
+    *,
+    json_output: bool,
+    render: Renderer | None,
+    flags: Mapping[str, str] | None = None,
+    arguments: Mapping[str, Any] | None = None,
+) -> NoReturn:
     code = EXIT_FOR_STATUS[outcome.status]
     if json_output:
         print_json(outcome.to_dict())
@@ -131,5 +142,5 @@ def _finish(outcome: Outcome, *, json_output: bool, render: Renderer | None) -> 
         else:
             print_json(outcome.result)
     else:
-        report_problem(outcome)
+        report_problem(outcome, flags, arguments)
     raise typer.Exit(code)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
+from collections.abc import Mapping
 from typing import Any, NoReturn
 
 import typer
@@ -57,17 +59,43 @@ def fail(message: str, code: int = EXIT_FAILED, *, hint: str | None = None) -> N
     raise typer.Exit(code)
 
 
-def report_problem(outcome: Outcome) -> None:
-    """Say, for a person, why an invocation did not succeed."""
+def report_problem(
+    outcome: Outcome,
+    flags: Mapping[str, str] | None = None,
+    arguments: Mapping[str, Any] | None = None,
+) -> None:
+    """Say, for a person, why an invocation did not succeed.
+
+    ``flags`` maps argument names to the command-line flags that set them, so a message
+    about ``include_domains.0`` speaks of ``--site 'value'``, which is what the person typed.
+    """
     console = stderr()
     if outcome.error is None:
         return
     label = {"rejected": "refused", "denied": "not approved", "failed": "failed"}.get(
         outcome.status, outcome.status
     )
-    console.print(
-        f"[bold red]{label}:[/] {_escape(outcome.error.message)} [dim]({outcome.error.code})[/]"
-    )
+    message = outcome.error.message
+    if flags:
+        message = in_flag_terms(message, flags, arguments or {})
+    console.print(f"[bold red]{label}:[/] {_escape(message)} [dim]({outcome.error.code})[/]")
+
+
+def in_flag_terms(message: str, flags: Mapping[str, str], arguments: Mapping[str, Any]) -> str:
+    """``message`` with argument names (and ``name.N`` / ``name entry N``) as flags."""
+    names = "|".join(re.escape(name) for name in sorted(flags, key=len, reverse=True))
+    pattern = re.compile(rf"(?<![\w.-])({names})(?:\.(\d+)| entry (\d+))?(?![\w-])")
+
+    def swap(match: re.Match[str]) -> str:
+        name, zero_based, one_based = match.groups()
+        flag = flags[name]
+        values = arguments.get(name)
+        index = int(zero_based) if zero_based else int(one_based) - 1 if one_based else None
+        if index is not None and isinstance(values, list) and 0 <= index < len(values):
+            return f"{flag} {str(values[index])[:80]!r}"
+        return flag
+
+    return pattern.sub(swap, message)
 
 
 def _escape(text: str) -> str:

@@ -22,6 +22,16 @@ EXCLUDE_OPTION = typer.Option(
 )
 
 
+#: The flag behind each web.search argument, so refusals name what the person typed.
+FLAGS = {
+    "query": "QUERY",
+    "count": "--count",
+    "time_range": "--time-range",
+    "include_domains": "--site",
+    "exclude_domains": "--exclude",
+}
+
+
 def render(outcome: Outcome, console: Console) -> None:
     """A numbered list of title, URL and snippet; web text is shown literally, never as markup."""
     result = outcome.result or {}
@@ -71,10 +81,12 @@ def search(
     arguments: dict[str, Any] = {"query": query, "count": count}
     if time_range is not None:
         arguments["time_range"] = time_range
+    # Passed as typed: web.search normalises them (Example.COM. is example.com) and refuses
+    # unusable ones before anyone is asked; FLAGS makes its messages speak of --site.
     if site:
-        arguments["include_domains"] = [name.lower() for name in site]
+        arguments["include_domains"] = list(site)
     if exclude:
-        arguments["exclude_domains"] = [name.lower() for name in exclude]
+        arguments["exclude_domains"] = list(exclude)
     run_capability(
         "web.search",
         arguments,
@@ -82,4 +94,5 @@ def search(
         yes=yes,
         render=render,
         runtime=load_runtime(overrides) if overrides else None,
+        flags=FLAGS,
     )

@@ -34,6 +34,8 @@ class TurnState:
     exchanges: list[dict[str, Any]] = field(default_factory=list)
     #: One receipt entry per call of this turn (``spyglass.privacy.receipts.entry``).
     receipt: list[dict[str, Any]] = field(default_factory=list)
+    #: Things the person is told about the turn itself (``{"code", "message"}``).
+    notices: list[dict[str, Any]] = field(default_factory=list)
     rounds: int = 0
     queue: list[ToolCall] = field(default_factory=list)
     #: The call waiting for approval: its index in ``events`` and the pending confirmation.
@@ -48,12 +50,18 @@ class PausedTurn:
     expires_at: float
 
 
+#: How long a paused turn is kept after its confirmation expired, so that a late answer
+#: still continues the turn (the call recorded as expired) instead of leaving it dead.
+RECALL_SECONDS = TOKEN_TTL_SECONDS
+
+
 class PendingTurnStore(Protocol):
     def put(self, paused: PausedTurn) -> None: ...
 
     def take(self, token: str, conversation_id: str) -> PausedTurn | None:
         """Remove and return the paused turn, atomically, if it belongs to that conversation
-        and has not expired; ``None`` otherwise (a foreign token is left in place)."""
+        and its expiry is at most :data:`RECALL_SECONDS` past; ``None`` otherwise (a foreign
+        token is left in place). The caller lets the executor refuse an expired token."""
         ...
 
 
@@ -67,8 +75,8 @@ class InMemoryPendingTurnStore:
 
     def put(self, paused: PausedTurn) -> None:
         with self._lock:
-            now = self._clock()
-            for token in [t for t, p in self._items.items() if p.expires_at < now]:
+            cutoff = self._clock() - RECALL_SECONDS
+            for token in [t for t, p in self._items.items() if p.expires_at < cutoff]:
                 del self._items[token]
             self._items[paused.token] = paused
 
@@ -78,7 +86,7 @@ class InMemoryPendingTurnStore:
             if paused is None or paused.state.conversation_id != conversation_id:
                 return None
             del self._items[token]
-            if paused.expires_at < self._clock():
+            if paused.expires_at < self._clock() - RECALL_SECONDS:
                 return None
             return paused
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 from spyglass.conversation.events import tool_event
@@ -21,7 +22,7 @@ from spyglass.core.context import Turn
 from spyglass.core.outcome import Outcome
 from spyglass.core.policy import capability_allowed
 from spyglass.history.store import HistoryStore
-from spyglass.llm.client import Completion, ModelClient, ModelUnavailable
+from spyglass.llm.client import Completion, ModelClient, ModelUnavailable, ToolsRefused
 from spyglass.llm.prompt import system_prompt
 from spyglass.llm.toolcalls import ToolCall
 from spyglass.privacy import receipts
@@ -35,6 +36,10 @@ Event = tuple[str, dict[str, Any]]
 #: Calls beyond this many in one model response are dropped: no model needs more at once.
 MAX_CALLS_PER_ROUND = 8
 TITLE_CHARS = 80
+
+#: Notice codes (the ``notice`` event and the reply's ``notices``).
+MODEL_WITHOUT_TOOLS = "MODEL_WITHOUT_TOOLS"
+EMPTY_ANSWER = "EMPTY_ANSWER"
 
 
 class TurnRefused(Exception):
@@ -74,10 +79,16 @@ class ConversationService:
         policy = self.runtime.policy
         return [c for c in self.runtime.registry.latest() if capability_allowed(policy, c)]
 
+    def _tools(self) -> list[Capability]:
+        """What the model is offered now: nothing while its server refuses it tools."""
+        return [] if self.model.tools_refused() else self.offered()
+
     # -- starting and resuming ------------------------------------------------------------
 
     def start(self, conversation_id: str | None, text: str) -> TurnState:
         """A new turn on a new or existing conversation. Raises :class:`TurnRefused`."""
+        # Any request is a chance to audit confirmations that expired unanswered.
+        self.runtime.executor.sweep_expired()
         known = conversation_id is None or self.history.exists(conversation_id)
         if not known and self.history.enabled:
             assert conversation_id is not None
@@ -91,7 +102,7 @@ class ConversationService:
         turn_id = uuid.uuid4().hex
         stored = self.history.messages(conversation_id)
         earlier = replay(stored)
-        prompt = system_prompt(self.offered(), self.runtime.settings.llm.system_prompt)
+        prompt = system_prompt(self._tools(), self.runtime.settings.llm.system_prompt)
         messages = [{"role": "system", "content": prompt}, *earlier]
         messages.append({"role": "user", "content": text})
         self.history.add_user(conversation_id, turn_id, text, title=text[:TITLE_CHARS])
@@ -111,12 +122,17 @@ class ConversationService:
         """The paused turn a confirmation token belongs to. Raises :class:`TurnRefused`."""
         paused = self.pending.take(token, conversation_id)
         if paused is None:
+            # Forged, replayed, foreign or long expired: it never reaches the executor's
+            # confirm stage, but the refusal is audited all the same (without the token).
+            self.runtime.executor.refuse_confirmation(channel=self.channel)
             raise TurnRefused(
                 "INVALID_CONFIRMATION",
                 "this confirmation is unknown, already answered, expired or belongs to "
                 "another conversation; send the request again to get a new one",
                 400,
             )
+        # An expired one still resumes: the executor records the call as expired (a
+        # denial), and the model answers with what it has instead of the turn dying.
         return paused.state
 
     # -- running --------------------------------------------------------------------------
@@ -179,25 +195,21 @@ class ConversationService:
                     return
                 yield "tool_end", self._record(state, call, outcome)
             final = state.rounds >= limits.max_tool_rounds
-            tools = [] if final else self.offered()
-            completion: Completion | None = None
-            async for item in self.model.stream(
-                state.messages, [c.openai_tool() for c in tools] or None
-            ):
-                if isinstance(item, Completion):
-                    completion = item
-                elif item.kind == "content":
-                    state.text += item.text
-                    yield "content", {"delta": item.text}
-                else:
-                    state.reasoning += item.text
-                    yield "reasoning", {"delta": item.text}
-            if completion is None:  # pragma: no cover - the client always ends with one
-                raise ModelUnavailable("the model server ended without an answer")
-            if completion.malformed_calls:
-                logger.warning(
-                    "dropped %d malformed tool-call block(s)", completion.malformed_calls
-                )
+            reply = _Answer(tools=[] if final else self._tools())
+            async for item in self._ask(state, reply):
+                yield item
+            if _nothing_left(reply):
+                # Everything the model said was a call block that could not be used (malformed,
+                # or a call while no tools were offered): ask once more, without tools, so
+                # the person gets an answer instead of an empty reply.
+                logger.info("the model's reply was only an unusable call; asking again")
+                reply = _Answer(tools=[])
+                async for item in self._ask(state, reply):
+                    yield item
+                if _nothing_left(reply):
+                    yield "notice", self._notice(state, EMPTY_ANSWER)
+            completion, tools = reply.completion, reply.tools
+            assert completion is not None
             calls = completion.tool_calls[:MAX_CALLS_PER_ROUND] if tools else []
             message: dict[str, Any] = {"role": "assistant", "content": completion.content or None}
             if calls:
@@ -211,6 +223,65 @@ class ConversationService:
                 return
             state.rounds += 1
             state.queue = list(calls)
+
+    async def _ask(self, state: TurnState, answer: _Answer) -> AsyncIterator[Event]:
+        """Stream one model response into ``answer``, yielding what the person sees.
+
+        A server that refuses tools for this model is asked again at once without them; it
+        is remembered for a while, and the person is told once.
+        """
+        try:
+            async for event in self._stream(state, answer):
+                yield event
+        except ToolsRefused:
+            logger.info("the model server refused tools for this model; answering without")
+            answer.tools = []
+            if state.messages and state.messages[0].get("role") == "system":
+                state.messages[0] = {
+                    "role": "system",
+                    "content": system_prompt([], self.runtime.settings.llm.system_prompt),
+                }
+            yield "notice", self._notice(state, MODEL_WITHOUT_TOOLS)
+            async for event in self._stream(state, answer):
+                yield event
+
+    async def _stream(self, state: TurnState, answer: _Answer) -> AsyncIterator[Event]:
+        tools = [c.openai_tool() for c in answer.tools] or None
+        async for item in self.model.stream(state.messages, tools):
+            if isinstance(item, Completion):
+                answer.completion = item
+            elif item.kind == "content":
+                state.text += item.text
+                yield "content", {"delta": item.text}
+            else:
+                state.reasoning += item.text
+                yield "reasoning", {"delta": item.text}
+        if answer.completion is None:  # pragma: no cover - the client always ends with one
+            raise ModelUnavailable("the model server ended without an answer")
+        if answer.completion.malformed_calls:
+            logger.warning(
+                "dropped %d malformed tool-call block(s)", answer.completion.malformed_calls
+            )
+
+    def _notice(self, state: TurnState, code: str) -> dict[str, Any]:
+        """A notice for the person (``notice`` event and the reply's ``notices``)."""
+        model = self.runtime.settings.llm.model
+        if code == MODEL_WITHOUT_TOOLS:
+            who = f"The model {model!r}" if model else "This model"
+            message = (
+                f"{who} cannot use tools, so it cannot search the web or read pages; it "
+                "answers from what it knows. To let the assistant use the web, choose a model "
+                "with tool support in llm.model (for Ollama, one whose page lists 'tools')."
+            )
+        else:
+            message = (
+                "The model answered only with a tool call that could not be used, even when "
+                "asked again without tools, so there is no answer to show. Ask again, perhaps "
+                "in other words."
+            )
+        notice = {"code": code, "message": message}
+        state.notices.append(notice)
+        return notice
 
     async def _answer(self, state: TurnState, token: str, approve: bool) -> dict[str, Any]:
         waiting = state.waiting or {}
@@ -286,6 +357,24 @@ class ConversationService:
             logger.exception("could not save the turn to history")
 
 
+@dataclass
+class _Answer:
+    """One model response: the tools it was offered and, once streamed, what it said."""
+
+    tools: list[Capability]
+    completion: Completion | None = None
+
+
+def _nothing_left(answer: _Answer) -> bool:
+    """Whether the reply is empty only because unusable call blocks were dropped from it."""
+    completion = answer.completion
+    if completion is None or completion.content.strip():
+        return False
+    if completion.tool_calls and answer.tools:
+        return False  # real calls to run
+    return bool(completion.malformed_calls or completion.tool_calls)
+
+
 def _shown(call: ToolCall) -> dict[str, Any]:
     return call.arguments if isinstance(call.arguments, dict) else {}
 
@@ -302,6 +391,8 @@ def response(state: TurnState, pending: dict[str, Any] | None) -> dict[str, Any]
     data["events"] = state.events
     data["citations"] = state.citations.to_list()
     data["pending_confirmation"] = pending
+    if state.notices:
+        data["notices"] = state.notices
     waiting = []
     if pending is not None:
         waiting = [

@@ -29,6 +29,7 @@ from spyglass.core.confirmation import (
     new_token,
 )
 from spyglass.core.context import InvocationContext, Services, Turn
+from spyglass.core.expiry import IssuedTokens
 from spyglass.core.outcome import (
     Code,
     ErrorInfo,
@@ -38,7 +39,7 @@ from spyglass.core.outcome import (
     Stage,
     Status,
 )
-from spyglass.core.policy import PolicySource, capability_allowed
+from spyglass.core.policy import WEB_ACCESS, WEB_FETCH, WEB_SEARCH, PolicySource, switch_off
 from spyglass.core.registry import Registry
 from spyglass.core.schema import validation_error
 from spyglass.errors import CapabilityError
@@ -56,9 +57,19 @@ _KIND = re.compile(r"[a-z][a-z0-9_]{0,31}")
 MAX_FINDINGS = 10
 
 POLICY_HINT = {
-    "web_access_enabled": (
+    WEB_ACCESS: (
         "web access is off. The owner can turn it on with `spyglass policy enable`, "
         "the console switch, or POST /api/v1/policy"
+    ),
+    WEB_SEARCH: (
+        "web search is switched off by the owner (web access itself is on). The owner can "
+        "turn it on with `spyglass policy enable search`, the console's Search switch, or "
+        'POST /api/v1/policy with {"web_search_enabled": true}'
+    ),
+    WEB_FETCH: (
+        "reading web pages is switched off by the owner (web access itself is on). The owner "
+        "can turn it on with `spyglass policy enable fetch`, the console's Pages switch, or "
+        'POST /api/v1/policy with {"web_fetch_enabled": true}'
     ),
 }
 
@@ -106,6 +117,8 @@ class Executor:
             settings.channels.delegated() if delegated_channels is None else delegated_channels
         )
         self.clock = clock
+        #: Tokens issued here and not yet settled, to audit the ones nobody answers.
+        self.issued = IssuedTokens(remember_seconds=TOKEN_TTL_SECONDS)
 
     # -- public API -------------------------------------------------------------------------
 
@@ -156,17 +169,35 @@ class Executor:
             recovered=recovered,
         )
         turn = turn or Turn()
+        self.sweep_expired()
         outcome = await self._run(attempt, name, version, arguments, turn, confirmation_token)
         self._audit(attempt, outcome)
         return outcome
 
     def deny(self, token: str, *, channel: str, conversation_id: str | None = None) -> Outcome:
-        """The owner said no: the token is spent and a ``denied`` outcome is audited."""
+        """The owner said no: the token is spent and a ``denied`` outcome is audited.
+
+        A token that had already expired is also audited as the expiry of its card.
+        """
+        self.sweep_expired()
         attempt = _Attempt(
             invocation_id=uuid.uuid4().hex, channel=channel, started=time.perf_counter()
         )
-        record = self.confirmations.take(token)
-        if record is None or record.binding.conversation_id != conversation_id:
+        record = self.confirmations.take(token) if isinstance(token, str) else None
+        if record is not None:
+            self._settled(record, channel)
+        if (record is None and isinstance(token, str) and self._was_expired(token)) or (
+            record is not None and record.expires_at < self.clock()
+        ):
+            outcome = self._stop(
+                attempt,
+                "confirm",
+                "denied",
+                Code.INVALID_CONFIRMATION,
+                "this confirmation had already expired when it was declined; nothing ran",
+                reason="expired",
+            )
+        elif record is None or record.binding.conversation_id != conversation_id:
             outcome = self._stop(
                 attempt,
                 "confirm",
@@ -189,6 +220,46 @@ class Executor:
             )
         self._audit(attempt, outcome)
         return outcome
+
+    def refuse_confirmation(self, *, channel: str, reason: str = "unknown") -> Outcome:
+        """Audit an answer to a confirmation that a front end refused before it reached here.
+
+        For tokens a front end cannot even match to a paused call (forged, replayed, from
+        another conversation, or expired past recall). Nothing is consumed; the token and
+        anything it was for stay out of the audit, which records only that an answer was
+        refused.
+        """
+        self.sweep_expired()
+        attempt = _Attempt(
+            invocation_id=uuid.uuid4().hex, channel=channel, started=time.perf_counter()
+        )
+        outcome = self._stop(
+            attempt,
+            "confirm",
+            "rejected",
+            Code.INVALID_CONFIRMATION,
+            "this confirmation is unknown, already answered, expired or belongs to another "
+            "conversation; ask again",
+            reason=reason,
+        )
+        self._audit(attempt, outcome)
+        return outcome
+
+    def sweep_expired(self) -> int:
+        """Audit every confirmation this executor issued that expired unanswered.
+
+        Each such card is one ``CONFIRMATION_EXPIRED`` event, written by whoever notices it
+        first: this sweep (run before every call and periodically by the service) or a late
+        answer. Returns how many were found.
+        """
+        found = 0
+        for token, channel in self.issued.due(self.clock()).items():
+            # Taking it is atomic: if an answer took it first, that answer audited it.
+            record = self.confirmations.take(token)
+            if record is not None:
+                self._audit_expiry(record, channel)
+                found += 1
+        return found
 
     # -- the pipeline -----------------------------------------------------------------------
 
@@ -234,9 +305,13 @@ class Executor:
             )
 
         # 3. policy, read fresh from disk on every call
-        if not capability_allowed(self.policy, capability):
-            key = capability.policy_key or capability.name
-            hint = POLICY_HINT.get(key, f"{key} is off in the owner's policy")
+        off = switch_off(self.policy, capability)
+        if off is not None:
+            hint = POLICY_HINT.get(
+                off,
+                f"the owner's switch {off} is off; the owner can turn it on with "
+                "POST /api/v1/policy",
+            )
             return self._stop(attempt, "policy", "rejected", Code.POLICY_DISABLED, hint)
 
         # The turn cap is an execution bound, but checking it before asking the owner avoids
@@ -304,6 +379,7 @@ class Executor:
             expires_at=self.clock() + TOKEN_TTL_SECONDS,
         )
         self.confirmations.put(record)
+        self.issued.issue(record.token, record.expires_at, attempt.channel)
         return Outcome(
             status="pending_confirmation",
             capability=capability.name,
@@ -330,6 +406,20 @@ class Executor:
     ) -> Outcome | None:
         cname, cversion = capability.name, capability.version
         record = self.confirmations.take(token) if isinstance(token, str) else None
+        if record is not None:
+            self._settled(record, attempt.channel)
+        # Expired: taken here past its time, or already found unanswered by the sweep.
+        if (record is None and isinstance(token, str) and self._was_expired(token)) or (
+            record is not None and record.expires_at < self.clock()
+        ):
+            return self._stop(
+                attempt,
+                "confirm",
+                "denied",
+                Code.INVALID_CONFIRMATION,
+                "this confirmation expired before it was approved; ask again",
+                reason="expired",
+            )
         if record is None:
             return self._stop(
                 attempt,
@@ -338,15 +428,6 @@ class Executor:
                 Code.INVALID_CONFIRMATION,
                 "this confirmation is unknown or was already used; ask again",
                 reason="unknown",
-            )
-        if record.expires_at < self.clock():
-            return self._stop(
-                attempt,
-                "confirm",
-                "denied",
-                Code.INVALID_CONFIRMATION,
-                "this confirmation expired before it was approved; ask again",
-                reason="expired",
             )
         expected = Binding(cname, cversion, canonical_json(arguments), turn.conversation_id)
         if record.binding.conversation_id != expected.conversation_id:
@@ -498,6 +579,34 @@ class Executor:
             error=ErrorInfo(code=str(code), message=message, retryable=retryable, reason=reason),
             provider=attempt.extra.get("provider"),
         )
+
+    # -- expiry -----------------------------------------------------------------------------
+
+    def _settled(self, record: PendingRecord, channel: str) -> None:
+        """An answer took ``record``: if it had expired, its card's expiry is audited now."""
+        issued_on = self.issued.settle(record.token)
+        if record.expires_at < self.clock():
+            self._audit_expiry(record, issued_on or channel)
+
+    def _was_expired(self, token: str) -> bool:
+        return self.issued.was_expired(token)
+
+    def _audit_expiry(self, record: PendingRecord, channel: str) -> None:
+        self.issued.expired(record.token, self.clock())
+        attempt = _Attempt(
+            invocation_id=record.invocation_id, channel=channel, started=time.perf_counter()
+        )
+        attempt.capability = self.registry.get(record.binding.capability, record.binding.version)
+        attempt.name, attempt.version = record.binding.capability, record.binding.version
+        outcome = self._stop(
+            attempt,
+            "confirm",
+            "denied",
+            Code.CONFIRMATION_EXPIRED,
+            "nobody answered this confirmation before it expired",
+            reason="expired",
+        )
+        self._audit(attempt, outcome)
 
     # -- audit ------------------------------------------------------------------------------
 

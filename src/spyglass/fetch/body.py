@@ -54,6 +54,21 @@ async def read_body(response: httpx.Response, cap: int) -> bytes:
     return bytes(out)
 
 
+async def read_prefix(response: httpx.Response, cap: int) -> tuple[bytes, bool]:
+    """At most ``cap`` decoded bytes of ``response``, and whether there was more.
+
+    Reading stops as soon as the cap is passed, so a huge or endless body costs no more than
+    a capped one.
+    """
+    decompressor = _decompressor(response.headers.get("content-encoding", ""))
+    out = bytearray()
+    async for piece in _decoded(response.aiter_raw(), decompressor):
+        out += piece
+        if len(out) > cap:
+            return bytes(out[:cap]), True
+    return bytes(out), False
+
+
 async def _decoded(
     raw: AsyncIterator[bytes], decompressor: _Decompress | None
 ) -> AsyncIterator[bytes]:

@@ -12,6 +12,7 @@ from typing import Protocol
 import httpcore
 
 from spyglass.fetch.addresses import IPAddress, parse_address, refusal
+from spyglass.fetch.private import private_use
 
 
 class PeerRefused(Exception):
@@ -45,7 +46,14 @@ class SystemDialler:
 
 
 def check_peer(stream: httpcore.AsyncNetworkStream, expected: IPAddress) -> None:
-    """The socket's remote address must be the checked one and still allowed."""
+    """The socket's remote address must be the checked one and still allowed.
+
+    ``expected`` was checked by the guarded backend, including any private-use address the
+    owner opened (``fetch.private_network``); the peer must be exactly it, never a special-use
+    address outside private-use space. A private-use peer must not be this machine itself
+    (a socket whose local and remote addresses are equal was routed back to the host Spyglass
+    runs on): opening the home network never opens Spyglass's own services.
+    """
     peer = stream.get_extra_info("server_addr")
     if not peer:
         raise PeerRefused("the connection has no peer address")
@@ -53,5 +61,15 @@ def check_peer(stream: httpcore.AsyncNetworkStream, expected: IPAddress) -> None
         actual = parse_address(str(peer[0]))
     except ValueError:
         raise PeerRefused("the peer address cannot be read") from None
-    if refusal(actual) is not None or actual != expected:
+    if actual != expected or (refusal(actual) is not None and not private_use(actual)):
         raise PeerRefused("the connection reached an address other than the checked one")
+    local = stream.get_extra_info("client_addr") if refusal(actual) is not None else None
+    if local and _same_address(str(local[0]), actual):
+        raise PeerRefused("the connection leads back to this machine")
+
+
+def _same_address(text: str, address: IPAddress) -> bool:
+    try:
+        return parse_address(text) == address
+    except ValueError:
+        return False

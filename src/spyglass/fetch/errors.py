@@ -16,6 +16,7 @@ HTTP_ERROR = "FETCH_HTTP_ERROR"
 UNSUPPORTED_CONTENT = "FETCH_UNSUPPORTED_CONTENT"
 TOO_LARGE = "FETCH_TOO_LARGE"
 NETWORK_ERROR = "FETCH_NETWORK_ERROR"
+TOO_MANY_REDIRECTS = "FETCH_TOO_MANY_REDIRECTS"
 TIMEOUT = "TIMEOUT"
 OFFSET_OUT_OF_RANGE = "OFFSET_OUT_OF_RANGE"
 
@@ -32,7 +33,8 @@ Reason = Literal[
 
 PRIVATE_MESSAGE = (
     "the address is on your own network (or is a special-use or cloud metadata "
-    "address); only public web addresses can be fetched"
+    "address); only public web addresses can be fetched, unless the owner opened this "
+    "host with fetch.private_network"
 )
 
 
@@ -65,4 +67,12 @@ def too_large(limit: int, what: str) -> CapabilityError:
         TOO_LARGE,
         f"the {what} is larger than the {limit:,}-byte limit; it was not read further "
         f"(fetch.max_{'pdf' if what == 'PDF' else 'page'}_bytes sets the limit)",
+    )
+
+
+def too_many_redirects(limit: int) -> CapabilityError:
+    return CapabilityError(
+        TOO_MANY_REDIRECTS,
+        f"the page redirected more than {limit} times; it may be a redirect loop: fetch the "
+        "final address directly if you know it",
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 from collections.abc import MutableMapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from types import TracebackType
 
@@ -18,7 +18,13 @@ import httpx
 
 from spyglass.errors import CapabilityError
 from spyglass.fetch import errors
-from spyglass.fetch.body import ACCEPT_ENCODING, BodyTooLarge, UnsupportedEncoding, read_body
+from spyglass.fetch.body import (
+    ACCEPT_ENCODING,
+    BodyTooLarge,
+    UnsupportedEncoding,
+    read_body,
+    read_prefix,
+)
 from spyglass.fetch.content import HTML, PDF, Document, MediaType, sniff, to_document, unsupported
 from spyglass.fetch.dialler import Dialler
 from spyglass.fetch.guard import Guard, Target, guard_from_settings
@@ -32,7 +38,8 @@ from spyglass.fetch.robots import (
     allowed,
     robots_url,
 )
-from spyglass.fetch.transport import GuardedBackend, PinnedTransport
+from spyglass.fetch.transport import UNRESOLVED, GuardedBackend, PinnedTransport
+from spyglass.netfaults import Fault, classify
 from spyglass.settings import FetchSettings
 
 ACCEPT = (
@@ -64,6 +71,7 @@ class FetchConfig:
                 allowed_ports=settings.allowed_ports,
                 allow_domains=settings.allow_domains,
                 deny_domains=settings.deny_domains,
+                private_network=settings.private_network,
             ),
             redirects=RedirectPolicy(settings.redirects),
             max_page_bytes=settings.max_page_bytes,
@@ -86,6 +94,9 @@ class FetchedPage:
     redirected: bool
     redirect_chain: tuple[str, ...]
     retrieved_at: str
+    #: Set when the page was larger than ``fetch.max_page_bytes``: only this many decoded
+    #: bytes were read and turned into text.
+    cut_at_bytes: int | None = None
 
 
 class Fetcher:
@@ -100,7 +111,7 @@ class Fetcher:
         ssl_context: ssl.SSLContext | None = None,
     ) -> None:
         self.config = config
-        self._backend = GuardedBackend(resolver, dialler)
+        self._backend = GuardedBackend(resolver, dialler, config.guard.private)
         transport = PinnedTransport(self._backend, ssl_context=ssl_context)
         self._client = httpx.AsyncClient(
             transport=transport,
@@ -141,9 +152,9 @@ class Fetcher:
                 page, body, media = await self._download(url, robots_cache)
         except TimeoutError:
             raise errors.timeout(seconds) from None
-        except httpx.TimeoutException:
-            raise errors.timeout(seconds) from None
         except httpx.HTTPError as exc:
+            if classify(exc) is Fault.TIMEOUT:
+                raise errors.timeout(seconds) from None
             raise _network_failure(exc) from None
         if body is None:
             return page
@@ -161,6 +172,7 @@ class Fetcher:
             redirected=page.redirected,
             redirect_chain=page.redirect_chain,
             retrieved_at=page.retrieved_at,
+            cut_at_bytes=page.cut_at_bytes,
         )
 
     async def _download(
@@ -187,11 +199,7 @@ class Fetcher:
                             MediaType("", None),
                         )
                     if len(chain) > MAX_HOPS:
-                        raise CapabilityError(
-                            errors.NETWORK_ERROR,
-                            f"the page redirected more than {MAX_HOPS} times; it may be a "
-                            "redirect loop, or ask for the final address directly",
-                        )
+                        raise errors.too_many_redirects(MAX_HOPS)
                     target = next_target
                     continue
                 if response.status_code >= 400:
@@ -204,23 +212,38 @@ class Fetcher:
                     if media.essence == PDF
                     else self.config.max_page_bytes
                 )
-                body = await self._read(response, cap, media)
+                body, cut = await self._read(response, cap, media)
                 if not media.essence:
                     media = MediaType(sniff(body), None)
                     if not media.allowed:
                         raise unsupported("")
+                    if cut and media.essence == PDF:
+                        # Sniffed as a PDF only after reading: cut short, it cannot be parsed.
+                        raise errors.too_large(cap, "page")
                 page = _page(
                     url, str(response.url), response.status_code, media.essence, chain, False
                 )
+                if cut:
+                    page = replace(page, cut_at_bytes=cap)
                 return page, body, media
             finally:
                 await response.aclose()
 
-    async def _read(self, response: httpx.Response, cap: int, media: MediaType) -> bytes:
+    async def _read(
+        self, response: httpx.Response, cap: int, media: MediaType
+    ) -> tuple[bytes, bool]:
+        """The body, and whether it was cut at ``cap``.
+
+        A page over the cap is kept up to the cap and marked: the start of an article is
+        usually the answer (docs/decisions.md). A PDF over its cap is refused, since a PDF
+        cut short cannot be parsed (its index sits at the end).
+        """
         try:
-            return await read_body(response, cap)
+            if media.essence == PDF:
+                return await read_body(response, cap), False
+            return await read_prefix(response, cap)
         except BodyTooLarge:
-            raise errors.too_large(cap, "PDF" if media.essence == PDF else "page") from None
+            raise errors.too_large(cap, "PDF") from None
         except UnsupportedEncoding:
             raise CapabilityError(
                 errors.UNSUPPORTED_CONTENT,
@@ -279,13 +302,22 @@ def _http_error(status: int, phrase: str) -> CapabilityError:
     )
 
 
+#: What the person is told for each kind of network failure (timeouts are reported apart).
+_FAILURE_MESSAGES = {
+    Fault.TLS: "the site's TLS certificate could not be verified for its name; it was not read",
+    Fault.NAME: UNRESOLVED,
+    Fault.UNREACHABLE: (
+        "the network is unreachable: this machine seems to be offline, or has no route to the site"
+    ),
+    Fault.REFUSED: "the site refused the connection (nothing answers on that port); try later",
+    Fault.CONNECT: "the site could not be reached; try again later",
+    Fault.BROKEN: "the connection to the site broke off; try again later",
+    Fault.REQUEST: "the request could not be sent to the site; check the address",
+}
+
+
 def _network_failure(exc: httpx.HTTPError) -> CapabilityError:
-    text = str(exc).lower()
-    if "certificate" in text or "ssl" in text or "tls" in text:
-        return CapabilityError(
-            errors.NETWORK_ERROR,
-            "the site's TLS certificate could not be verified for its name; it was not read",
-        )
-    if isinstance(exc, httpx.ConnectError):
-        return errors.network_error("the site could not be reached; try again later")
-    return errors.network_error("the connection to the site failed; try again later")
+    fault = classify(exc)
+    message = _FAILURE_MESSAGES.get(fault, _FAILURE_MESSAGES[Fault.BROKEN])
+    # A certificate will not fix itself by retrying; the rest may.
+    return CapabilityError(errors.NETWORK_ERROR, message, retryable=fault is not Fault.TLS)

@@ -4,59 +4,31 @@ No HTTP client lives here. The URL is parsed once with :class:`httpx.URL`, the s
 the client that connects uses, so the two can never disagree about the host. A host that
 is an IP literal in any spelling the operating system accepts (``127.1``, ``0x7f000001``,
 ``017700000001``) becomes that address and is judged by :mod:`spyglass.fetch.addresses`.
-Names are judged later, by the addresses they resolve to, at connect time.
+Names are judged by spelling here (:mod:`spyglass.hostnames` holds the one table of local
+names) and again, by the addresses they resolve to, at connect time.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from ipaddress import IPv4Address, IPv6Address
 
 import httpx
 
+from spyglass import hostnames
 from spyglass.errors import ConfigError
 from spyglass.fetch.addresses import IPAddress, refusal
 from spyglass.fetch.errors import TargetRejected, private_address
+from spyglass.fetch.private import PrivateNetwork
 
 MAX_URL_CHARS = 2048
 
-#: Names that always mean this machine, its network or a cloud metadata service. Names that
-#: *resolve* somewhere private are caught by their addresses; these are refused by name so a
-#: resolver that says otherwise cannot help.
-METADATA_NAMES = frozenset(
-    {
-        "metadata",
-        "metadata.google.internal",
-        "metadata.goog",
-        "metadata.azure.com",
-        "metadata.amazonaws.com",
-        "instance-data",
-        "instance-data.ec2.internal",
-        "kubernetes.default",
-        "kubernetes.default.svc",
-        "host.docker.internal",
-        "gateway.docker.internal",
-        "localhost",
-        "ip6-localhost",
-        "ip6-loopback",
-    }
-)
-LOCAL_SUFFIXES = (
-    ".localhost",
-    ".local",
-    ".localdomain",
-    ".internal",
-    ".home.arpa",
-    ".lan",
-    ".intranet",
-    ".cluster.local",
-)
-
 _FORBIDDEN_CHARS = re.compile(r"[\x00-\x20\x7f\\]|\s")
-_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
 _NUMERIC_LABEL = re.compile(r"^(0x[0-9a-f]*|[0-9]+)$")
+#: ``example.org`` or ``example.org/path`` typed without a scheme.
+_BARE_HOST = re.compile(r"^[^\s/:@?#]+\.[^\s/:@?#]+(?::\d+)?(?:[/?#]|$)")
 
 
 @dataclass(frozen=True)
@@ -67,6 +39,8 @@ class Target:
     host: str
     port: int
     address: IPAddress | None
+    #: The URL names a host the owner opened with ``fetch.private_network``.
+    private: bool = False
 
     @property
     def is_literal(self) -> bool:
@@ -82,19 +56,27 @@ class DomainRules:
 
     @classmethod
     def from_settings(cls, allow: Iterable[str], deny: Iterable[str]) -> DomainRules:
-        """Validate the configured lists; :class:`ConfigError` names a bad entry."""
+        """Normalise the configured lists; :class:`ConfigError` names a bad entry.
+
+        Settings already normalised them (with the same function), so this only matters for
+        lists built elsewhere, such as tests and benchmarks.
+        """
         return cls(
             tuple(_domain_entry(d, "fetch.allow_domains") for d in allow),
             tuple(_domain_entry(d, "fetch.deny_domains") for d in deny),
         )
 
-    def check(self, host: str) -> None:
-        if any(_within(host, rule) for rule in self.deny):
+    def check(self, host: str, *, opened: bool = False) -> None:
+        """Refuse ``host`` if denied, or if an allow list exists and it is not on it.
+
+        ``opened`` hosts (``fetch.private_network``) are exempt from the allow list only.
+        """
+        if any(hostnames.within(host, rule) for rule in self.deny):
             raise TargetRejected(
                 "domain_denied",
                 "this site is on the owner's deny list (fetch.deny_domains)",
             )
-        if self.allow and not any(_within(host, rule) for rule in self.allow):
+        if self.allow and not opened and not any(hostnames.within(host, r) for r in self.allow):
             raise TargetRejected(
                 "domain_not_allowed",
                 "only sites on the owner's allow list can be fetched (fetch.allow_domains)",
@@ -103,15 +85,21 @@ class DomainRules:
 
 @dataclass(frozen=True)
 class Guard:
-    """Checks one URL against the destination rules of design §8 (all but DNS)."""
+    """Checks one URL against every destination rule that needs no network (all but DNS).
+
+    The same :meth:`check` runs in ``web.fetch``'s precheck, before anyone is asked to
+    approve, and in the fetcher before every hop, so the two can never disagree.
+    """
 
     https_only: bool = False
     allowed_ports: tuple[int, ...] = ()
     domains: DomainRules = DomainRules()
+    private: PrivateNetwork = field(default_factory=PrivateNetwork)
 
     def check(self, raw: str) -> Target:
         """Parse and check ``raw``; :class:`TargetRejected` with a reason when refused."""
         target = parse_target(raw)
+        opened = False
         scheme = target.url.scheme
         if self.https_only and scheme != "https":
             raise TargetRejected("scheme", "only https URLs are allowed here (fetch.https_only)")
@@ -122,11 +110,17 @@ class Guard:
             )
         if target.address is not None:
             if refusal(target.address) is not None:
-                raise private_address()
+                if not self.private.opens(target.address):
+                    raise private_address()
+                opened = True
+        elif self.private.names_host(target.host):
+            opened = True
         else:
             check_name(target.host)
-        self.domains.check(target.host)
-        return target
+        # The owner opened this host by name or range: the allow list (which names public
+        # sites) does not apply to it; the deny list still does.
+        self.domains.check(target.host, opened=opened)
+        return replace(target, private=True) if opened else target
 
 
 def parse_target(raw: str) -> Target:
@@ -141,6 +135,11 @@ def parse_target(raw: str) -> Target:
             "percent-encode them or check the link"
         )
     scheme = raw.split(":", 1)[0].lower() if ":" in raw else ""
+    if "://" not in raw and (not scheme or _BARE_HOST.match(raw)):
+        example = f" (for example https://{raw})" if len(raw) <= 100 else ""
+        raise TargetRejected(
+            "scheme", f"the URL has no scheme; write it in full, starting with https://{example}"
+        )
     if scheme not in ("http", "https"):
         shown = f"{scheme}:" if scheme and len(scheme) <= 20 else "this scheme"
         raise TargetRejected("scheme", f"{shown} URLs cannot be fetched; use http or https")
@@ -224,45 +223,22 @@ def _aton_part(part: str) -> int | None:
 
 def check_name(host: str) -> None:
     """Refuse names that always mean this machine, its network or a metadata service."""
-    if host in METADATA_NAMES or host.endswith(LOCAL_SUFFIXES):
-        raise private_address()
-    if "." not in host:
-        # A single label is completed by the resolver's search list: a name on the owner's
-        # own network, never a public site.
+    if hostnames.is_local(host):
         raise private_address()
 
 
 def _normalise_name(host: str) -> str:
-    name = host[:-1] if host.endswith(".") else host
-    if "%" in name or not name:
-        raise _malformed("the host name contains characters a host name cannot have")
-    labels = name.split(".")
-    if not all(_LABEL.match(label) for label in labels):
-        raise _malformed("the host name contains characters a host name cannot have")
-    return name
-
-
-def _within(host: str, rule: str) -> bool:
-    return host == rule or host.endswith("." + rule)
+    try:
+        return hostnames.normalise(host)
+    except hostnames.HostnameError:
+        raise _malformed("the host name contains characters a host name cannot have") from None
 
 
 def _domain_entry(entry: str, key: str) -> str:
-    text = entry.strip().lower().rstrip(".")
-    if text.startswith("*."):
-        text = text[2:]
     try:
-        ascii_name = httpx.URL(f"http://{text}/").raw_host.decode("ascii")
-    except (httpx.InvalidURL, ValueError, UnicodeError):
-        ascii_name = ""
-    if not ascii_name or "/" in text or ":" in text or "@" in text:
-        raise ConfigError(f'{key}: {entry!r} is not a host name; write entries like "example.com"')
-    try:
-        _normalise_name(ascii_name)
-    except TargetRejected:
-        raise ConfigError(
-            f'{key}: {entry!r} is not a host name; write entries like "example.com"'
-        ) from None
-    return ascii_name
+        return hostnames.domain_rule(entry)
+    except hostnames.HostnameError as exc:
+        raise ConfigError(f"{key}: {entry!r} cannot be used: {exc}") from None
 
 
 def guard_from_settings(
@@ -271,11 +247,18 @@ def guard_from_settings(
     allowed_ports: Sequence[int],
     allow_domains: Sequence[str],
     deny_domains: Sequence[str],
+    private_network: Sequence[str] = (),
 ) -> Guard:
+    """The guard for validated ``[fetch]`` settings.
+
+    The settings model already normalised the lists with :mod:`spyglass.hostnames`, so they
+    are used as they are rather than validated a second time.
+    """
     return Guard(
         https_only=https_only,
         allowed_ports=tuple(allowed_ports),
-        domains=DomainRules.from_settings(allow_domains, deny_domains),
+        domains=DomainRules(tuple(allow_domains), tuple(deny_domains)),
+        private=PrivateNetwork.from_normalised(private_network),
     )
 
 

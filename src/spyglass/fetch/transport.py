@@ -10,6 +10,7 @@ the socket goes to the pinned address. Proxy variables are ignored (``trust_env=
 
 from __future__ import annotations
 
+import contextlib
 import ssl
 import typing
 
@@ -20,34 +21,53 @@ from spyglass.fetch.addresses import IPAddress, refusal
 from spyglass.fetch.dialler import Dialler, PeerRefused
 from spyglass.fetch.errors import TargetRejected, network_error, private_address
 from spyglass.fetch.guard import check_name, host_literal
+from spyglass.fetch.private import PrivateNetwork, private_use
 from spyglass.fetch.resolver import ResolutionError, Resolver
+
+UNRESOLVED = (
+    "the site's name could not be looked up: it may be misspelt, or this machine has no "
+    "network or no working DNS right now"
+)
 
 
 class GuardedBackend(httpcore.AsyncNetworkBackend):
     """An httpcore network backend that resolves, checks and dials pinned addresses."""
 
-    def __init__(self, resolver: Resolver, dialler: Dialler) -> None:
+    def __init__(
+        self, resolver: Resolver, dialler: Dialler, private: PrivateNetwork | None = None
+    ) -> None:
         self._resolver = resolver
         self._dialler = dialler
+        self._private = private or PrivateNetwork()
 
     async def checked_addresses(self, host: str, port: int) -> list[IPAddress]:
         """Every address of ``host``, or :class:`TargetRejected` if any one is refused."""
         literal = host_literal(host.lower())
+        opened = False
         if literal is not None:
             answers = [literal]
+            opened = self._private.opens(literal)
         else:
-            check_name(host.lower().rstrip("."))
+            name = host.lower().rstrip(".")
+            opened = self._private.names_host(name)
+            if not opened:
+                check_name(name)
             try:
                 answers = await self._resolver.resolve(host, port)
             except ResolutionError:
-                raise network_error(
-                    "the site's name could not be resolved; check the spelling of the host"
-                ) from None
-        if not answers or any(refusal(address) is not None for address in answers):
+                raise network_error(UNRESOLVED) from None
+        if not answers or any(not self._acceptable(a, opened) for a in answers):
             # One private answer is enough to refuse: a name that can lead inside is not a
             # public site, and picking the "good" answer invites rebinding games.
             raise private_address()
         return answers
+
+    def _acceptable(self, address: IPAddress, opened: bool) -> bool:
+        if refusal(address) is None:
+            return True
+        # A host the owner opened may sit in private-use space, never in loopback,
+        # link-local, metadata or other special-use blocks.
+        return opened and private_use(address)
 
     async def connect_tcp(
         self,
@@ -66,9 +86,14 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
                 raise private_address() from None
             except (httpcore.ConnectError, httpcore.ConnectTimeout, OSError) as exc:
                 last = exc
-        if isinstance(last, httpcore.ConnectTimeout):
+        if isinstance(last, httpcore.ConnectTimeout | httpcore.ConnectError):
             raise last
-        raise httpcore.ConnectError("could not connect to any address of the site")
+        error = httpcore.ConnectError("could not connect to any address of the site")
+        # httpcore's pool re-raises with ``from None``, which clears ``__cause__`` but keeps
+        # ``__context__``: set both, so spyglass.netfaults can still tell "refused" from
+        # "network unreachable" by the OS error's type.
+        error.__context__ = last
+        raise error from last
 
     async def connect_unix_socket(
         self,
@@ -82,8 +107,63 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         await httpcore.AnyIOBackend().sleep(seconds)
 
 
-class PinnedTransport(httpx.AsyncHTTPTransport):
-    """``httpx.AsyncHTTPTransport`` whose connection pool dials through a GuardedBackend."""
+#: httpcore's exceptions and the httpx ones that mean the same, most specific first. Both
+#: sides are public API of their packages; ``tests/fetch/test_transport.py`` checks that the
+#: table still covers every exception httpcore exports, so a new httpcore cannot slip one past.
+HTTPCORE_TO_HTTPX: tuple[tuple[type[Exception], type[httpx.HTTPError]], ...] = (
+    (httpcore.ConnectTimeout, httpx.ConnectTimeout),
+    (httpcore.ReadTimeout, httpx.ReadTimeout),
+    (httpcore.WriteTimeout, httpx.WriteTimeout),
+    (httpcore.PoolTimeout, httpx.PoolTimeout),
+    (httpcore.TimeoutException, httpx.TimeoutException),
+    (httpcore.ConnectError, httpx.ConnectError),
+    (httpcore.ReadError, httpx.ReadError),
+    (httpcore.WriteError, httpx.WriteError),
+    (httpcore.NetworkError, httpx.NetworkError),
+    (httpcore.RemoteProtocolError, httpx.RemoteProtocolError),
+    (httpcore.LocalProtocolError, httpx.LocalProtocolError),
+    (httpcore.ProtocolError, httpx.ProtocolError),
+    (httpcore.ProxyError, httpx.ProxyError),
+    (httpcore.UnsupportedProtocol, httpx.UnsupportedProtocol),
+)
+
+
+@contextlib.contextmanager
+def httpx_errors() -> typing.Iterator[None]:
+    """Re-raise httpcore's exceptions as their httpx counterparts (the cause is kept)."""
+    try:
+        yield
+    except Exception as exc:
+        for source, target in HTTPCORE_TO_HTTPX:
+            if isinstance(exc, source):
+                raise target(str(exc)) from exc
+        raise
+
+
+class _Body(httpx.AsyncByteStream):
+    """A response body read from httpcore, with its errors in httpx's terms."""
+
+    def __init__(self, stream: typing.AsyncIterable[bytes]) -> None:
+        self._stream = stream
+
+    async def __aiter__(self) -> typing.AsyncIterator[bytes]:
+        with httpx_errors():
+            async for piece in self._stream:
+                yield piece
+
+    async def aclose(self) -> None:
+        close = getattr(self._stream, "aclose", None)
+        if close is not None:
+            await close()
+
+
+class PinnedTransport(httpx.AsyncBaseTransport):
+    """An httpx transport whose connection pool dials only through a :class:`GuardedBackend`.
+
+    Built on public extension points only: :class:`httpx.AsyncBaseTransport` on the httpx
+    side, and :class:`httpcore.AsyncConnectionPool` with its ``network_backend`` argument on
+    the httpcore side. HTTP/1.1 only; proxies are never used.
+    """
 
     def __init__(
         self,
@@ -94,11 +174,7 @@ class PinnedTransport(httpx.AsyncHTTPTransport):
     ) -> None:
         limits = limits or httpx.Limits(max_connections=32, max_keepalive_connections=8)
         context = ssl_context or httpx.create_ssl_context(trust_env=False)
-        super().__init__(verify=context, trust_env=False, limits=limits)
-        # httpx builds its pool without a way to pass a network backend; replace it with an
-        # identical pool that has one. Everything else (request mapping, exception mapping,
-        # response streaming) stays httpx's own code.
-        self._pool = httpcore.AsyncConnectionPool(
+        self.pool = httpcore.AsyncConnectionPool(
             ssl_context=context,
             max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
@@ -107,3 +183,26 @@ class PinnedTransport(httpx.AsyncHTTPTransport):
             http2=False,
             network_backend=backend,
         )
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        url = request.url
+        core_request = httpcore.Request(
+            method=request.method,
+            url=httpcore.URL(
+                scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path
+            ),
+            headers=request.headers.raw,
+            content=typing.cast(typing.AsyncIterable[bytes], request.stream),
+            extensions=request.extensions,
+        )
+        with httpx_errors():
+            response = await self.pool.handle_async_request(core_request)
+        return httpx.Response(
+            status_code=response.status,
+            headers=response.headers,
+            stream=_Body(typing.cast(typing.AsyncIterable[bytes], response.stream)),
+            extensions=response.extensions,
+        )
+
+    async def aclose(self) -> None:
+        await self.pool.aclose()

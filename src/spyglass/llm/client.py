@@ -16,6 +16,8 @@ from typing import Any, Literal
 import httpx
 
 from spyglass.llm.toolcalls import LeakGuard, ToolCall, ToolCallAccumulator
+from spyglass.llm.toolsupport import MAX_ERROR_BYTES, ToolSupportMemory, refuses_tools
+from spyglass.netfaults import Fault, classify
 from spyglass.settings import LLMSettings
 
 
@@ -25,6 +27,14 @@ class ModelUnavailable(Exception):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+class ToolsRefused(ModelUnavailable):
+    """The server refused the request because this model cannot take tools.
+
+    Raised before any of the answer was streamed, so the request can simply be sent again
+    without tools.
+    """
 
 
 @dataclass(frozen=True)
@@ -58,6 +68,12 @@ class ModelClient:
         self.url = settings.base_url.rstrip("/") + "/chat/completions"
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
+        #: Models this server refused tools for, remembered for a while.
+        self.tool_support = ToolSupportMemory(settings.tools_refused_memory_seconds)
+
+    def tools_refused(self) -> bool:
+        """Whether the server recently refused tools for the configured model."""
+        return self.tool_support.refused(self.settings.model)
 
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
@@ -104,7 +120,17 @@ class ModelClient:
         try:
             async with self._http().stream("POST", self.url, json=body) as response:
                 if response.status_code >= 400:
-                    await response.aread()
+                    error = await _bounded(response)
+                    if tools and refuses_tools(response.status_code, error):
+                        self.tool_support.remember(self.settings.model)
+                        raise ToolsRefused(
+                            f"the model server at {self.url} cannot use tools with "
+                            + (
+                                f"the model {self.settings.model!r}"
+                                if self.settings.model
+                                else "this model"
+                            )
+                        )
                     raise self._unavailable(f"answered HTTP {response.status_code}")
                 if response.headers.get("content-type", "").startswith("application/json"):
                     # A server that ignores "stream": one whole completion, parsed the same way.
@@ -114,12 +140,8 @@ class ModelClient:
                     payloads = _sse_data(response)
                 async for item in self._parse(payloads):
                     yield item
-        except httpx.ConnectError:
-            raise self._unavailable("cannot be reached") from None
-        except httpx.TimeoutException:
-            raise self._unavailable("did not answer in time") from None
-        except httpx.HTTPError:
-            raise self._unavailable("broke off its answer") from None
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
+            raise self._unavailable(_FAULTS[classify(exc)]) from None
 
     async def _parse(self, payloads: AsyncIterator[str]) -> AsyncIterator[StreamItem]:
         content, reasoning = LeakGuard(), LeakGuard()
@@ -178,6 +200,16 @@ class ModelClient:
         )
 
 
+async def _bounded(response: httpx.Response) -> bytes:
+    """The start of an error body: enough to read the server's message, never more."""
+    body = b""
+    async for chunk in response.aiter_bytes():
+        body += chunk
+        if len(body) >= MAX_ERROR_BYTES:
+            break
+    return body[:MAX_ERROR_BYTES]
+
+
 async def _sse_data(response: httpx.Response) -> AsyncIterator[str]:
     """The ``data:`` payloads of an SSE body (comments and other fields are skipped)."""
     async for line in response.aiter_lines():
@@ -188,3 +220,16 @@ async def _sse_data(response: httpx.Response) -> AsyncIterator[str]:
 async def _single(body: str) -> AsyncIterator[str]:
     yield body
     yield "[DONE]"
+
+
+#: How each kind of network failure reads after "the model server at URL ...".
+_FAULTS = {
+    Fault.TIMEOUT: "did not answer in time",
+    Fault.NAME: "cannot be reached: its host name could not be looked up",
+    Fault.UNREACHABLE: "cannot be reached: the network is unreachable",
+    Fault.REFUSED: "cannot be reached: it refused the connection",
+    Fault.TLS: "cannot be reached: its TLS certificate could not be verified",
+    Fault.CONNECT: "cannot be reached",
+    Fault.BROKEN: "broke off its answer",
+    Fault.REQUEST: "cannot be asked: llm.base_url is not a usable http(s) address",
+}

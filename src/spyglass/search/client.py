@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import httpx
 
 from spyglass.fetch.body import ACCEPT_ENCODING, BodyTooLarge, UnsupportedEncoding, read_body
+from spyglass.netfaults import Fault, classify
 from spyglass.search.model import (
     AUTH_FAILED,
     INVALID_OUTPUT,
@@ -49,8 +50,18 @@ def _ssl_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-async def send(provider: str, request: ProviderRequest, *, timeout: float) -> ProviderResponse:
-    """Send ``request`` and read its body under the size bound and ``timeout`` (total)."""
+async def send(
+    provider: str,
+    request: ProviderRequest,
+    *,
+    timeout: float,
+    address_key: str | None = None,
+) -> ProviderResponse:
+    """Send ``request`` and read its body under the size bound and ``timeout`` (total).
+
+    ``address_key`` is the settings key that set the provider's address, when the owner set
+    one; failure messages point at it, and name no key that does not exist.
+    """
     headers = {"User-Agent": USER_AGENT, **request.headers, "Accept-Encoding": ACCEPT_ENCODING}
     try:
         async with (
@@ -73,26 +84,43 @@ async def send(provider: str, request: ProviderRequest, *, timeout: float) -> Pr
         ):
             body = await _read_bounded(provider, response)
             return ProviderResponse(response.status_code, body)
-    except (TimeoutError, httpx.TimeoutException):
+    except TimeoutError:
+        raise _timed_out(provider, timeout) from None
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        fault = classify(exc)
+        if fault is Fault.TIMEOUT:
+            raise _timed_out(provider, timeout) from None
         raise SearchFailure(
-            UNAVAILABLE,
-            f"{provider} did not answer within {round(timeout, 1):g} seconds; try again later or "
-            "raise search.timeout_seconds",
-            retryable=True,
+            UNAVAILABLE, _unreachable(provider, fault, address_key), retryable=True
         ) from None
-    except httpx.ConnectError:
-        raise SearchFailure(
-            UNAVAILABLE,
-            f"could not connect to {provider}; check that it is running and that "
-            f"search.{provider}.base_url is right",
-            retryable=True,
-        ) from None
-    except (httpx.HTTPError, httpx.InvalidURL):
-        raise SearchFailure(
-            UNAVAILABLE,
-            f"the connection to {provider} failed; try again later",
-            retryable=True,
-        ) from None
+
+
+def _timed_out(provider: str, timeout: float) -> SearchFailure:
+    return SearchFailure(
+        UNAVAILABLE,
+        f"{provider} did not answer within {round(timeout, 1):g} seconds; try again later or "
+        "raise search.timeout_seconds",
+        retryable=True,
+    )
+
+
+def _unreachable(provider: str, fault: Fault, address_key: str | None) -> str:
+    """What to tell the person; names ``address_key`` only when the owner set that key."""
+    check = f"; check {address_key}" if address_key else ""
+    if fault is Fault.NAME:
+        return (
+            f"{provider}'s address could not be looked up: this machine may be offline or "
+            f"have no working DNS{check}"
+        )
+    if fault is Fault.UNREACHABLE:
+        return f"the network is unreachable: this machine seems to be offline{check}"
+    if fault is Fault.REFUSED:
+        return f"{provider} refused the connection: is it running?{check}"
+    if fault is Fault.TLS:
+        return f"{provider}'s TLS certificate could not be verified{check}"
+    if fault is Fault.CONNECT:
+        return f"could not connect to {provider}; try again later{check}"
+    return f"the connection to {provider} failed; try again later{check}"
 
 
 async def _read_bounded(provider: str, response: httpx.Response) -> bytes:
@@ -161,7 +189,13 @@ async def ask(
     provider: Provider, endpoint: Endpoint, query: SearchQuery, *, timeout: float
 ) -> ParsedPage:
     """One complete exchange with ``provider``: request, bounded response, parsed page."""
-    response = await send(provider.name, provider.build_request(query, endpoint), timeout=timeout)
+    owner_set = endpoint.base_url != provider.default_base_url
+    response = await send(
+        provider.name,
+        provider.build_request(query, endpoint),
+        timeout=timeout,
+        address_key=f"search.{provider.name}.base_url" if owner_set else None,
+    )
     failure = provider.explain_error(response.status, response.body)
     if failure is not None:
         raise failure

@@ -1,50 +1,61 @@
-"""Hostnames in ``include_domains`` / ``exclude_domains``: what is accepted, and matching.
+"""Hostnames in ``include_domains`` / ``exclude_domains``: normalising, refusing, matching.
 
-Matching is on label boundaries (``example.com`` matches ``www.example.com`` but never
-``badexample.com``) and uses no DNS.
+A filter is normalised with :func:`spyglass.hostnames.domain_rule` — lower case, no trailing
+dot, IDNA A-labels — so ``Example.COM.`` means ``example.com``; IP addresses, single labels
+and local names (the one table in :mod:`spyglass.hostnames`) are refused before anyone is
+asked to approve the search. Matching is on label boundaries (``example.com`` matches
+``www.example.com`` but never ``badexample.com``) and uses no DNS.
 """
 
 from __future__ import annotations
 
-#: A lowercase hostname of at least two labels whose last label starts with a letter, so
-#: IPv4 literals and single labels never match. Used in the argument schema.
-HOSTNAME_PATTERN = (
-    r"^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+"
-    r"[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$"
-)
+from collections.abc import Iterable
 
-#: Suffixes that name private or special-use networks, never the public web.
-LOCAL_SUFFIXES = (
-    "localhost",
-    "local",
-    "localdomain",
-    "internal",
-    "intranet",
-    "private",
-    "corp",
-    "home",
-    "lan",
-    "arpa",
-    "test",
-    "invalid",
-    "onion",
-)
+from spyglass import hostnames
 
-#: The same rule as a regular expression, so the schema refuses such names before approval.
-LOCAL_SUFFIX_PATTERN = r"^(?!(?:.*\.)?(?:" + "|".join(LOCAL_SUFFIXES) + r")$)"
+#: The search arguments that hold domain filters.
+FILTER_ARGUMENTS = ("include_domains", "exclude_domains")
+
+
+class DomainFilterError(ValueError):
+    """One filter entry cannot be used; ``argument`` and ``position`` (1-based) say which."""
+
+    def __init__(self, argument: str, position: int, why: str) -> None:
+        super().__init__(f"{argument} entry {position} cannot be used: {why}")
+        self.argument = argument
+        self.position = position
+        self.why = why
+
+
+def normalised(argument: str, entries: Iterable[str]) -> tuple[str, ...]:
+    """The entries of one filter argument, normalised and without duplicates."""
+    out: list[str] = []
+    for position, entry in enumerate(entries, start=1):
+        try:
+            name = hostnames.domain_rule(entry)
+        except hostnames.HostnameError as exc:
+            raise DomainFilterError(argument, position, str(exc)) from None
+        if name not in out:
+            out.append(name)
+    return tuple(out)
 
 
 def is_local(domain: str) -> bool:
-    """Whether ``domain`` ends in a private or special-use suffix."""
-    last = domain.rstrip(".").rsplit(".", 1)[-1]
-    return last in LOCAL_SUFFIXES
+    """Whether ``domain`` names a private or special-use network (see :mod:`hostnames`)."""
+    try:
+        return hostnames.is_local(hostnames.normalise(domain))
+    except hostnames.HostnameError:
+        return False
 
 
 def host_matches(host: str, domain: str) -> bool:
-    """Whether ``host`` is ``domain`` or one of its subdomains (label boundaries, no DNS)."""
-    host = host.lower().rstrip(".")
-    return host == domain or host.endswith("." + domain)
+    """Whether ``host`` is ``domain`` or one of its subdomains (label boundaries, no DNS).
 
-
-#: The full rule for one domain argument.
-DOMAIN_PATTERN = LOCAL_SUFFIX_PATTERN + HOSTNAME_PATTERN[1:]
+    ``host`` (from a result URL) is normalised like the filters, so ``Bücher.de`` in a result
+    matches the filter ``xn--bcher-kva.de``.
+    """
+    try:
+        name = hostnames.normalise(host)
+    except hostnames.HostnameError:
+        name = host.lower().rstrip(".")
+    return hostnames.within(name, domain)

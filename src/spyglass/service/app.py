@@ -38,6 +38,9 @@ from spyglass.version import __version__
 logger = logging.getLogger(__name__)
 
 PRUNE_INTERVAL_SECONDS = 24 * 3600
+#: How often confirmations nobody answered are looked for, to audit their expiry even when
+#: no later request comes.
+SWEEP_INTERVAL_SECONDS = 15.0
 
 
 def create_app(
@@ -49,8 +52,10 @@ def create_app(
     history: HistoryStore | None = None,
     pending: PendingTurnStore | None = None,
     api_token: str | None = None,
+    sweep_seconds: float = SWEEP_INTERVAL_SECONDS,
 ) -> FastAPI:
-    """Build the service for ``runtime``. ``port`` is the bound port (for the Host check)."""
+    """Build the service for ``runtime``. ``port`` is the bound port (for the Host check);
+    every ``sweep_seconds`` confirmations that expired unanswered are audited."""
     settings = runtime.settings
     port = settings.server.port if port is None else port
     if history is None:
@@ -79,12 +84,14 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         pruner = asyncio.create_task(_prune_daily(history))
+        sweeper = asyncio.create_task(_sweep_expired(runtime, sweep_seconds))
         try:
             yield
         finally:
-            pruner.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await pruner
+            for task in (pruner, sweeper):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
             await model.aclose()
             history.close()
 
@@ -148,3 +155,12 @@ async def _prune_daily(history: HistoryStore) -> None:
         else:
             if removed:
                 logger.info("history: removed %d expired conversation(s)", removed)
+
+
+async def _sweep_expired(runtime: Runtime, interval: float) -> None:
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            runtime.executor.sweep_expired()
+        except Exception:
+            logger.exception("auditing expired confirmations failed")

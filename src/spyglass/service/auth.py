@@ -100,6 +100,12 @@ class Sessions:
             return None
         return session
 
+    def end(self, session_id: str) -> bool:
+        """Sign a session out; its cookie stops working at once. False if it was not live."""
+        with self._lock:
+            session = self._items.pop(session_id, None)
+        return session is not None and session.expires_at > self._clock()
+
 
 @dataclass(frozen=True)
 class Principal:

@@ -37,7 +37,30 @@ class MessageRequest(_Body):
 
 
 class PolicyBody(_Body):
-    web_access_enabled: bool
+    """The switches to change; any left out keep their value."""
+
+    web_access_enabled: bool | None = Field(
+        default=None, description="The master switch: off means no web capability at all."
+    )
+    web_search_enabled: bool | None = Field(
+        default=None, description="web.search, under the master switch (on unless set off)."
+    )
+    web_fetch_enabled: bool | None = Field(
+        default=None, description="web.fetch, under the master switch (on unless set off)."
+    )
+
+    @model_validator(mode="after")
+    def _some_switch(self) -> PolicyBody:
+        if not self.changes():
+            raise ValueError(
+                "name at least one switch: web_access_enabled, web_search_enabled or "
+                "web_fetch_enabled, each true or false"
+            )
+        return self
+
+    def changes(self) -> dict[str, bool]:
+        """The switches this body sets, by policy key."""
+        return {key: value for key, value in self.model_dump().items() if value is not None}
 
 
 class InvokeRequest(_Body):

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
+import pytest
 
-from spyglass.runtime import Runtime
+from spyglass.paths import Paths
+from spyglass.runtime import Runtime, build_runtime
+from spyglass.service.app import create_app
+from tests.support.service import BASE_URL, PORT
 from tests.support.web import LoopbackWeb
 
 INVOKE = "/api/v1/capabilities/web.search/invoke"
@@ -84,3 +90,51 @@ async def test_invalid_arguments_come_back_as_a_rejected_outcome_naming_the_fiel
     outcome = (await client.post(INVOKE, json={"arguments": {"query": 5}})).json()
     assert outcome["status"] == "rejected" and outcome["error"]["code"] == "INVALID_ARGUMENTS"
     assert "query" in outcome["error"]["message"]
+
+
+@pytest.fixture
+async def real_client(paths: Paths) -> AsyncIterator[tuple[httpx.AsyncClient, Runtime]]:
+    """The service over the built-in web.fetch and web.search, web access on."""
+    runtime = build_runtime(paths)
+    runtime.policy.set("web_access_enabled", True)
+    app = create_app(runtime, port=PORT)
+    token = app.state.spyglass.auth.token
+    try:
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app),
+            base_url=BASE_URL,
+            headers={"Authorization": f"Bearer {token}"},
+        ) as http:
+            yield http, runtime
+    finally:
+        await app.state.spyglass.conversations.model.aclose()
+        app.state.spyglass.history.close()
+
+
+@pytest.mark.parametrize(
+    ("capability", "arguments", "code"),
+    [
+        ("web.fetch", {"url": "http://127.0.0.1/"}, "FETCH_TARGET_REJECTED"),
+        ("web.fetch", {"url": "file:///etc/passwd"}, "FETCH_TARGET_REJECTED"),
+        ("web.fetch", {"url": "https://u:p@example.com/"}, "FETCH_TARGET_REJECTED"),
+        ("web.fetch", {"url": "https://wiki.home.arpa/"}, "FETCH_TARGET_REJECTED"),
+        ("web.search", {"query": "x", "include_domains": ["nas.home"]}, "INVALID_ARGUMENTS"),
+        ("web.search", {"query": "x", "exclude_domains": ["x.onion"]}, "INVALID_ARGUMENTS"),
+    ],
+)
+async def test_a_call_that_can_only_be_refused_comes_back_refused_with_no_card(
+    real_client: tuple[httpx.AsyncClient, Runtime],
+    capability: str,
+    arguments: dict[str, Any],
+    code: str,
+) -> None:
+    client, runtime = real_client
+    response = await client.post(
+        f"/api/v1/capabilities/{capability}/invoke", json={"arguments": arguments}
+    )
+    outcome = response.json()
+    assert response.status_code == 200, outcome
+    assert outcome["status"] == "rejected" and outcome["stage"] == "check", outcome
+    assert outcome["error"]["code"] == code
+    assert "pending_confirmation" not in outcome
+    assert len(runtime.confirmations) == 0  # type: ignore[arg-type]

@@ -51,3 +51,23 @@ async def test_the_openapi_document_names_every_operation(client: httpx.AsyncCli
         "openWebUISearch",
         "openWebUILoader",
     } <= ids
+
+
+async def test_signing_out_ends_the_session_on_the_service_and_clears_the_cookie(
+    app: FastAPI,
+) -> None:
+    code = app.state.spyglass.login_codes.issue()
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=BASE_URL) as c:
+        await c.get(f"/login?code={code}")
+        session_id = c.cookies["spyglass_session"]
+        csrf = (await c.get("/api/v1/session")).json()["csrf_token"]
+        without_csrf = await c.post("/api/v1/session/sign-out")
+        signed_out = await c.post("/api/v1/session/sign-out", headers={"X-CSRF-Token": csrf})
+        cleared = signed_out.headers["set-cookie"]
+        # Even a client that kept the old cookie is no longer let in.
+        c.cookies.set("spyglass_session", session_id)
+        after = await c.get("/api/v1/policy")
+    assert without_csrf.status_code == 403
+    assert signed_out.status_code == 200 and signed_out.json() == {"signed_out": True}
+    assert "spyglass_session=" in cleared and "Max-Age=0" in cleared
+    assert after.status_code == 401

@@ -137,7 +137,12 @@ async def test_denying_tells_the_model_and_runs_nothing(
     assert "declined" in told
 
 
-async def test_an_expired_confirmation_is_refused(
+def audit_events(runtime: Runtime) -> list[dict[str, Any]]:
+    text = runtime.paths.audit_file.read_text()
+    return [json.loads(line) for line in text.splitlines()]
+
+
+async def test_a_late_approval_is_recorded_as_expired_and_the_turn_goes_on(
     client: httpx.AsyncClient,
     fake_model: FakeModel,
     web: LoopbackWeb,
@@ -146,13 +151,99 @@ async def test_an_expired_confirmation_is_refused(
 ) -> None:
     first = await ask_search(client, fake_model)
     clock.now += 121
-    response = await client.post(
-        URL,
-        json=answer(first),
-    )
-    assert response.status_code == 400
-    assert "expired" in response.json()["error"]["message"]
+    response = await client.post(URL, json=answer(first))
+    assert response.status_code == 200
+    body = response.json()
+    [event] = body["events"]
+    assert (event["status"], event["code"]) == ("denied", "INVALID_CONFIRMATION")
+    assert "expired" in event["message"]
+    assert body["text"] == "Otters are mustelids."  # the model's answer without the search
+    assert "expired" in fake_model.requests[1]["messages"][-1]["content"]
     assert web.hits["/search"] == 0
+    codes = [(e["outcome"], e["code"]) for e in audit_events(web_on)]
+    # The card's expiry once, then the late answer itself.
+    assert codes[1:] == [("denied", "CONFIRMATION_EXPIRED"), ("denied", "INVALID_CONFIRMATION")]
+    # The conversation is alive: the next message is answered in it.
+    fake_model.script(text("Still here."))
+    follow = await client.post(
+        URL, json={"conversation_id": first["conversation_id"], "text": "and now?"}
+    )
+    assert follow.status_code == 200 and follow.json()["text"] == "Still here."
+
+
+async def test_an_answer_long_after_expiry_is_refused_and_both_are_audited(
+    client: httpx.AsyncClient,
+    fake_model: FakeModel,
+    web: LoopbackWeb,
+    web_on: Runtime,
+    clock: Clock,
+) -> None:
+    first = await ask_search(client, fake_model)
+    clock.now += 121 + 121
+    response = await client.post(URL, json=answer(first))
+    assert response.status_code == 400
+    assert "send the request again" in response.json()["error"]["message"]
+    events = audit_events(web_on)
+    assert [(e["stage"], e["outcome"], e["code"]) for e in events[1:]] == [
+        ("confirm", "denied", "CONFIRMATION_EXPIRED"),
+        ("confirm", "rejected", "INVALID_CONFIRMATION"),
+    ]
+    assert events[1]["capability"] == "web.search" and events[1]["channel"] == "console"
+    assert events[1]["invocation_id"] == events[0]["invocation_id"]
+    assert first["pending_confirmation"]["token"] not in web_on.paths.audit_file.read_text()
+    assert web.hits["/search"] == 0
+
+
+async def test_forged_replayed_and_foreign_answers_are_each_one_audit_event(
+    client: httpx.AsyncClient, fake_model: FakeModel, web: LoopbackWeb, web_on: Runtime
+) -> None:
+    first = await ask_search(client, fake_model)
+    token = first["pending_confirmation"]["token"]
+    fake_model.script(text("other"))
+    other = (await client.post(URL, json={"text": "another chat"})).json()
+    before = len(audit_events(web_on))
+    forged = {
+        "conversation_id": first["conversation_id"],
+        "confirmation": {"token": "x" * 32, "approve": True},
+    }
+    assert (await client.post(URL, json=forged)).status_code == 400
+    foreign = answer(first, conversation_id=other["conversation_id"])
+    assert (await client.post(URL, json=foreign)).status_code == 400
+    fake_model.script(text("Searched."))
+    assert (await client.post(URL, json=answer(first))).status_code == 200
+    assert (await client.post(URL, json=answer(first))).status_code == 400  # replayed
+    events = audit_events(web_on)[before:]
+    refused = [e for e in events if e["code"] == "INVALID_CONFIRMATION"]
+    assert len(refused) == 3
+    assert all(e["outcome"] == "rejected" and e["capability"] is None for e in refused)
+    audit = web_on.paths.audit_file.read_text()
+    assert token not in audit and "x" * 32 not in audit and "otters" not in audit
+
+
+async def test_a_card_nobody_answers_is_audited_once_as_expired_by_the_sweep(
+    client: httpx.AsyncClient, fake_model: FakeModel, web_on: Runtime, clock: Clock
+) -> None:
+    await ask_search(client, fake_model)
+    assert web_on.executor.sweep_expired() == 0  # not yet expired
+    clock.now += 121
+    assert web_on.executor.sweep_expired() == 1
+    assert web_on.executor.sweep_expired() == 0
+    # A later request of any kind notices nothing more.
+    fake_model.script(text("hi"))
+    await client.post(URL, json={"text": "hello"})
+    expired = [e for e in audit_events(web_on) if e["code"] == "CONFIRMATION_EXPIRED"]
+    assert len(expired) == 1 and expired[0]["capability"] == "web.search"
+
+
+async def test_an_expiry_is_noticed_by_the_next_request_without_any_sweep(
+    client: httpx.AsyncClient, fake_model: FakeModel, web_on: Runtime, clock: Clock
+) -> None:
+    await ask_search(client, fake_model)
+    clock.now += 121
+    fake_model.script(text("hi"))
+    await client.post(URL, json={"text": "something else"})
+    expired = [e for e in audit_events(web_on) if e["code"] == "CONFIRMATION_EXPIRED"]
+    assert len(expired) == 1
 
 
 async def test_a_token_from_another_conversation_is_refused_and_stays_usable(

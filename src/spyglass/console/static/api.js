@@ -77,7 +77,17 @@ export function getPolicy() {
 }
 
 export function setWebAccess(enabled) {
-  return json("POST", "/api/v1/policy", { web_access_enabled: enabled });
+  return setPolicy({ web_access_enabled: enabled });
+}
+
+/** Change some of the owner's switches; answers every switch's new state. */
+export function setPolicy(changes) {
+  return json("POST", "/api/v1/policy", changes);
+}
+
+/** End the console session on the service (its cookie stops working at once). */
+export function signOut() {
+  return json("POST", "/api/v1/session/sign-out");
 }
 
 export function listConversations(query = "") {

@@ -1,10 +1,10 @@
 // The console's entry point: sign in, then wire the header, the history and the chat together.
 
-import { getConversation, loadSession, onUnauthorized } from "./api.js";
+import { getConversation, loadSession, onUnauthorized, signOut } from "./api.js";
 import { Chat } from "./chat.js";
 import { hideGate, showGate } from "./gate.js";
 import { History } from "./history.js";
-import { WebSwitch } from "./policy.js";
+import { PolicySwitches, WEB_ACCESS, WEB_FETCH, WEB_SEARCH } from "./policy.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -26,20 +26,32 @@ function setDrawer(open) {
   $("scrim").hidden = !open;
 }
 
-let webSwitch = null;
+let switches = null;
+let chat = null;
 
 function start(session) {
   hideGate();
-  if (webSwitch) {
+  if (switches) {
     // Signed in again after the session ended: the page is already wired.
-    webSwitch.show(session.web_access_enabled);
+    switches.load(session.web_access_enabled);
     return;
   }
-  webSwitch = new WebSwitch({ button: $("web-switch"), hint: $("policy-hint") }, { onError: toast });
-  webSwitch.show(session.web_access_enabled);
+  switches = new PolicySwitches(
+    {
+      buttons: {
+        [WEB_ACCESS]: [$("web-switch")],
+        [WEB_SEARCH]: [$("search-switch"), $("search-switch-drawer")],
+        [WEB_FETCH]: [$("fetch-switch"), $("fetch-switch-drawer")],
+      },
+      hint: $("policy-hint"),
+      groups: [$("capability-switches"), $("capability-switches-drawer")],
+    },
+    { onError: toast },
+  );
+  switches.load(session.web_access_enabled);
 
   let history;
-  const chat = new Chat(
+  chat = new Chat(
     {
       transcript: $("transcript"),
       messages: $("messages"),
@@ -86,8 +98,29 @@ function start(session) {
   });
   $("history-toggle").addEventListener("click", () => setDrawer(!document.body.classList.contains("drawer-open")));
   $("scrim").addEventListener("click", () => setDrawer(false));
+  for (const id of ["sign-out", "sign-out-drawer"]) $(id).addEventListener("click", () => leave(id));
   history.refresh();
   $("composer-input").focus();
+}
+
+/** Sign out: the service ends the session, and nothing of it stays on screen. */
+async function leave(id) {
+  const button = $(id);
+  button.disabled = true;
+  try {
+    await signOut();
+  } catch (error) {
+    // Already signed out (401) is what was asked for; anything else is reported.
+    if (error.status !== 401) {
+      toast(`Could not sign out: ${error.message}`);
+      return;
+    }
+  } finally {
+    button.disabled = false;
+  }
+  // A pending card goes with the session: its request expires unanswered on the service.
+  chat?.reset();
+  showGate("signed_out_by_you", boot);
 }
 
 async function boot() {

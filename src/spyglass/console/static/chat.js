@@ -98,12 +98,16 @@ export class Chat {
     this.setStatus(status);
     let pending = null;
     let done = null;
+    let noticed = false;
     try {
       done = await streamMessage(body, (name, data) => {
         if (name === "pending_confirmation") pending = data;
+        if (name === "notice") noticed = true;
         this.onEvent(view, name, data);
       }, controller.signal);
       view.reconcile(done);
+      // A service that answered JSON instead of a stream sent its notices only in `done`.
+      if (!noticed) for (const notice of done?.notices ?? []) view.note(String(notice.message ?? ""), "info");
       pending = done?.pending_confirmation ?? pending;
       if (!done && !pending && !controller.signal.aborted) view.note("The answer ended early: the connection to Spyglass closed. Ask again to retry.", "error");
     } catch (error) {
@@ -156,6 +160,10 @@ export class Chat {
         break;
       case "error":
         view.note(String(data.error?.message ?? "The turn failed."), "error");
+        break;
+      case "notice":
+        // Spyglass's own word about the turn (a model that cannot use tools, an empty answer).
+        view.note(String(data.message ?? ""), "info");
         break;
       case "done":
         if (data.conversation_id) this.conversationId = String(data.conversation_id);

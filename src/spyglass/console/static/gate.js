@@ -12,6 +12,10 @@ const STATES = {
     title: "Your session has ended",
     text: "For your safety the console signed you out. Sign in again with a fresh one-time link.",
   },
+  signed_out_by_you: {
+    title: "You are signed out",
+    text: "This console session has ended. To use the console again, sign in with a fresh one-time link.",
+  },
   unreachable: {
     title: "Spyglass is not answering",
     text: "The console could not reach the Spyglass service on this computer.",
@@ -28,6 +32,10 @@ const STEPS = {
   expired: [
     ["In a terminal on this computer, print a fresh link:", "spyglass serve --print-login-url"],
     ["Open it in this browser. If Spyglass was restarted, use the link it printed when it started."],
+  ],
+  signed_out_by_you: [
+    ["In a terminal on this computer, print a fresh link:", "spyglass serve --print-login-url"],
+    ["Open it in this browser."],
   ],
   unreachable: [
     ["Check that Spyglass is still running in its terminal:", "spyglass serve"],

@@ -1,45 +1,80 @@
-// The web-access switch: shows the owner's real policy, writes a change at once and puts the
-// switch back, visibly, when the write fails.
+// The owner's switches in the header: web access, and under it web search and page reading.
+// Each shows the owner's real policy, writes a change at once and puts itself back, visibly,
+// when the write fails. The two capability switches only matter while web access is on, so
+// they are greyed out (but keep their value) while it is off.
 
-import { setWebAccess } from "./api.js";
+import { getPolicy, setPolicy } from "./api.js";
 
-export class WebSwitch {
+export const WEB_ACCESS = "web_access_enabled";
+export const WEB_SEARCH = "web_search_enabled";
+export const WEB_FETCH = "web_fetch_enabled";
+
+const NAMES = { [WEB_ACCESS]: "Web access", [WEB_SEARCH]: "Web search", [WEB_FETCH]: "Reading pages" };
+
+export class PolicySwitches {
   /**
-   * @param {{button: HTMLButtonElement, hint: HTMLElement}} ui
+   * @param {{buttons: Record<string, HTMLButtonElement[]>, hint: HTMLElement, groups: HTMLElement[]}} ui
+   *   `buttons` maps each policy key to its switches (the header's, and the drawer's on a
+   *   phone); `groups` hold the capability switches.
    * @param {{onError: (message: string) => void}} hooks
    */
   constructor(ui, hooks) {
     this.ui = ui;
     this.hooks = hooks;
-    this.enabled = false;
-    ui.button.addEventListener("click", () => this.toggle());
+    // Until the service says otherwise: web access off, the capability switches at their default.
+    this.values = { [WEB_ACCESS]: false, [WEB_SEARCH]: true, [WEB_FETCH]: true };
+    this.saving = new Set();
+    for (const [key, buttons] of Object.entries(ui.buttons)) {
+      for (const button of buttons) button.addEventListener("click", () => this.toggle(key, button));
+    }
   }
 
-  /** Show a state read from the service. */
-  show(enabled) {
-    this.enabled = Boolean(enabled);
-    this.ui.button.setAttribute("aria-checked", String(this.enabled));
-    this.ui.button.disabled = false;
-    this.ui.hint.hidden = this.enabled;
-  }
-
-  async toggle() {
-    const previous = this.enabled;
-    const wanted = !previous;
-    this.show(wanted);
-    this.ui.button.disabled = true;
-    this.ui.button.classList.add("switch-saving");
+  /** Show the master switch from the session, then every switch from the policy. */
+  async load(webAccess) {
+    this.show({ [WEB_ACCESS]: webAccess });
     try {
-      const state = await setWebAccess(wanted);
-      this.show(Boolean(state.web_access_enabled));
+      this.show(await getPolicy());
     } catch (error) {
-      this.show(previous);
-      this.ui.button.classList.add("switch-failed");
-      setTimeout(() => this.ui.button.classList.remove("switch-failed"), 1200);
-      this.hooks.onError(`Web access was not changed: ${error.message}`);
+      this.hooks.onError(`Could not read the switches: ${error.message}`);
+    }
+  }
+
+  /** Show states read from the service (keys left out keep what is shown). */
+  show(values) {
+    for (const key of Object.keys(this.values)) {
+      if (typeof values?.[key] === "boolean") this.values[key] = values[key];
+    }
+    const master = this.values[WEB_ACCESS];
+    for (const [key, buttons] of Object.entries(this.ui.buttons)) {
+      for (const button of buttons) {
+        button.setAttribute("aria-checked", String(this.values[key]));
+        button.disabled = this.saving.has(key) || (key !== WEB_ACCESS && !master);
+      }
+    }
+    for (const group of this.ui.groups) group.classList.toggle("switches-inactive", !master);
+    this.ui.hint.hidden = master;
+  }
+
+  async toggle(key, button) {
+    if (this.saving.has(key)) return;
+    const previous = this.values[key];
+    this.saving.add(key);
+    this.show({ [key]: !previous });
+    button.classList.add("switch-saving");
+    try {
+      const state = await setPolicy({ [key]: !previous });
+      this.saving.delete(key);
+      this.show(state);
+    } catch (error) {
+      this.saving.delete(key);
+      this.show({ [key]: previous });
+      button.classList.add("switch-failed");
+      setTimeout(() => button.classList.remove("switch-failed"), 1200);
+      this.hooks.onError(`${NAMES[key]} was not changed: ${error.message}`);
     } finally {
-      this.ui.button.disabled = false;
-      this.ui.button.classList.remove("switch-saving");
+      this.saving.delete(key);
+      button.classList.remove("switch-saving");
+      this.show({});
     }
   }
 }

@@ -6,7 +6,13 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from fastapi.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+)
 
 from spyglass.console import STATIC_DIR
 from spyglass.core.policy import WEB_ACCESS
@@ -43,6 +49,20 @@ def session(request: Request, state: State) -> dict[str, Any]:
         "web_access_enabled": state.runtime.policy.read()[WEB_ACCESS],
         "version": __version__,
     }
+
+
+@router.post(
+    "/api/v1/session/sign-out",
+    operation_id="signOut",
+    tags=["meta"],
+    summary="End the console session: its cookie stops working at once",
+)
+def sign_out(request: Request, state: State) -> Response:
+    session_id = request.cookies.get(COOKIE)
+    ended = state.sessions.end(session_id) if session_id else False
+    response = JSONResponse({"signed_out": ended})
+    response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
+    return response
 
 
 @router.post(

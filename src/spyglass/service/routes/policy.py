@@ -1,10 +1,9 @@
-"""``GET|POST /api/v1/policy``: the owner's web-access switch."""
+"""``GET|POST /api/v1/policy``: the owner's switches (web access, and search and fetch under it)."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
 
-from spyglass.core.policy import WEB_ACCESS
 from spyglass.service.models import PolicyBody
 from spyglass.service.state import State
 
@@ -13,10 +12,16 @@ router = APIRouter(tags=["policy"])
 
 @router.get("/api/v1/policy", operation_id="getPolicy", summary="The owner's switches")
 def get_policy(state: State) -> dict[str, bool]:
-    return {WEB_ACCESS: state.runtime.policy.read()[WEB_ACCESS]}
+    return state.runtime.policy.read()
 
 
-@router.post("/api/v1/policy", operation_id="setPolicy", summary="Turn web access on or off")
+@router.post(
+    "/api/v1/policy",
+    operation_id="setPolicy",
+    summary="Turn web access, or web search or page fetching under it, on or off",
+)
 def set_policy(body: PolicyBody, state: State) -> dict[str, bool]:
-    values = state.runtime.policy.set(WEB_ACCESS, body.web_access_enabled)
-    return {WEB_ACCESS: values[WEB_ACCESS]}
+    policy = state.runtime.policy
+    for key, value in body.changes().items():
+        policy.set(key, value)
+    return policy.read()
