@@ -11,7 +11,12 @@ from spyglass.runtime import Runtime, build_runtime
 
 # Fixture modules shared by several folders: the service under test (fake model, loopback
 # web, in-process client) and the replaying search provider.
-pytest_plugins = ("tests.support.service", "tests.search.replay")
+pytest_plugins = (
+    "tests.support.service",
+    "tests.search.replay",
+    "tests.support.state_servers",
+    "tests.support.stores",
+)
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ infrastructure faults, and every one Spyglass raises on purpose is a :class:`Spy
     ├── ConfigError            settings file, environment variable or flag is invalid
     ├── DefinitionError        a capability or registry is built wrongly (a programmer fault)
     ├── StorageError           a file under SPYGLASS_HOME cannot be written (permissions, disk)
+    ├── StoreUnavailable       a shared state server (Redis, PostgreSQL) cannot be reached
     └── CapabilityError        raised *inside* a capability to end it with a structured code;
                                the executor turns it into a ``failed`` or ``rejected`` Outcome
 """
@@ -33,6 +34,18 @@ class DefinitionError(SpyglassError):
 
 class StorageError(SpyglassError):
     """State under ``SPYGLASS_HOME`` cannot be written; the message names the file and why."""
+
+
+class StoreUnavailable(SpyglassError):
+    """A state store cannot be reached; ``store`` names it (``redis``, ``postgresql``...).
+
+    Calls that need the store fail closed with ``STORE_UNAVAILABLE``: nothing runs unconfirmed.
+    """
+
+    def __init__(self, store: str, message: str) -> None:
+        super().__init__(message)
+        self.store = store
+        self.message = message
 
 
 class CapabilityError(SpyglassError):

@@ -46,5 +46,10 @@ class Paths:
         return self.home / "spyglass.db"
 
     @property
+    def state_file(self) -> Path:
+        """Tokens (as digests), paused turns, sessions and login codes of the embedded mode."""
+        return self.home / "state.db"
+
+    @property
     def api_token_file(self) -> Path:
         return self.home / "api-token"

@@ -5,29 +5,32 @@ Front ends (CLI, HTTP, MCP) call :func:`build_runtime` once and share what it re
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from spyglass.capabilities import BUILTIN
-from spyglass.core.audit import AuditLog
-from spyglass.core.confirmation import ConfirmationStore, InMemoryConfirmationStore
+from spyglass.core.confirmation import ConfirmationStore
 from spyglass.core.context import Services
 from spyglass.core.executor import Executor
-from spyglass.core.policy import PolicyFile
 from spyglass.core.registry import Registry
 from spyglass.paths import Paths
 from spyglass.settings import Settings, load_settings
+from spyglass.state.stores import AuditReader, OwnerPolicy, Stores, open_stores
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
 class Runtime:
     paths: Paths
     settings: Settings
-    policy: PolicyFile
-    audit: AuditLog
+    policy: OwnerPolicy
+    audit: AuditReader
     confirmations: ConfirmationStore
     executor: Executor
+    stores: Stores
 
     @property
     def registry(self) -> Registry:
@@ -36,6 +39,18 @@ class Runtime:
     @property
     def services(self) -> Services:
         return self.executor.services
+
+    def problems(self) -> list[str]:
+        """Configuration problems that keep capabilities from running, one line each."""
+        return [
+            f"{capability.name}: {problem}"
+            for capability in self.registry.latest()
+            for problem in capability.problems(self.settings)
+        ]
+
+    def clock(self) -> float:
+        """Wall-clock time as the executor sees it (tests move it); every store uses it."""
+        return self.executor.clock()
 
 
 def build_runtime(
@@ -46,17 +61,23 @@ def build_runtime(
     registry: Registry | None = None,
     confirmations: ConfirmationStore | None = None,
 ) -> Runtime:
-    """Load settings (unless given) and wire the embedded defaults together."""
+    """Load settings (unless given) and wire the stores ``[state]`` asks for together."""
     paths = paths or Paths.from_env()
     settings = settings or load_settings(paths, overrides=overrides)
-    policy = PolicyFile(paths.policy_file)
-    audit = AuditLog(paths.audit_file)
-    store = confirmations or InMemoryConfirmationStore()
+    holder: list[Executor] = []
+    stores = open_stores(settings, paths, clock=lambda: holder[0].clock())
+    store = confirmations or stores.confirmations
     executor = Executor(
         registry or BUILTIN,
         settings=settings,
-        policy=policy,
-        audit=audit,
+        policy=stores.policy,
+        audit=stores.audit,
         confirmations=store,
     )
-    return Runtime(paths, settings, policy, audit, store, executor)
+    holder.append(executor)
+    runtime = Runtime(paths, settings, stores.policy, stores.audit, store, executor, stores)
+    # Reported when the settings are loaded, not after the owner approved a call; the
+    # capability is not offered until it is fixed. Other commands keep working.
+    for problem in runtime.problems():
+        logger.warning("configuration problem: %s", problem)
+    return runtime

@@ -17,7 +17,7 @@ import os
 import tomllib
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -64,17 +64,58 @@ class ProviderSettings(_Section):
     """Settings of one search provider (``search.<provider>``)."""
 
     base_url: str | None = Field(
-        default=None, description="Override the provider's endpoint; required for searxng."
+        default=None, description="Override the provider's endpoint (search.searxng needs it)."
     )
     api_key: SecretStr | None = Field(
         default=None, description="Secret key for keyed providers; never printed or logged."
     )
 
 
-class SearchSettings(_Section):
-    """``[search]``: which provider answers ``web.search``."""
+class _ProviderSections(_Section):
+    """A section whose unknown keys are provider tables (``search.brave``, ``fetch.firecrawl``)."""
 
     model_config = ConfigDict(extra="allow", validate_assignment=True)
+    _section_name: ClassVar[str] = "search"
+
+    @model_validator(mode="after")
+    def _provider_sections(self) -> _ProviderSections:
+        # Any other key is one provider's section: validate it as such, so secrets become
+        # SecretStr and typos inside a section are reported.
+        extra = self.__pydantic_extra__ or {}
+        for name, value in list(extra.items()):
+            if isinstance(value, ProviderSettings):
+                continue
+            if not isinstance(value, Mapping):
+                raise ValueError(
+                    f"{self._section_name}.{name} is not a setting (check the spelling), nor a "
+                    "table of provider settings"
+                )
+            try:
+                extra[name] = ProviderSettings.model_validate(dict(value))
+            except ValidationError as exc:
+                problems = "; ".join(
+                    f"{'.'.join(map(str, e['loc']))}: {e['msg'].lower()}" for e in exc.errors()
+                )
+                raise ValueError(f"{self._section_name}.{name}: {problems}") from None
+        return self
+
+    def provider(self, name: str) -> ProviderSettings:
+        """The ``<section>.<name>`` table, empty when not configured."""
+        extra = self.model_extra or {}
+        value = extra.get(name)
+        if isinstance(value, ProviderSettings):
+            return value
+        if value is None:
+            return ProviderSettings()
+        return ProviderSettings.model_validate(value)
+
+    def provider_sections(self) -> dict[str, ProviderSettings]:
+        """Every configured provider table of this section."""
+        return {name: self.provider(name) for name in (self.model_extra or {})}
+
+
+class SearchSettings(_ProviderSections):
+    """``[search]``: which provider answers ``web.search``."""
 
     providers: str = Field(
         default="duckduckgo",
@@ -85,43 +126,32 @@ class SearchSettings(_Section):
         description="Ordered providers tried when the chosen one fails retryably.",
     )
     timeout_seconds: float = Field(default=10.0, gt=0, le=120, description="Per provider request.")
-
-    @model_validator(mode="after")
-    def _provider_sections(self) -> SearchSettings:
-        # Any other key under [search] is one provider's section: validate it as such, so
-        # secrets become SecretStr and typos inside a section are reported.
-        extra = self.__pydantic_extra__ or {}
-        for name, value in list(extra.items()):
-            if isinstance(value, ProviderSettings):
-                continue
-            if not isinstance(value, Mapping):
-                raise ValueError(f"search.{name} must be a table of provider settings")
-            try:
-                extra[name] = ProviderSettings.model_validate(dict(value))
-            except ValidationError as exc:
-                problems = "; ".join(
-                    f"{'.'.join(map(str, e['loc']))}: {e['msg'].lower()}" for e in exc.errors()
-                )
-                raise ValueError(f"search.{name}: {problems}") from None
-        return self
-
-    def provider(self, name: str) -> ProviderSettings:
-        """The ``search.<name>`` section, empty when not configured."""
-        extra = self.model_extra or {}
-        value = extra.get(name)
-        if isinstance(value, ProviderSettings):
-            return value
-        if value is None:
-            return ProviderSettings()
-        return ProviderSettings.model_validate(value)
-
-    def provider_sections(self) -> dict[str, ProviderSettings]:
-        """Every configured ``search.<provider>`` section."""
-        return {name: self.provider(name) for name in (self.model_extra or {})}
+    max_results: int = Field(
+        default=10,
+        ge=1,
+        le=20,
+        description="Most results one search returns (1–20); caps the model's count.",
+    )
+    snippet_chars: int = Field(
+        default=500,
+        ge=50,
+        le=1000,
+        description="Longest snippet per result, in characters (small context windows: lower).",
+    )
 
 
 class FetchSettings(_Section):
-    """``[fetch]``: what ``web.fetch`` may reach and how much it reads."""
+    """``[fetch]``: what ``web.fetch`` may reach, who reads the page and how much is read."""
+
+    providers: str = Field(
+        default="direct",
+        description='"direct" (Spyglass reads the page itself), a hosted reader such as '
+        '"firecrawl", or weighted "direct:70,firecrawl:30".',
+    )
+    fallback: list[str] = Field(
+        default_factory=list,
+        description="Ordered fetch providers tried when the chosen one fails retryably.",
+    )
 
     redirects: Literal["none", "same-site", "all"] = Field(
         default="same-site", description="Which redirects are followed (each hop re-checked)."
@@ -160,7 +190,7 @@ class FetchSettings(_Section):
         description="Cap on a decoded PDF body, in bytes; a larger PDF is refused.",
     )
     timeout_seconds: float = Field(
-        default=15.0, gt=0, le=300, description="Total deadline of one fetch."
+        default=15.0, gt=0, le=300, description="Total deadline of one fetch (hosted too)."
     )
     user_agent: str = Field(
         default=DEFAULT_USER_AGENT, description="User-Agent sent with every fetch."
@@ -177,6 +207,20 @@ class FetchSettings(_Section):
         description="How many links away from a typed URL or search result a fetch may go.",
     )
 
+    # One table per hosted reader; each defaults to the same provider's [search.<name>].
+    firecrawl: ProviderSettings = Field(
+        default_factory=ProviderSettings, description="Firecrawl Scrape (key shared with search)."
+    )
+    tavily: ProviderSettings = Field(
+        default_factory=ProviderSettings, description="Tavily Extract (key shared with search)."
+    )
+    keenable: ProviderSettings = Field(
+        default_factory=ProviderSettings, description="Keenable Fetch (key shared with search)."
+    )
+    jina: ProviderSettings = Field(
+        default_factory=ProviderSettings, description="Jina Reader (key optional)."
+    )
+
     @field_validator("allow_domains", "deny_domains")
     @classmethod
     def _host_names(cls, value: list[str]) -> list[str]:
@@ -186,6 +230,21 @@ class FetchSettings(_Section):
     @classmethod
     def _private_hosts(cls, value: list[str]) -> list[str]:
         return _normalised(value, hostnames.private_network_entry)
+
+    def provider(self, name: str) -> ProviderSettings:
+        """The ``fetch.<name>`` table of a hosted reader, empty for any other name."""
+        if name not in READER_TABLES:
+            return ProviderSettings()
+        value: ProviderSettings = getattr(self, name)
+        return value
+
+    def provider_sections(self) -> dict[str, ProviderSettings]:
+        """Every hosted reader's table."""
+        return {name: self.provider(name) for name in READER_TABLES}
+
+
+#: The hosted readers that have a ``fetch.<name>`` table (a test keeps it in step).
+READER_TABLES = ("firecrawl", "tavily", "keenable", "jina")
 
 
 def _normalised(entries: list[str], rule: Callable[[str], str]) -> list[str]:
@@ -293,6 +352,55 @@ class PrivacySettings(_Section):
         return [term.strip() for term in value if term.strip()]
 
 
+class StateSettings(_Section):
+    """``[state]``: where live state (tokens, paused turns, sessions), history and audit live."""
+
+    backend: Literal["embedded", "shared"] = Field(
+        default="embedded",
+        description="embedded: SQLite files under SPYGLASS_HOME, no servers (survives a restart; "
+        "processes on one machine share it); shared: Redis for tokens, paused turns, sessions "
+        "and login codes, PostgreSQL for history, audit and the policy switch (needs redis_url "
+        "and database_url).",
+    )
+    redis_url: SecretStr | None = Field(
+        default=None,
+        description="Redis URL for backend = shared, e.g. redis://:password@127.0.0.1:6379/0.",
+    )
+    database_url: SecretStr | None = Field(
+        default=None,
+        description="PostgreSQL URL for backend = shared, e.g. "
+        "postgresql://spyglass:password@127.0.0.1:5432/spyglass.",
+    )
+    lease_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        le=600,
+        description="How long a process holds a resumed turn without renewing it; after a crash "
+        "another process may resume the turn once this has passed.",
+    )
+    connect_timeout_seconds: float = Field(
+        default=2.0,
+        gt=0,
+        le=60,
+        description="Give up reaching Redis or PostgreSQL after this long (the call fails "
+        "closed with STORE_UNAVAILABLE).",
+    )
+
+    @model_validator(mode="after")
+    def _shared_needs_servers(self) -> StateSettings:
+        if self.backend == "shared":
+            missing = [
+                name
+                for name in ("redis_url", "database_url")
+                if getattr(self, name) is None or not getattr(self, name).get_secret_value()
+            ]
+            if missing:
+                raise ValueError(
+                    f"state.backend = shared needs {' and '.join('state.' + m for m in missing)}"
+                )
+        return self
+
+
 class MCPChannelSettings(_Section):
     confirmation: Literal["elicit", "delegated"] = Field(
         default="elicit",
@@ -333,6 +441,7 @@ class Settings(_Section):
     history: HistorySettings = Field(default_factory=HistorySettings)
     channels: ChannelSettings = Field(default_factory=ChannelSettings)
     privacy: PrivacySettings = Field(default_factory=PrivacySettings)
+    state: StateSettings = Field(default_factory=StateSettings)
 
     def public_dict(self) -> dict[str, Any]:
         """The effective settings as plain data, with every secret masked."""
@@ -451,6 +560,8 @@ TEMPLATE = """\
 # providers = "duckduckgo"
 # fallback = []
 # timeout_seconds = 10
+# max_results = 10          # most results per search (1-20); caps what the model asks for
+# snippet_chars = 500       # longest snippet per result
 
 # [search.searxng]
 # base_url = "http://127.0.0.1:8888"
@@ -459,6 +570,8 @@ TEMPLATE = """\
 # api_key = "..."
 
 [fetch]
+# providers = "direct"      # or a hosted reader: "firecrawl", "direct:70,firecrawl:30"
+# fallback = []
 # redirects = "same-site"   # none, same-site or all
 # allow_domains = []
 # deny_domains = []
@@ -468,6 +581,9 @@ TEMPLATE = """\
 # respect_robots = false
 # max_chars = 20000
 # timeout_seconds = 15
+
+# [fetch.firecrawl]         # a hosted reader's key; defaults to [search.firecrawl]'s key
+# api_key = "..."
 
 [llm]
 # base_url = "http://127.0.0.1:8080/v1"

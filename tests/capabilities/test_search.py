@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 
-from spyglass.capabilities.search import query_from
-from spyglass.core.policy import WEB_ACCESS
+from spyglass.capabilities.search import CAPABILITY, query_from
+from spyglass.core.policy import WEB_ACCESS, capability_allowed
 from spyglass.paths import Paths
 from spyglass.runtime import Runtime, build_runtime
+from spyglass.settings import Settings
 from tests.search.replay import ReplayServer, Reply
 
 QUERY = "very distinctive query words"
@@ -104,13 +105,38 @@ async def test_a_provider_failure_is_a_failed_outcome_with_its_code(
     assert "CAPTCHA" not in runtime.paths.audit_file.read_text()
 
 
-async def test_an_unconfigured_provider_is_refused_saying_what_to_set(paths: Paths) -> None:
+async def test_an_unconfigured_provider_is_refused_before_anyone_is_asked(paths: Paths) -> None:
     runtime = build_runtime(paths, overrides={"search.providers": "brave"})
     runtime.policy.set(WEB_ACCESS, True)
-    outcome = await _approved(runtime, {"query": QUERY})
+    outcome = await runtime.executor.ainvoke("web.search", 1, {"query": QUERY}, channel="cli")
     assert outcome.status == "rejected" and outcome.error
+    assert outcome.stage == "check" and outcome.pending_confirmation is None
     assert outcome.error.code == "SEARCH_NOT_CONFIGURED"
     assert "SPYGLASS_SEARCH__BRAVE__API_KEY" in outcome.error.message
+
+
+@pytest.mark.parametrize(
+    ("overrides", "words"),
+    [
+        ({"search.providers": "searxng"}, "search.searxng.base_url"),
+        ({"search.providers": "tavily"}, "search.tavily.api_key"),
+        ({"search.fallback": ["kagi"]}, "search.kagi.api_key"),
+    ],
+)
+async def test_a_misconfigured_search_is_not_offered_and_is_refused_before_approval(
+    paths: Paths, overrides: dict[str, Any], words: str
+) -> None:
+    runtime = build_runtime(paths, overrides=overrides)
+    runtime.policy.set(WEB_ACCESS, True)
+    problems = CAPABILITY.problems(runtime.settings)
+    assert any(words in problem for problem in problems), problems
+    assert not capability_allowed(runtime.policy, CAPABILITY, runtime.settings)
+    outcome = await runtime.executor.ainvoke("web.search", 1, {"query": QUERY}, channel="cli")
+    assert outcome.status == "rejected" and outcome.stage == "check"
+
+
+def test_a_working_configuration_is_offered() -> None:
+    assert CAPABILITY.problems(Settings()) == []
 
 
 async def test_a_slow_provider_gets_the_search_deadline_message_not_a_bare_timeout(
@@ -129,7 +155,7 @@ async def test_a_slow_provider_gets_the_search_deadline_message_not_a_bare_timeo
     [
         ({"query": "   "}, "query has an invalid format"),
         ({"query": "x" * 501}, "query must be at most 500 characters"),
-        ({"query": "q", "count": 11}, "count must be at most 10"),
+        ({"query": "q", "count": 21}, "count must be at most 20"),
         ({"query": "q", "time_range": "decade"}, "time_range must be one of day, week"),
         (
             {"query": "q", "include_domains": ["a.com"], "exclude_domains": ["b.com"]},
@@ -172,7 +198,8 @@ async def test_unusable_domain_filters_are_refused_at_check_before_approval(
     assert outcome.pending_confirmation is None
     assert outcome.error.code == "INVALID_ARGUMENTS"
     assert words in outcome.error.message
-    assert len(runtime.confirmations) == 0  # type: ignore[arg-type]
+    # No confirmation was ever issued: the audit log has no pending attempt.
+    assert "pending_confirmation" not in runtime.paths.audit_file.read_text()
 
 
 async def test_upper_case_and_trailing_dot_filters_are_normalised_and_applied(
@@ -219,3 +246,31 @@ async def test_the_key_never_reaches_the_outcome_or_the_audit_log(
     assert secret not in outcome.to_json()
     assert secret not in runtime.paths.audit_file.read_text()
     assert _audit(runtime)[-1]["provider"] == "tavily"
+
+
+async def test_the_owners_result_cap_limits_what_the_model_asks_for(
+    paths: Paths, replay: ReplayServer
+) -> None:
+    replay.set("/search", Reply(body=_searxng(20)))
+    runtime = _runtime(paths, replay, **{"search.max_results": 3, "search.snippet_chars": 60})
+    runtime.policy.set(WEB_ACCESS, True)
+    long = {"url": "https://long.example/", "title": "L", "content": "word " * 100}
+    replay.set("/search", Reply(body={**_searxng(0), "results": [long, *_searxng(19)["results"]]}))
+    outcome = await _approved(runtime, {"query": QUERY, "count": 15})
+    assert outcome.ok and outcome.result
+    assert outcome.result["result_count"] == 3
+    assert len(outcome.result["results"][0]["snippet"]) <= 60
+    assert any("search.max_results" in note for note in outcome.result["notes"])
+
+
+def test_the_tool_description_lists_the_operators_of_the_configured_provider() -> None:
+    brave = CAPABILITY.openai_tool(Settings.model_validate({"search": {"providers": "brave"}}))
+    assert "site:" in brave["function"]["description"]
+    assert "intitle:" in brave["function"]["description"]
+    tavily = CAPABILITY.description_for(
+        Settings.model_validate({"search": {"providers": "tavily"}})
+    )
+    assert "site:" in tavily and "ignores operators" in tavily
+    mixed = Settings.model_validate({"search": {"providers": "brave", "fallback": ["searxng"]}})
+    shared = CAPABILITY.description_for(mixed)
+    assert "site:" in shared and "intitle:" not in shared

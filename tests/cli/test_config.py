@@ -45,3 +45,15 @@ def test_init_writes_a_template_that_loads_and_refuses_to_overwrite(home: Path) 
     again = run("config", "init", home=home)
     assert again.code == 1 and "--force" in again.stderr
     assert run("config", "init", "--force", home=home).code == 0
+
+
+def test_show_reports_a_provider_without_its_key_without_failing(home: Path) -> None:
+    (home / "config.toml").write_text(
+        '[search]\nproviders = "searxng"\n[fetch]\nproviders = "tavily"\n'
+    )
+    shown = run("config", "show", "--json", home=home)
+    assert shown.code == 0
+    assert json.loads(shown.stdout)["search"]["providers"] == "searxng"
+    assert "search.searxng.base_url" in shown.stderr
+    assert "fetch.tavily.api_key" in shown.stderr
+    assert "Traceback" not in shown.stderr

@@ -111,3 +111,30 @@ def test_only_loopback_addresses_count_as_loopback() -> None:
 
     assert all(is_loopback(h) for h in ("127.0.0.1", "127.5.5.5", "::1", "[::1]", "localhost"))
     assert not any(is_loopback(h) for h in ("0.0.0.0", "192.168.1.2", "example.org", "::"))
+
+
+def test_serve_reports_a_reader_without_its_key_at_start_and_keeps_serving(home: Path) -> None:
+    (home / "config.toml").write_text('[fetch]\nproviders = "firecrawl"\n')
+    process = spyglass(home, "serve", "--port", "0")
+    lines: list[str] = []
+    assert process.stderr is not None
+    reader = threading.Thread(
+        target=lambda: lines.extend(iter(process.stderr.readline, "")), daemon=True
+    )
+    reader.start()
+    try:
+        wait_until(lambda: any("Ctrl-C" in line for line in lines), what="serve to start")
+        output = "".join(lines)
+        assert "configuration problem" in output and "fetch.firecrawl.api_key" in output
+        match = URL.search(output)
+        assert match is not None
+        with httpx.Client(trust_env=False, timeout=5) as http:
+            health = http.get(f"{match.group(1)}/api/v1/health").json()
+        assert any("fetch.firecrawl.api_key" in problem for problem in health["problems"])
+    finally:
+        process.kill()
+        process.wait(timeout=10)
+        reader.join(timeout=10)
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()

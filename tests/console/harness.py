@@ -7,15 +7,16 @@ confirmation can expire without waiting two minutes.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import uvicorn
 from playwright.sync_api import Page
@@ -26,6 +27,8 @@ from spyglass.paths import Paths
 from spyglass.runtime import Runtime, build_runtime
 from spyglass.service.app import create_app
 from tests.support.fetch_peers import Route, page
+
+T = TypeVar("T")
 
 START_DEADLINE_SECONDS = 10.0
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
@@ -72,6 +75,16 @@ def searxng_route(results: Sequence[SearchResult]) -> Route:
     return page(json.dumps(body), "application/json")
 
 
+def run_coroutine(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Await ``coroutine`` from synchronous test code, even where Playwright runs a loop."""
+    results: list[T] = []
+    thread = threading.Thread(target=lambda: results.append(asyncio.run(coroutine)))
+    thread.start()
+    thread.join(30)
+    assert results, "the coroutine did not finish within 30 s"
+    return results[0]
+
+
 class ConsoleServer:
     """``create_app`` under uvicorn on 127.0.0.1:<ephemeral>, in a background thread."""
 
@@ -104,7 +117,7 @@ class ConsoleServer:
 
     def login_url(self) -> str:
         """A fresh one-time console link, as ``spyglass serve`` prints it."""
-        code = self.app.state.spyglass.login_codes.issue()
+        code = run_coroutine(self.app.state.spyglass.login_codes.issue())
         return f"{self.base_url}/login?code={code}"
 
     def __enter__(self) -> ConsoleServer:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.console.harness import ConsoleServer, screenshot
+from tests.console.harness import ConsoleServer, run_coroutine, screenshot
 from tests.console.models import reactive
 from tests.support.fake_model import FakeModel, Reply, text, tool_call, without_tool_support
 
@@ -63,7 +63,8 @@ def test_the_stop_button_ends_a_slow_answer_and_keeps_what_was_written(
     # The service kept the partial answer in history.
     expect(page.locator(".history-item")).to_have_count(1)
     history = server.app.state.spyglass.history
-    stored = history.conversation(history.conversations(None)[0]["id"])
+    listed = run_coroutine(history.conversations(None))
+    stored = run_coroutine(history.conversation(listed[0]["id"]))
     assert stored["messages"][-1]["text"].startswith("word0 word1 word2 word3")
 
 

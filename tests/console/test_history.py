@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.console.harness import ConsoleServer, screenshot
+from tests.console.harness import ConsoleServer, run_coroutine, screenshot
 from tests.console.models import reactive
 from tests.support.fake_model import FakeModel, text, tool_call
 
@@ -86,7 +86,7 @@ def test_deleting_takes_a_second_click_and_removes_the_conversation(
     expect(page.locator(".history-item")).to_have_count(0)
     # Deleting the open conversation clears the transcript, and the service forgot it.
     expect(page.locator(".message")).to_have_count(0)
-    assert server.app.state.spyglass.history.conversations(None) == []
+    assert run_coroutine(server.app.state.spyglass.history.conversations(None)) == []
 
 
 def test_a_request_left_unanswered_shows_as_not_approved_when_reopened(

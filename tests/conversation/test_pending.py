@@ -1,50 +1,130 @@
-"""The in-process store of paused turns."""
+"""Stores of paused turns, in every backend: taken once, by their own conversation, in time;
+claimed under a lease when shared."""
 
 from __future__ import annotations
 
+import pytest
+
 from spyglass.conversation.pending import (
     RECALL_SECONDS,
-    InMemoryPendingTurnStore,
     PausedTurn,
+    TurnBusy,
     TurnState,
+    state_from_json,
+    state_to_json,
 )
 from spyglass.core.context import Turn
-from tests.support.service import Clock
+from spyglass.llm.toolcalls import ToolCall
+from spyglass.privacy.provenance import Source
+from tests.support.stores import LiveStores
 
 
 def paused(token: str, conversation: str, expires_at: float) -> PausedTurn:
-    state = TurnState(conversation_id=conversation, turn_id="t", messages=[], turn=Turn())
+    state = TurnState(
+        conversation_id=conversation, turn_id="t", messages=[], turn=Turn(conversation)
+    )
     return PausedTurn(token, state, expires_at)
 
 
-def test_a_paused_turn_is_taken_once() -> None:
-    store = InMemoryPendingTurnStore(Clock(0))
-    store.put(paused("tok", "c1", 100))
-    assert store.take("tok", "c1") is not None
-    assert store.take("tok", "c1") is None
+async def test_a_paused_turn_is_taken_once(live: LiveStores) -> None:
+    await live.pending.put(paused("tok", "c1", 1100))
+    assert await live.pending.take("tok", "c1") is not None
+    await live.pending.finish("tok")
+    assert await live.pending.take("tok", "c1") is None
 
 
-def test_a_foreign_conversation_cannot_take_it_and_it_stays_for_its_owner() -> None:
-    store = InMemoryPendingTurnStore(Clock(0))
-    store.put(paused("tok", "c1", 100))
-    assert store.take("tok", "c2") is None
-    assert store.take("tok", "c1") is not None
+async def test_a_foreign_conversation_cannot_take_it_and_it_stays_for_its_owner(
+    live: LiveStores,
+) -> None:
+    await live.pending.put(paused("tok", "c1", 1100))
+    assert await live.pending.take("tok", "c2") is None
+    assert await live.pending.take("tok", "c1") is not None
 
 
-def test_an_expired_turn_is_still_given_back_for_a_while_so_a_late_answer_can_finish_it() -> None:
-    clock = Clock(0)
-    store = InMemoryPendingTurnStore(clock)
-    store.put(paused("tok", "c1", 100))
-    clock.now = 100 + RECALL_SECONDS
-    assert store.take("tok", "c1") is not None
+async def test_an_expired_turn_is_still_given_back_for_a_while_so_a_late_answer_can_finish_it(
+    live: LiveStores,
+) -> None:
+    await live.pending.put(paused("tok", "c1", 1100))
+    live.clock.now = 1100 + RECALL_SECONDS
+    assert await live.pending.take("tok", "c1") is not None
 
 
-def test_a_turn_expired_longer_than_that_is_not_given_back_and_is_dropped() -> None:
-    clock = Clock(0)
-    store = InMemoryPendingTurnStore(clock)
-    store.put(paused("tok", "c1", 100))
-    store.put(paused("old", "c1", 100))
-    clock.now = 101 + RECALL_SECONDS
-    assert store.take("tok", "c1") is None
-    store.put(paused("new", "c1", 500))
-    assert len(store) == 1  # the long-expired one was pruned
+async def test_a_turn_expired_longer_than_that_is_not_given_back(live: LiveStores) -> None:
+    await live.pending.put(paused("tok", "c1", 1100))
+    live.clock.now = 1101 + RECALL_SECONDS
+    assert await live.pending.take("tok", "c1") is None
+
+
+async def test_the_whole_turn_comes_back_as_it_was_put(live: LiveStores) -> None:
+    original = paused("tok", "c1", 1100)
+    state = original.state
+    state.messages = [{"role": "user", "content": "héllo"}]
+    state.text, state.rounds, state.waiting_event = "partial", 2, 0
+    state.queue = [ToolCall("call_1", "web_search", {"query": "x"})]
+    state.waiting = {"token": "tok", "capability": "web.search", "arguments": {"query": "x"}}
+    state.turn.counts["web.search"] = 1
+    state.citations.add("https://example.org/", "Example")
+    await live.pending.put(original)
+    taken = await live.pending.take("tok", "c1")
+    assert taken is not None
+    assert state_to_json(taken.state) == state_to_json(state)
+
+
+def test_a_turn_survives_its_json_form() -> None:
+    state = paused("tok", "c1", 1100).state
+    state.queue = [ToolCall("id", "web_fetch", "not json", recovered=True)]
+    again = state_from_json(state_to_json(state))
+    assert again.queue == state.queue
+    assert again.turn.id == state.turn.id
+
+
+def test_the_privacy_check_s_inputs_and_the_receipt_survive_the_json_form() -> None:
+    """A turn resumed in another process still checks for copied words, still knows where
+    its URLs came from, and still lists what left the device before the pause."""
+    state = paused("tok", "c1", 1100).state
+    state.turn.private_texts = ("my first message", "my second message")
+    state.turn.sources = [Source("https://zoo.example/z", "search", "result 1", 0)]
+    state.receipt = [{"capability": "web.search", "target": "zebras", "left": True}]
+    again = state_from_json(state_to_json(state))
+    assert again.turn.private_texts == state.turn.private_texts
+    assert again.turn.sources == state.turn.sources
+    assert again.receipt == state.receipt
+
+
+async def test_a_claimed_turn_is_busy_for_another_process_until_its_lease_lapses(
+    live: LiveStores,
+) -> None:
+    other = live.other(lease=30)
+    mine = live.other(lease=30)
+    await mine.pending.put(paused("tok", "c1", 1100))
+    assert await mine.pending.take("tok", "c1") is not None
+    with pytest.raises(TurnBusy) as busy:
+        await other.pending.take("tok", "c1")
+    assert 0 < busy.value.retry_after <= 30
+    # The holder dies without finishing: after the lease another process carries it on,
+    # even though the approval's own expiry has passed by then.
+    live.clock.now += 200
+    again = await other.pending.take("tok", "c1")
+    assert again is not None
+
+
+async def test_a_checkpoint_is_what_the_next_process_carries_on_from(live: LiveStores) -> None:
+    first, second = live.other(lease=10), live.other(lease=10)
+    await first.pending.put(paused("tok", "c1", 1100))
+    taken = await first.pending.take("tok", "c1")
+    assert taken is not None
+    taken.state.text = "progress"
+    taken.state.waiting = None
+    await first.pending.checkpoint("tok", taken.state)
+    live.clock.now += 11
+    resumed = await second.pending.take("tok", "c1")
+    assert resumed is not None
+    assert (resumed.state.text, resumed.state.waiting) == ("progress", None)
+    # The first process, late, can neither overwrite nor finish what it no longer holds.
+    await first.pending.checkpoint("tok", taken.state)
+    await first.pending.finish("tok")
+    with pytest.raises(TurnBusy):
+        await first.pending.take("tok", "c1")
+    await second.pending.finish("tok")
+    live.clock.now += 11
+    assert await first.pending.take("tok", "c1") is None

@@ -11,7 +11,7 @@ import pytest
 
 from spyglass.conversation.pending import InMemoryPendingTurnStore
 from spyglass.conversation.turn import ConversationService, Event, TurnRefused
-from spyglass.history.store import NullHistory, SQLiteHistory
+from spyglass.history.store import NullHistory, SQLiteHistory, ThreadedHistory
 from spyglass.llm.client import ModelClient
 from spyglass.llm.toolsupport import ToolSupportMemory
 from spyglass.runtime import Runtime
@@ -30,19 +30,19 @@ from tests.support.web import LoopbackWeb
 
 @pytest.fixture
 async def service(service_runtime: Runtime) -> AsyncIterator[ConversationService]:
-    history = SQLiteHistory(service_runtime.paths.database_file, retention_days=30)
+    history = ThreadedHistory(SQLiteHistory(service_runtime.paths.database_file, retention_days=30))
     model = ModelClient(service_runtime.settings.llm)
-    yield ConversationService(
-        service_runtime, model, history, InMemoryPendingTurnStore(service_runtime.executor.clock)
-    )
+    # The embedded default: paused turns in the state file, on the executor's clock.
+    yield ConversationService(service_runtime, model, history, service_runtime.stores.pending)
     await model.aclose()
-    history.close()
+    await history.close()
+    await service_runtime.stores.aclose()
 
 
 async def run(
     service: ConversationService, text_: str, conversation_id: str | None = None
 ) -> list[Event]:
-    state = service.start(conversation_id, text_)
+    state = await service.start(conversation_id, text_)
     return [event async for event in service.run(state)]
 
 
@@ -105,13 +105,13 @@ async def test_ollama_style_calls_each_ask_for_their_own_approval(
     )
     first = done(await run(service, "search twice"))
     assert first["pending_confirmation"]["arguments"] == {"query": "a"}
-    state = service.resume(first["conversation_id"], first["pending_confirmation"]["token"])
+    state = await service.resume(first["conversation_id"], first["pending_confirmation"]["token"])
     second = done(
         [e async for e in service.run(state, (first["pending_confirmation"]["token"], True))]
     )
     assert second["pending_confirmation"]["arguments"] == {"query": "b"}
     token = second["pending_confirmation"]["token"]
-    state = service.resume(second["conversation_id"], token)
+    state = await service.resume(second["conversation_id"], token)
     third = done([e async for e in service.run(state, (token, True))])
     assert third["text"] == "Both searched."
     assert [e["status"] for e in third["events"]] == ["ok", "ok"]
@@ -178,7 +178,7 @@ async def test_a_later_turn_replays_earlier_results_with_a_fresh_boundary(
     fake_model.script(tool_call("web_fetch", {"url": "https://example.org/hello"}), text("Read."))
     first = done(await run(service, "read hello"))
     token = first["pending_confirmation"]["token"]
-    state = service.resume(first["conversation_id"], token)
+    state = await service.resume(first["conversation_id"], token)
     [e async for e in service.run(state, (token, True))]
     live = fake_model.requests[1]["messages"][-1]["content"]
     fake_model.script(text("Again."))
@@ -200,7 +200,7 @@ async def test_a_cancelled_turn_keeps_what_was_produced(
     service: ConversationService, fake_model: FakeModel
 ) -> None:
     fake_model.script(Reply(deltas=[{"content": "Partial "}] + [{"content": "x"}] * 50, delay=0.05))
-    state = service.start(None, "long answer please")
+    state = await service.start(None, "long answer please")
     seen = asyncio.Event()
 
     async def consume() -> None:
@@ -213,7 +213,7 @@ async def test_a_cancelled_turn_keeps_what_was_produced(
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    stored = service.history.messages(state.conversation_id)
+    stored = await service.history.messages(state.conversation_id)
     assert [m["role"] for m in stored] == ["user", "assistant"]
     assert stored[1]["text"].startswith("Partial ")
 
@@ -222,7 +222,7 @@ async def test_an_unknown_conversation_is_refused_when_history_is_on(
     service: ConversationService,
 ) -> None:
     with pytest.raises(TurnRefused) as refused:
-        service.start("nope", "hi")
+        await service.start("nope", "hi")
     assert refused.value.status == 404
 
 

@@ -19,7 +19,7 @@ from spyglass.conversation.pending import InMemoryPendingTurnStore
 from spyglass.conversation.turn import ConversationService, Event
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.history.provenance import provenance_store
-from spyglass.history.store import SQLiteHistory
+from spyglass.history.store import SQLiteHistory, ThreadedHistory
 from spyglass.llm.client import ModelClient
 from spyglass.paths import Paths
 from spyglass.runtime import Runtime, build_runtime
@@ -65,13 +65,13 @@ async def conversations() -> AsyncIterator[list[ConversationService]]:
     yield made
     for service in made:
         await service.model.aclose()
-        service.history.close()
+        await service.history.close()
 
 
 def service_for(
     runtime: Runtime, made: list[ConversationService], channel: str = "console"
 ) -> ConversationService:
-    history = SQLiteHistory(runtime.paths.database_file, retention_days=30)
+    history = ThreadedHistory(SQLiteHistory(runtime.paths.database_file, retention_days=30))
     service = ConversationService(
         runtime,
         ModelClient(runtime.settings.llm),
@@ -92,10 +92,10 @@ async def turn(
 ) -> dict[str, Any]:
     if answer is None:
         assert words is not None
-        state = service.start(conversation_id, words)
+        state = await service.start(conversation_id, words)
     else:
         assert conversation_id is not None
-        state = service.resume(conversation_id, answer[0])
+        state = await service.resume(conversation_id, answer[0])
     events: list[Event] = [event async for event in service.run(state, answer)]
     assert events[-1][0] == "done"
     return events[-1][1]
@@ -145,7 +145,7 @@ async def test_with_provenance_on_the_leak_is_refused_before_any_card_is_shown(
     tool_results = [m for m in fake_model.requests[-1]["messages"] if m["role"] == "tool"]
     assert "Search for it first" in tool_results[-1]["content"]
     # The receipt is kept with the answer in history.
-    stored = service.history.messages(done["conversation_id"])[-1]
+    stored = (await service.history.messages(done["conversation_id"]))[-1]
     assert stored["receipt"] == done["receipt"]
 
 

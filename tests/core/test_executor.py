@@ -505,10 +505,10 @@ def test_precheck_refuses_on_a_delegated_channel_too(tmp_path: Path) -> None:
 
 def test_a_confirmation_nobody_answers_is_audited_once_as_expired(harness: Harness) -> None:
     pending = harness.executor.invoke("test.echo", None, {"text": "a"}, channel="console")
-    assert harness.executor.sweep_expired() == 0
+    assert asyncio.run(harness.executor.sweep_expired()) == 0
     harness.clock.now += TOKEN_TTL_SECONDS + 1
-    assert harness.executor.sweep_expired() == 1
-    assert harness.executor.sweep_expired() == 0
+    assert asyncio.run(harness.executor.sweep_expired()) == 1
+    assert asyncio.run(harness.executor.sweep_expired()) == 0
     expiry = harness.events()[-1]
     assert (expiry["stage"], expiry["outcome"], expiry["code"]) == (
         "confirm",
@@ -529,7 +529,7 @@ def test_a_late_answer_audits_the_expiry_and_itself_whoever_notices_first(
     token = pending.pending_confirmation.token
     harness.clock.now += TOKEN_TTL_SECONDS + 1
     if swept_first:
-        harness.executor.sweep_expired()
+        asyncio.run(harness.executor.sweep_expired())
     if approve:
         late = harness.executor.invoke(
             "test.echo", None, {"text": "a"}, channel="t", confirmation_token=token
@@ -539,7 +539,7 @@ def test_a_late_answer_audits_the_expiry_and_itself_whoever_notices_first(
     codes = [e["code"] for e in harness.events()[1:]]
     assert late.status == "denied" and late.error.reason == "expired"
     assert codes == ["CONFIRMATION_EXPIRED", "INVALID_CONFIRMATION"]
-    harness.executor.sweep_expired()
+    asyncio.run(harness.executor.sweep_expired())
     assert len(harness.events()) == 3
 
 
@@ -547,7 +547,9 @@ def test_an_answer_refused_by_a_front_end_is_one_event_and_consumes_nothing(
     harness: Harness,
 ) -> None:
     pending = harness.executor.invoke("test.echo", None, {"text": "a"}, channel="t")
-    refused = harness.executor.refuse_confirmation(channel="console", reason="conversation")
+    refused = asyncio.run(
+        harness.executor.refuse_confirmation(channel="console", reason="conversation")
+    )
     assert (refused.status, refused.error.code) == ("rejected", "INVALID_CONFIRMATION")
     event = harness.events()[-1]
     assert (event["stage"], event["capability"], event["channel"]) == ("confirm", None, "console")

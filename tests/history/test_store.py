@@ -1,16 +1,25 @@
-"""The SQLite history: round trips, full-text search, retention, off switch."""
+"""History stores (SQLite and PostgreSQL): round trips, full-text search, retention, off."""
 
 from __future__ import annotations
 
 import sqlite3
 import stat
+from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from spyglass.history.migrations import MIGRATIONS
-from spyglass.history.store import NullHistory, SQLiteHistory, fts_query, open_history
+from spyglass.history.store import (
+    HistoryStore,
+    NullHistory,
+    SQLiteHistory,
+    ThreadedHistory,
+    fts_query,
+    open_history,
+)
+from spyglass.state.postgres import PostgresHistory, upgrade
 
 
 class Now:
@@ -27,13 +36,61 @@ def now() -> Now:
 
 
 @pytest.fixture
-def store(tmp_path: Path, now: Now) -> SQLiteHistory:
+def sqlite_store(tmp_path: Path, now: Now) -> Iterator[SQLiteHistory]:
     history = SQLiteHistory(tmp_path / "spyglass.db", retention_days=30, clock=now)
     yield history
     history.close()
 
 
-def save_turn(
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def store(
+    request: pytest.FixtureRequest, tmp_path: Path, now: Now
+) -> AsyncIterator[HistoryStore]:
+    """The history contract holds for the embedded and the shared store alike."""
+    history: HistoryStore
+    if request.param == "sqlite":
+        history = ThreadedHistory(
+            SQLiteHistory(tmp_path / "spyglass.db", retention_days=30, clock=now)
+        )
+    else:
+        url = request.getfixturevalue("database_url")
+        upgrade(url, 5)
+        history = PostgresHistory(url, retention_days=30, timeout=5, clock=now)
+    yield history
+    await history.close()
+
+
+async def save_turn(
+    store: HistoryStore, cid: str, turn: str, user: str, answer: str, web_text: str = ""
+) -> None:
+    await store.add_user(cid, turn, user, title=user)
+    await store.save_assistant(
+        cid,
+        turn,
+        text=answer,
+        reasoning="thought",
+        events=[
+            {
+                "type": "tool",
+                "capability": "web.search",
+                "status": "ok",
+                "summary": {"results": [{"snippet": web_text}]},
+            }
+        ],
+        citations=[{"url": "https://a.org", "title": "A"}],
+        exchanges=[
+            {
+                "id": "c",
+                "name": "web_search",
+                "arguments": "{}",
+                "payload": web_text,
+                "untrusted": True,
+            }
+        ],
+    )
+
+
+def save_turn_sync(
     store: SQLiteHistory, cid: str, turn: str, user: str, answer: str, web_text: str = ""
 ) -> None:
     store.add_user(cid, turn, user, title=user)
@@ -63,9 +120,9 @@ def save_turn(
     )
 
 
-def test_a_conversation_round_trips_with_events_and_citations(store: SQLiteHistory) -> None:
-    save_turn(store, "c1", "t1", "What about otters?", "Otters swim.")
-    conversation = store.conversation("c1")
+async def test_a_conversation_round_trips_with_events_and_citations(store: HistoryStore) -> None:
+    await save_turn(store, "c1", "t1", "What about otters?", "Otters swim.")
+    conversation = await store.conversation("c1")
     assert conversation is not None
     assert conversation["title"] == "What about otters?"
     user, assistant = conversation["messages"]
@@ -77,21 +134,21 @@ def test_a_conversation_round_trips_with_events_and_citations(store: SQLiteHisto
     assert user["created_at"].endswith("Z")
 
 
-def test_saving_a_turn_again_updates_its_answer_instead_of_adding_one(
-    store: SQLiteHistory,
+async def test_saving_a_turn_again_updates_its_answer_instead_of_adding_one(
+    store: HistoryStore,
 ) -> None:
-    save_turn(store, "c1", "t1", "q", "first")
-    store.save_assistant(
+    await save_turn(store, "c1", "t1", "q", "first")
+    await store.save_assistant(
         "c1", "t1", text="second", reasoning="", events=[], citations=[], exchanges=[]
     )
-    texts = [m["text"] for m in store.messages("c1")]
+    texts = [m["text"] for m in await store.messages("c1")]
     assert texts == ["q", "second"]
-    assert store.conversations("first") == []
-    assert [c["id"] for c in store.conversations("second")] == ["c1"]
+    assert await store.conversations("first") == []
+    assert [c["id"] for c in await store.conversations("second")] == ["c1"]
 
 
-def test_search_finds_user_and_model_words_but_never_web_text(store: SQLiteHistory) -> None:
-    save_turn(
+async def test_search_finds_user_and_model_words_but_never_web_text(store: HistoryStore) -> None:
+    await save_turn(
         store,
         "c1",
         "t1",
@@ -99,64 +156,70 @@ def test_search_finds_user_and_model_words_but_never_web_text(store: SQLiteHisto
         "They are mustelids",
         web_text="zanzibar appears only on the web page",
     )
-    assert [c["id"] for c in store.conversations("otters")] == ["c1"]
-    assert [c["id"] for c in store.conversations("mustelid")] == ["c1"]  # prefix match
-    assert store.conversations("zanzibar") == []
+    assert [c["id"] for c in await store.conversations("otters")] == ["c1"]
+    assert [c["id"] for c in await store.conversations("mustelid")] == ["c1"]  # prefix match
+    assert await store.conversations("zanzibar") == []
 
 
-def test_search_text_with_fts_syntax_is_taken_literally(store: SQLiteHistory) -> None:
-    save_turn(store, "c1", "t1", "AND OR NOT quotes", "ok")
-    assert [c["id"] for c in store.conversations('"AND" OR( * -')] == ["c1"]
-    assert store.conversations("(((") == []
+async def test_search_text_with_fts_syntax_is_taken_literally(store: HistoryStore) -> None:
+    await save_turn(store, "c1", "t1", "AND OR NOT quotes", "ok")
+    assert [c["id"] for c in await store.conversations('"AND" OR( * -')] == ["c1"]
+    assert await store.conversations("(((") == []
     assert fts_query("a*b") == '"a"* "b"*'
 
 
-def test_conversations_are_listed_newest_first(store: SQLiteHistory, now: Now) -> None:
-    save_turn(store, "old", "t1", "old one", "a")
+async def test_conversations_are_listed_newest_first(store: HistoryStore, now: Now) -> None:
+    await save_turn(store, "old", "t1", "old one", "a")
     now.value += timedelta(minutes=1)
-    save_turn(store, "new", "t2", "new one", "b")
-    assert [c["id"] for c in store.conversations()] == ["new", "old"]
+    await save_turn(store, "new", "t2", "new one", "b")
+    assert [c["id"] for c in await store.conversations()] == ["new", "old"]
 
 
-def test_deleting_removes_the_conversation_and_its_search_entries(store: SQLiteHistory) -> None:
-    save_turn(store, "c1", "t1", "otters", "fine")
-    assert store.delete("c1") is True
-    assert store.conversation("c1") is None
-    assert store.conversations("otters") == []
-    assert store.delete("c1") is False
+async def test_deleting_removes_the_conversation_and_its_search_entries(
+    store: HistoryStore,
+) -> None:
+    await save_turn(store, "c1", "t1", "otters", "fine")
+    assert await store.delete("c1") is True
+    assert await store.conversation("c1") is None
+    assert await store.conversations("otters") == []
+    assert await store.delete("c1") is False
 
 
-def test_an_answer_for_a_deleted_conversation_is_not_resurrected(store: SQLiteHistory) -> None:
-    store.add_user("c1", "t1", "q", title="q")
-    store.delete("c1")
-    store.save_assistant(
+async def test_an_answer_for_a_deleted_conversation_is_not_resurrected(store: HistoryStore) -> None:
+    await store.add_user("c1", "t1", "q", title="q")
+    await store.delete("c1")
+    await store.save_assistant(
         "c1", "t1", text="late", reasoning="", events=[], citations=[], exchanges=[]
     )
-    assert store.conversations() == []
+    assert await store.conversations() == []
 
 
-def test_retention_deletes_conversations_older_than_the_period(
-    store: SQLiteHistory, now: Now
+async def test_retention_deletes_conversations_older_than_the_period(
+    store: HistoryStore, now: Now
 ) -> None:
-    save_turn(store, "old", "t1", "old", "a")
+    await save_turn(store, "old", "t1", "old", "a")
     now.value += timedelta(days=31)
-    save_turn(store, "fresh", "t2", "fresh", "b")
-    assert store.prune() == 1
-    assert [c["id"] for c in store.conversations()] == ["fresh"]
+    await save_turn(store, "fresh", "t2", "fresh", "b")
+    assert await store.prune() == 1
+    assert [c["id"] for c in await store.conversations()] == ["fresh"]
 
 
 def test_the_database_is_private_and_migrated_to_the_current_version(
-    store: SQLiteHistory, tmp_path: Path
+    sqlite_store: SQLiteHistory, tmp_path: Path
 ) -> None:
     mode = stat.S_IMODE((tmp_path / "spyglass.db").stat().st_mode)
     assert mode == 0o600
     with sqlite3.connect(tmp_path / "spyglass.db") as raw:
-        assert raw.execute("PRAGMA user_version").fetchone()[0] == store.version == len(MIGRATIONS)
+        assert (
+            raw.execute("PRAGMA user_version").fetchone()[0]
+            == sqlite_store.version
+            == len(MIGRATIONS)
+        )
 
 
 def test_reopening_keeps_the_data_and_does_not_migrate_twice(tmp_path: Path, now: Now) -> None:
     first = SQLiteHistory(tmp_path / "h.db", retention_days=30, clock=now)
-    save_turn(first, "c1", "t1", "kept", "yes")
+    save_turn_sync(first, "c1", "t1", "kept", "yes")
     first.close()
     second = SQLiteHistory(tmp_path / "h.db", retention_days=30, clock=now)
     assert [m["text"] for m in second.messages("c1")] == ["kept", "yes"]
@@ -170,38 +233,45 @@ def test_a_database_from_a_newer_spyglass_is_refused_with_a_clear_message(tmp_pa
         SQLiteHistory(tmp_path / "h.db", retention_days=30)
 
 
-def test_history_off_stores_nothing(tmp_path: Path) -> None:
+async def test_history_off_stores_nothing(tmp_path: Path) -> None:
     store = open_history(tmp_path / "h.db", enabled=False, retention_days=30)
     assert isinstance(store, NullHistory)
-    store.add_user("c", "t", "hello", title="hello")
-    assert store.conversations() == [] and not (tmp_path / "h.db").exists()
+    await store.add_user("c", "t", "hello", title="hello")
+    assert await store.conversations() == [] and not (tmp_path / "h.db").exists()
 
 
-def test_opening_the_history_prunes_expired_conversations(tmp_path: Path, now: Now) -> None:
+async def test_opening_the_history_prunes_expired_conversations(tmp_path: Path, now: Now) -> None:
     old = SQLiteHistory(tmp_path / "h.db", retention_days=30, clock=now)
-    save_turn(old, "c1", "t1", "ancient", "a")
+    save_turn_sync(old, "c1", "t1", "ancient", "a")
     old.close()
     store = open_history(tmp_path / "h.db", enabled=True, retention_days=30)
-    assert store.conversations() == []  # 2026-01-01 is long past the real clock's window
-    store.close()
+    assert await store.conversations() == []  # 2026-01-01 is long past the real clock's window
+    await store.close()
 
 
-def test_a_receipt_is_stored_with_its_answer_and_listed_since_a_time(tmp_path: Path) -> None:
-    moments = iter([datetime(2026, 1, 1, tzinfo=UTC) + timedelta(hours=h) for h in (0, 1, 10, 11)])
-    store = SQLiteHistory(tmp_path / "r.db", retention_days=30, clock=lambda: next(moments))
+async def test_a_receipt_is_stored_with_its_answer_and_listed_since_a_time(
+    store: HistoryStore, now: Now
+) -> None:
     receipt = {"left_device": False, "summary": "Stayed on this device", "items": []}
-    store.add_user("c1", "t1", "hello", title="hello")
-    store.save_assistant(
+    await store.add_user("c1", "t1", "hello", title="hello")
+    now.value += timedelta(hours=1)
+    await store.save_assistant(
         "c1", "t1", text="hi", reasoning="", events=[], citations=[], exchanges=[], receipt=receipt
     )
-    store.add_user("c1", "t2", "again", title="again")
-    store.save_assistant("c1", "t2", text="hi", reasoning="", events=[], citations=[], exchanges=[])
-    assert store.messages("c1")[1]["receipt"] == receipt
-    assert store.conversation("c1")["messages"][1]["receipt"] == receipt  # type: ignore[index]
-    (found,) = store.receipts(datetime(2026, 1, 1, tzinfo=UTC))
+    now.value += timedelta(hours=9)
+    await store.add_user("c1", "t2", "again", title="again")
+    now.value += timedelta(hours=1)
+    await store.save_assistant(
+        "c1", "t2", text="hi", reasoning="", events=[], citations=[], exchanges=[]
+    )
+    messages = await store.messages("c1")
+    assert messages[1]["receipt"] == receipt and messages[3]["receipt"] is None
+    conversation = await store.conversation("c1")
+    assert conversation is not None and conversation["messages"][1]["receipt"] == receipt
+    (found,) = await store.receipts(datetime(2026, 1, 1, tzinfo=UTC))
     assert found["receipt"] == receipt and found["title"] == "hello"
-    assert store.receipts(datetime(2026, 1, 1, 2, tzinfo=UTC)) == []
-    store.close()
+    assert found["conversation_id"] == "c1" and found["turn_id"] == "t1"
+    assert await store.receipts(datetime(2026, 1, 1, 2, tzinfo=UTC)) == []
 
 
 def test_a_version_1_database_gains_receipts_without_losing_messages(tmp_path: Path) -> None:

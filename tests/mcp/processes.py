@@ -120,13 +120,14 @@ class RawStdio:
         self.process.stdin.flush()
         self.sent.append(message)
 
-    def response(self, request_id: int) -> dict[str, Any]:
+    def response(self, request_id: int | None) -> dict[str, Any]:
+        """The next answer to ``request_id`` (``None``: an error that could name no request)."""
         while True:
             line = self.stdout.next()
             if line is None:
                 raise AssertionError(f"stdout ended before response {request_id}")
             message = json.loads(line)
-            if message.get("id") == request_id:
+            if "method" not in message and message.get("id") == request_id:
                 return dict(message)
 
 

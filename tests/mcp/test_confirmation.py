@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import anyio
 import mcp.types as types
 import pytest
@@ -67,7 +69,7 @@ async def test_accepted_elicitation_runs_the_call_exactly_once(
     async with Client(server, mode=era, elicitation_callback=owner) as client:
         result = await client.call_tool("web_echo", {"text": "tide tables"})
     assert not result.is_error
-    assert result.structured_content == {"echo": "tide tables"}
+    assert '"echo": "tide tables"' in text_of(result)
     assert handler.runs == [{"text": "tide tables"}]
     assert len(owner.shown) == 1
     events = audit_events(paths)
@@ -139,7 +141,10 @@ async def test_a_client_that_cannot_elicit_gets_a_tool_error_explaining_how_to_p
     assert 'channels.mcp.confirmation = "delegated"' in text
     assert "SPYGLASS_CHANNELS__MCP__CONFIRMATION=delegated" in text
     assert handler.runs == []
-    assert [e["outcome"] for e in audit_events(paths)] == ["pending_confirmation"]
+    # Nobody could approve it, so the attempt ends at once with one terminal event.
+    events = audit_events(paths)
+    assert [e["outcome"] for e in events] == ["pending_confirmation", "denied"]
+    assert events[0]["invocation_id"] == events[1]["invocation_id"]
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -219,6 +224,62 @@ async def test_an_unanswered_mid_call_approval_times_out_as_a_denial(
     assert "was not approved" in text_of(result)
     assert handler.runs == []
     assert [e["outcome"] for e in audit_events(paths)] == ["pending_confirmation", "denied"]
+
+
+async def _until(condition: Callable[[], bool], deadline: float = 10.0) -> None:
+    """Poll ``condition`` until it holds; fail past ``deadline`` seconds."""
+    with anyio.fail_after(deadline):
+        while not condition():
+            await anyio.sleep(0.01)
+
+
+async def test_a_host_that_cancels_the_call_while_the_owner_is_asked_leaves_one_denied_event(
+    paths: Paths, handler: Counted
+) -> None:
+    asked = anyio.Event()
+
+    async def silent_owner(context: object, params: object) -> types.ElicitResult:
+        asked.set()
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    server = build_server(_runtime(paths, handler))
+    async with Client(server, mode="legacy", elicitation_callback=silent_owner) as client:
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as group:
+                # The host gives up on the call, as the TypeScript SDK does after 60 s.
+                group.start_soon(client.call_tool, "web_echo", {"text": "tide tables"})
+                await asked.wait()
+                group.cancel_scope.cancel()
+        await _until(lambda: len(audit_events(paths)) >= 2)
+        # The connection is still usable, and nothing else was recorded for that attempt.
+        assert (await client.list_tools()).tools != []
+    events = audit_events(paths)
+    assert [e["outcome"] for e in events] == ["pending_confirmation", "denied"]
+    assert events[0]["invocation_id"] == events[1]["invocation_id"]
+    assert handler.runs == []
+
+
+async def test_a_2026_client_that_never_comes_back_with_the_answer_leaves_one_denied_event(
+    paths: Paths, handler: Counted
+) -> None:
+    server = build_server(_runtime(paths, handler), ask_timeout=0.2, policy_poll=0.05)
+    async with Client(server, mode="2026-07-28", elicitation_callback=Owner()) as client:
+        question = await _ask_for_approval(client)
+        await _until(lambda: len(audit_events(paths)) >= 2)
+        # Coming back after that is too late: the token is spent and nothing runs.
+        late = await client.session.call_tool(
+            "web_echo",
+            {"text": "tide tables"},
+            input_responses={APPROVAL_KEY: types.ElicitResult(action="accept")},  # type: ignore[arg-type]
+            request_state=question.request_state,
+        )
+    assert late.is_error
+    assert "INVALID_CONFIRMATION" in text_of(late)
+    assert handler.runs == []
+    events = audit_events(paths)
+    assert [e["outcome"] for e in events[:2]] == ["pending_confirmation", "denied"]
+    assert events[0]["invocation_id"] == events[1]["invocation_id"]
 
 
 async def test_a_host_that_fails_the_approval_request_gets_a_denial(

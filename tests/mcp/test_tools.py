@@ -7,6 +7,7 @@ from mcp import Client
 
 from spyglass.capabilities.health import CAPABILITY as HEALTH
 from spyglass.core.capability import SideEffect
+from spyglass.core.policy import WEB_ACCESS
 from spyglass.core.registry import Registry
 from spyglass.mcp.server import build_server
 from spyglass.mcp.tools import ToolTable, exposed, tool_for
@@ -31,7 +32,7 @@ def test_a_tool_carries_the_capability_schemas_title_and_honest_annotations() ->
     assert tool.title == capability.title
     assert tool.description == capability.description
     assert tool.input_schema == capability.argument_schema
-    assert tool.output_schema == capability.result_schema
+    assert tool.output_schema is None
     assert tool.annotations is not None
     assert tool.annotations.read_only_hint is True
     assert tool.annotations.open_world_hint is True
@@ -56,12 +57,29 @@ async def test_a_client_lists_the_tools_with_schemas_and_annotations(
     paths: Paths, era: str
 ) -> None:
     capability = make("web.echo")
-    server = build_server(build_runtime(paths, registry=Registry([capability, HEALTH])))
-    async with Client(server, mode=era) as client:
+    runtime = build_runtime(paths, registry=Registry([capability, HEALTH]))
+    runtime.policy.set(WEB_ACCESS, True)
+    async with Client(build_server(runtime), mode=era) as client:
         listed = await client.list_tools()
     (tool,) = listed.tools
     assert tool.name == "web_echo"
     assert tool.input_schema == capability.argument_schema
-    assert tool.output_schema == capability.result_schema
+    assert tool.output_schema is None
     assert tool.annotations is not None
     assert (tool.annotations.read_only_hint, tool.annotations.open_world_hint) == (True, True)
+
+
+def test_a_misconfigured_capability_is_not_offered_and_descriptions_follow_the_settings(
+    paths: Paths,
+) -> None:
+    runtime = build_runtime(
+        paths, overrides={"search.providers": "brave", "fetch.providers": "direct"}
+    )
+    table = ToolTable(runtime.registry, runtime.settings)
+    assert "web_search" not in table.names and "web_fetch" in table.names
+
+    working = build_runtime(paths, overrides={"search.providers": "duckduckgo"})
+    (search,) = [
+        t for t in ToolTable(working.registry, working.settings).tools if t.name == "web_search"
+    ]
+    assert search.description is not None and "site:" in search.description

@@ -112,10 +112,10 @@ def test_failed_calls_record_nothing() -> None:
     assert observed(failed, {"query": "q"}, []) == []
 
 
-def test_the_in_memory_store_keeps_sources_per_conversation() -> None:
+async def test_the_in_memory_store_keeps_sources_per_conversation() -> None:
     store = InMemoryProvenanceStore()
-    store.add("c1", [RESULT])
-    assert store.sources("c1") == [RESULT] and store.sources("c2") == []
+    await store.add("c1", [RESULT])
+    assert await store.sources("c1") == [RESULT] and await store.sources("c2") == []
 
 
 async def test_with_provenance_on_an_unknown_url_is_refused_before_anyone_is_asked(

@@ -8,8 +8,10 @@ from pathlib import Path
 import httpx
 from fastapi import FastAPI
 
-from spyglass.service.auth import LoginCodes, load_or_create_token
-from tests.support.service import BASE_URL, Clock
+from spyglass.paths import Paths
+from spyglass.service.auth import load_or_create_token
+from tests.support.service import BASE_URL
+from tests.support.stores import LiveStores
 
 
 def anonymous(app: FastAPI) -> httpx.AsyncClient:
@@ -24,15 +26,32 @@ def test_the_token_file_is_created_once_with_mode_0600(tmp_path: Path) -> None:
     assert load_or_create_token(path) == token
 
 
-def test_a_login_code_works_once_and_expires_after_ten_minutes() -> None:
-    clock = Clock(0)
-    codes = LoginCodes(clock)
-    used, late = codes.issue(), codes.issue()
-    assert codes.redeem(used) is True
-    assert codes.redeem(used) is False
-    clock.now = 601
-    assert codes.redeem(late) is False
-    assert codes.redeem("never-issued") is False
+async def test_a_login_code_works_once_and_expires_after_ten_minutes(live: LiveStores) -> None:
+    codes = live.login_codes
+    used, late = await codes.issue(), await codes.issue()
+    assert await codes.redeem(used) is True
+    assert await codes.redeem(used) is False
+    live.clock.now += 601
+    assert await codes.redeem(late) is False
+    assert await codes.redeem("never-issued") is False
+
+
+async def test_a_session_is_found_until_it_expires_and_only_by_its_id(live: LiveStores) -> None:
+    session_id = await live.sessions.create()
+    session = await live.sessions.get(session_id)
+    assert session is not None and len(session.csrf_token) >= 32
+    assert await live.sessions.get(session_id + "x") is None
+    live.clock.now += 7 * 24 * 3600 + 1
+    assert await live.sessions.get(session_id) is None
+
+
+async def test_a_session_made_by_one_process_is_valid_in_another(live: LiveStores) -> None:
+    other = live.other()
+    session_id = await live.sessions.create()
+    code = await live.login_codes.issue()
+    assert await other.sessions.get(session_id) == await live.sessions.get(session_id)
+    assert await other.login_codes.redeem(code) is True
+    assert await live.login_codes.redeem(code) is False
 
 
 async def test_missing_or_wrong_credentials_get_401_json(app: FastAPI) -> None:
@@ -49,11 +68,17 @@ async def test_missing_or_wrong_credentials_get_401_json(app: FastAPI) -> None:
 async def test_health_needs_no_credentials(app: FastAPI) -> None:
     async with anonymous(app) as client:
         response = await client.get("/api/v1/health")
-    assert response.json() == {"status": "ok", "version": "0.1.0"}
+    assert response.json() == {
+        "status": "ok",
+        "version": "0.1.0",
+        "backend": "embedded",
+        "stores": {"sqlite": {"status": "ok", "version": 1}},
+        "problems": [],
+    }
 
 
 async def test_the_login_link_sets_a_strict_httponly_cookie_and_redirects(app: FastAPI) -> None:
-    code = app.state.spyglass.login_codes.issue()
+    code = await app.state.spyglass.login_codes.issue()
     async with anonymous(app) as client:
         response = await client.get(f"/login?code={code}")
         assert response.status_code == 303 and response.headers["location"] == "/"
@@ -70,7 +95,7 @@ async def test_the_login_link_sets_a_strict_httponly_cookie_and_redirects(app: F
 
 
 async def test_a_cookie_session_needs_the_csrf_header_to_change_anything(app: FastAPI) -> None:
-    code = app.state.spyglass.login_codes.issue()
+    code = await app.state.spyglass.login_codes.issue()
     async with anonymous(app) as client:
         await client.get(f"/login?code={code}")
         csrf = (await client.get("/api/v1/session")).json()["csrf_token"]
@@ -93,3 +118,21 @@ async def test_a_bearer_caller_needs_no_csrf_header(client: httpx.AsyncClient) -
     assert response.status_code == 200
     session = await client.get("/api/v1/session")
     assert session.json()["web_access_enabled"] is True
+
+
+async def test_health_lists_configuration_problems_by_setting_never_by_value(
+    paths: Paths,
+) -> None:
+    from spyglass.runtime import build_runtime
+    from spyglass.service.app import create_app
+
+    runtime = build_runtime(
+        paths, overrides={"search.providers": "searxng", "fetch.providers": "firecrawl"}
+    )
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=create_app(runtime, port=8092)),
+        base_url="http://127.0.0.1:8092",
+    ) as client:
+        body = (await client.get("/api/v1/health")).json()
+    assert any("search.searxng.base_url" in p for p in body["problems"]), body
+    assert any("fetch.firecrawl.api_key" in p for p in body["problems"]), body

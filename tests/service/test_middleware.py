@@ -78,5 +78,5 @@ async def test_operator_listed_host_names_are_accepted(paths: Paths) -> None:
         transport=httpx.ASGITransport(app=app), base_url="http://host.docker.internal:8092"
     ) as client:
         response = await client.get("/api/v1/health")
-    app.state.spyglass.history.close()
+    await app.state.spyglass.history.close()
     assert response.status_code == 200

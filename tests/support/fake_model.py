@@ -219,6 +219,11 @@ class FakeModel(LoopbackServer):
         with self._lock:
             self._script.extend(replies)
 
+    def forget_script(self) -> None:
+        """Drop scripted replies nobody asked for (a server shared by several tests)."""
+        with self._lock:
+            self._script.clear()
+
     def _next(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
         with self._lock:
             self.requests.append(body)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,7 +64,8 @@ def service_runtime(paths: Paths, fake_model: FakeModel, web: LoopbackWeb, clock
 def app(service_runtime: Runtime) -> Iterator[FastAPI]:
     application = create_app(service_runtime, port=PORT)
     yield application
-    application.state.spyglass.history.close()
+    asyncio.run(application.state.spyglass.history.close())
+    asyncio.run(application.state.spyglass.runtime.stores.aclose())
 
 
 @pytest.fixture

@@ -4,26 +4,31 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spyglass.core.capability import JSON, Bounds, Capability, Network, SideEffect
 from spyglass.core.context import InvocationContext
 from spyglass.core.outcome import Notice
 from spyglass.core.policy import WEB_ACCESS
-from spyglass.fetch.fetcher import FetchConfig, FetchedPage, Fetcher
 from spyglass.fetch.guard import MAX_URL_CHARS
+from spyglass.fetch.hosted import service as hosted
 from spyglass.fetch.paging import Part, part
 from spyglass.fetch.private import NOTICE_KIND, NOTICE_MESSAGE
-from spyglass.fetch.robots import RobotsRules
-from spyglass.fetch.services import DIALLER, RESOLVER, SSL_CONTEXT
 from spyglass.privacy import check, provenance
+from spyglass.providers.readiness import fetch_problems
+
+if TYPE_CHECKING:
+    from spyglass.fetch.fetcher import FetchedPage
+    from spyglass.fetch.robots import RobotsRules
 
 MIN_CHARS = 500
 MAX_CHARS = 100_000
 #: Turn-cache keys: extracted pages by URL, and robots.txt rules by robots URL.
 PAGES_KEY = "web.fetch/pages"
 ROBOTS_KEY = "web.fetch/robots"
-PROVIDER = "direct"
+#: Which provider delivered each cached page, by URL.
+PROVIDERS_KEY = "web.fetch/providers"
+NAME = "web.fetch"
 
 ARGUMENTS: JSON = {
     "type": "object",
@@ -68,6 +73,10 @@ RESULT: JSON = {
         "redirect_chain": {"type": "array", "items": {"type": "string"}},
         "retrieved_at": {"type": "string"},
         "cut_at_bytes": {"type": "integer", "minimum": 1},
+        "provider": {
+            "type": "string",
+            "description": '"direct" when Spyglass read the page, else the hosted reader that did',
+        },
     },
     "required": [
         "url",
@@ -86,15 +95,27 @@ RESULT: JSON = {
 
 
 async def precheck(context: InvocationContext) -> Sequence[Notice]:
-    """Every destination rule that needs no network, before anyone is asked to approve.
+    """Every rule that needs no network, before anyone is asked to approve.
 
-    The fetcher runs the same :class:`~spyglass.fetch.guard.Guard` again on every hop, and
-    checks DNS answers and the connected peer, which only the fetch itself can know.
+    Names the hosted reader that will see the URL, if one will. When Spyglass may fetch the
+    page itself, the same :class:`~spyglass.fetch.guard.Guard` the fetcher runs on every hop
+    checks it here; DNS answers and the connected peer only the fetch itself can check.
     """
-    target = FetchConfig.from_settings(context.settings.fetch).guard.check(context.arguments["url"])
-    notices = [Notice(NOTICE_KIND, NOTICE_MESSAGE, argument="url")] if target.private else []
+    url = context.arguments["url"]
+    if url in context.turn.cache.get(PAGES_KEY, {}):
+        # Later parts of a page read this turn come from the cache: nothing is sent anywhere.
+        return []
+    order, notices = hosted.check(
+        url, context.settings, capability=NAME, invocation_id=context.invocation_id
+    )
+    if hosted.DIRECT in order:
+        from spyglass.fetch.fetcher import FetchConfig
+
+        target = FetchConfig.from_settings(context.settings.fetch).guard.check(url)
+        if target.private:
+            notices = [Notice(NOTICE_KIND, NOTICE_MESSAGE, argument="url"), *notices]
     # Then where the URL came from (provenance mode) and what it would carry (privacy).
-    notices += await provenance.check_fetch(context)
+    notices = [*notices, *await provenance.check_fetch(context)]
     notices += await check.check_url(context)
     return notices
 
@@ -105,15 +126,37 @@ async def run(context: InvocationContext) -> JSON:
     offset: int = arguments.get("offset", 0)
     max_chars: int = arguments.get("max_chars", context.settings.fetch.max_chars)
     pages: dict[str, FetchedPage] = context.turn.cache.setdefault(PAGES_KEY, {})
-    context.provider = PROVIDER
+    providers: dict[str, str] = context.turn.cache.setdefault(PROVIDERS_KEY, {})
     page = pages.get(url)
     if page is None:
-        page = await _download(context, url)
+        # The same route the precheck announced: it is pinned by the invocation id.
+        order, _notices = hosted.check(
+            url, context.settings, capability=NAME, invocation_id=context.invocation_id
+        )
+
+        def report(provider: str) -> None:
+            context.provider = provider
+
+        page = await hosted.fetch(
+            url,
+            context.settings,
+            order,
+            direct=lambda: _download(context, url),
+            report=report,
+        )
         pages[url] = page
-    return fitted(page, offset, max_chars, context.max_result_bytes)
+        providers[url] = context.provider or hosted.DIRECT
+    else:
+        context.provider = providers.get(url, hosted.DIRECT)
+    return fitted(page, offset, max_chars, context.max_result_bytes, context.provider)
 
 
 async def _download(context: InvocationContext, url: str) -> FetchedPage:
+    # The fetch stack (httpx, the HTML extractor) is imported by the first fetch, not with
+    # the schemas: listing, validating or refusing a call must not pay for it.
+    from spyglass.fetch.fetcher import FetchConfig, Fetcher
+    from spyglass.fetch.services import DIALLER, RESOLVER, SSL_CONTEXT
+
     # The settings model already validated the domain lists, so this cannot fail here.
     config = FetchConfig.from_settings(context.settings.fetch)
     robots: dict[str, RobotsRules] = context.turn.cache.setdefault(ROBOTS_KEY, {})
@@ -127,11 +170,13 @@ async def _download(context: InvocationContext, url: str) -> FetchedPage:
         return await fetcher.fetch(url, robots_cache=robots)
 
 
-def fitted(page: FetchedPage, offset: int, max_chars: int, max_bytes: int) -> JSON:
+def fitted(
+    page: FetchedPage, offset: int, max_chars: int, max_bytes: int, provider: str | None = None
+) -> JSON:
     """The result for one part, shortened until its JSON fits in ``max_bytes``."""
     chars = max_chars
     while True:
-        result = _result(page, part(page.document.text, offset, chars))
+        result = _result(page, part(page.document.text, offset, chars), provider)
         size = len(json.dumps(result, ensure_ascii=False).encode("utf-8"))
         if size <= max_bytes or chars <= 1:
             return result
@@ -139,7 +184,7 @@ def fitted(page: FetchedPage, offset: int, max_chars: int, max_bytes: int) -> JS
         chars = max(1, int(chars * max_bytes / size * 0.95))
 
 
-def _result(page: FetchedPage, piece: Part) -> JSON:
+def _result(page: FetchedPage, piece: Part, provider: str | None) -> JSON:
     result: dict[str, Any] = {
         "url": page.url,
         "final_url": page.final_url,
@@ -160,18 +205,21 @@ def _result(page: FetchedPage, piece: Part) -> JSON:
     result["retrieved_at"] = page.retrieved_at
     if page.cut_at_bytes is not None:
         result["cut_at_bytes"] = page.cut_at_bytes
+    if provider is not None:
+        result["provider"] = provider
     return result
 
 
 CAPABILITY = Capability(
-    name="web.fetch",
+    name=NAME,
     version=1,
     title="Read a web page",
     description=(
         "Read one public web page (HTML, text, Markdown, JSON or PDF) and return its main "
         "content as Markdown. Long pages come in parts: call again with offset=next_offset "
         "to read on. A redirect to another site is reported, not followed. cut_at_bytes "
-        "means the page was longer than the owner's size limit and only its start was read."
+        "means the page was longer than the owner's size limit and only its start was read; "
+        "provider says who read the page: direct, or a hosted reader the owner chose."
     ),
     argument_schema=ARGUMENTS,
     result_schema=RESULT,
@@ -179,7 +227,8 @@ CAPABILITY = Capability(
     network=Network.EXTERNAL,
     bounds=Bounds(timeout_seconds=15, max_result_bytes=450_000, max_invocations_per_turn=5),
     handler=run,
-    precheck=precheck,
     policy_key=WEB_ACCESS,
+    precheck=precheck,
     timeout_setting="fetch.timeout_seconds",
+    readiness=fetch_problems,
 )

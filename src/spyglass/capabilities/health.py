@@ -5,6 +5,7 @@ from __future__ import annotations
 from spyglass.core.capability import JSON, Bounds, Capability, Network, SideEffect
 from spyglass.core.context import InvocationContext
 from spyglass.core.policy import WEB_ACCESS
+from spyglass.providers.readiness import fetch_problems, search_problems
 from spyglass.version import __version__
 
 ARGUMENTS: JSON = {
@@ -21,6 +22,12 @@ RESULT: JSON = {
         "web_access_enabled": {"type": "boolean"},
         "search_providers": {"type": "array", "items": {"type": "string"}},
         "search_fallback": {"type": "array", "items": {"type": "string"}},
+        "fetch_providers": {"type": "array", "items": {"type": "string"}},
+        "problems": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "configuration problems that keep a capability from being offered",
+        },
     },
     "required": ["status", "version", "web_access_enabled", "search_providers"],
     "additionalProperties": False,
@@ -40,6 +47,15 @@ async def run(context: InvocationContext) -> JSON:
         "web_access_enabled": context.policy.enabled(WEB_ACCESS),
         "search_providers": provider_names(search.providers),
         "search_fallback": list(search.fallback),
+        "fetch_providers": provider_names(context.settings.fetch.providers),
+        "problems": [
+            f"{name}: {problem}"
+            for name, problems in (
+                ("web.search", search_problems(context.settings)),
+                ("web.fetch", fetch_problems(context.settings)),
+            )
+            for problem in problems
+        ],
     }
 
 

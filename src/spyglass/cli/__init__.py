@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from spyglass.cli import audit, config, mcp, policy, search, serve
+from spyglass.cli import audit, config, db, mcp, policy, search, serve
 from spyglass.cli import fetch as fetch_command
 from spyglass.cli.capabilities import capabilities, invoke
 from spyglass.cli.output import EXIT_FAILED, EXIT_USAGE, fail
@@ -15,6 +15,8 @@ from spyglass.errors import ConfigError, SpyglassError
 from spyglass.version import __version__
 
 app = typer.Typer(
+    # Plain help: typer's rich formatter costs more start-up time than the command itself.
+    rich_markup_mode=None,
     name="spyglass",
     help="Let a local AI assistant search and read the web, with your approval for every call.",
     no_args_is_help=True,
@@ -52,6 +54,7 @@ app.add_typer(policy.app, name="policy")
 app.add_typer(audit.app, name="audit")
 app.add_typer(config.app, name="config")
 app.add_typer(mcp.app, name="mcp")
+app.add_typer(db.app, name="db")
 
 
 def main() -> None:

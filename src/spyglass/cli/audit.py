@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
 from spyglass.cli.invoke import load_runtime
 from spyglass.cli.output import EXIT_USAGE, JSON_OPTION, fail, print_json, stdout
-from spyglass.history.store import SQLiteHistory
+
+if TYPE_CHECKING:
+    from spyglass.runtime import Runtime
 
 app = typer.Typer(
     help="Read the audit log of capability calls, and the receipts of answers.",
     no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
 COLUMNS = (
@@ -46,8 +49,13 @@ def tail(
         return
     console = stdout()
     if not events:
-        console.print(f"No audit events yet ({runtime.paths.audit_file}).")
+        where = (
+            "PostgreSQL" if runtime.stores.backend == "shared" else str(runtime.paths.audit_file)
+        )
+        console.print(f"No audit events yet ({where}).")
         return
+    from rich.table import Table  # only the commands that print a table load it
+
     table = Table(*COLUMNS, box=None, header_style="bold")
     for event in events:
         table.add_row(*("" if event.get(c) is None else str(event.get(c)) for c in COLUMNS))
@@ -84,14 +92,7 @@ def receipts(
     except ValueError as exc:
         fail(str(exc), EXIT_USAGE)
     runtime = load_runtime()
-    path = runtime.paths.database_file
-    found: list[dict[str, object]] = []
-    if runtime.settings.history.enabled and path.exists():
-        history = SQLiteHistory(path, retention_days=runtime.settings.history.retention_days)
-        try:
-            found = list(history.receipts(datetime.now(UTC) - span))
-        finally:
-            history.close()
+    found = asyncio.run(_receipts(runtime, datetime.now(UTC) - span))
     if json_output:
         print_json(found)
         return
@@ -102,6 +103,8 @@ def receipts(
     if not found:
         console.print(f"No answers in the last {since.strip()}.")
         return
+    from rich.text import Text  # only the commands that print styled lines load it
+
     for item in found:
         receipt = item["receipt"]
         summary = receipt.get("summary", "") if isinstance(receipt, dict) else ""
@@ -113,3 +116,16 @@ def receipts(
                 (str(summary), "yellow" if left else "green"),
             )
         )
+
+
+async def _receipts(runtime: Runtime, since: datetime) -> list[dict[str, Any]]:
+    """Receipts since ``since`` from the history store the settings name (none when off)."""
+    if not runtime.settings.history.enabled:
+        return []
+    if runtime.stores.backend == "embedded" and not runtime.paths.database_file.exists():
+        return []  # nothing was ever kept: do not create the database to say so
+    history = runtime.stores.history()
+    try:
+        return list(await history.receipts(since))
+    finally:
+        await history.close()

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import typer
-from rich.syntax import Syntax
-from rich.table import Table
 
 from spyglass.cli.invoke import load_runtime, run_capability
 from spyglass.cli.output import EXIT_USAGE, JSON_OPTION, fail, print_json, stdout
@@ -27,6 +26,8 @@ def capabilities(
         print_json(described)
         return
     console = stdout()
+    from rich.table import Table  # only the commands that print a table load it
+
     table = Table(
         "name",
         "wire name",
@@ -61,7 +62,7 @@ def capabilities(
         for label in ("argument_schema", "result_schema"):
             console.print(f"[dim]{label}[/]")
             console.print(
-                Syntax(json.dumps(item[label], indent=2), "json", background_color="default")
+                _syntax(json.dumps(item[label], indent=2), "json", background_color="default")
             )
 
 
@@ -82,3 +83,10 @@ def invoke(
             hint='write it as a JSON object, e.g. \'{"query": "llama.cpp release notes"}\'',
         )
     run_capability(name, parsed, json_output=json_output, yes=yes, version=version)
+
+
+def _syntax(code: str, lexer: str, **options: Any) -> Any:
+    # Pygments is imported only when a schema is printed, not with every command.
+    from rich.syntax import Syntax
+
+    return Syntax(code, lexer, **options)

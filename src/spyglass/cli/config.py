@@ -9,9 +9,12 @@ import typer
 from spyglass.cli.invoke import load_runtime
 from spyglass.cli.output import EXIT_FAILED, JSON_OPTION, fail, print_json, stdout
 from spyglass.paths import Paths
-from spyglass.settings import TEMPLATE
 
-app = typer.Typer(help="Show the effective settings and where they live.", no_args_is_help=True)
+app = typer.Typer(
+    help="Show the effective settings and where they live.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
 
 
 @app.command()
@@ -68,5 +71,7 @@ def init(force: bool = typer.Option(False, "--force", help="Overwrite an existin
     if target.exists() and not force:
         fail(f"{target} already exists", EXIT_FAILED, hint="add --force to overwrite it")
     target.parent.mkdir(parents=True, exist_ok=True)
+    from spyglass.settings import TEMPLATE
+
     target.write_text(TEMPLATE, encoding="utf-8")
     stdout().print(f"wrote {target}", markup=False)

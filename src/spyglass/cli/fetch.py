@@ -8,7 +8,6 @@ from typing import Any
 
 import typer
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.text import Text
 
 from spyglass.cli.invoke import run_capability
@@ -80,6 +79,8 @@ def _render(outcome: Outcome, console: Console) -> None:
     console.print()
     text = clean(str(result.get("text", "")))
     if console.is_terminal:
+        from rich.markdown import Markdown  # markdown-it: only for a page printed here
+
         console.print(Markdown(text, hyperlinks=False))
     else:
         console.print(Text(text))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -28,7 +28,9 @@ from spyglass.cli.output import (
 from spyglass.core.outcome import Outcome
 from spyglass.errors import ConfigError
 from spyglass.privacy.notices import lines as notice_lines
-from spyglass.runtime import Runtime, build_runtime
+
+if TYPE_CHECKING:
+    from spyglass.runtime import Runtime
 
 CHANNEL = "cli"
 
@@ -36,6 +38,10 @@ Renderer = Callable[[Outcome, Console], None]
 
 
 def load_runtime(overrides: Mapping[str, Any] | None = None) -> Runtime:
+    # The runtime brings the settings model and the capabilities; a command that needs
+    # neither (--help, `mcp config`) never imports them.
+    from spyglass.runtime import build_runtime
+
     try:
         return build_runtime(overrides=overrides)
     except ConfigError as exc:

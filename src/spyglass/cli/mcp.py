@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 
-import anyio
 import typer
 
 from spyglass.cli.invoke import load_runtime
@@ -16,6 +15,8 @@ from spyglass.mcp.clients import DELEGATED_ENV, Host, snippet
 CLIENT_OPTION = typer.Option(Host.CLAUDE, "--client", help="Which MCP host to configure.")
 
 app = typer.Typer(
+    # Plain help: typer's rich formatter costs more start-up time than the command itself.
+    rich_markup_mode=None,
     help="Serve web_search and web_fetch to MCP hosts (stdio unless --http).",
     invoke_without_command=True,
 )
@@ -35,6 +36,8 @@ def serve(
     if ctx.invoked_subcommand is not None:
         return
     # The MCP SDK takes a good part of a second to import: only the serving path pays for it.
+    import anyio
+
     from spyglass.mcp.transport import bind_loopback, serve_http, serve_stdio
 
     runtime = load_runtime()

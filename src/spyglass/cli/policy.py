@@ -15,6 +15,8 @@ from spyglass.cli.output import JSON_OPTION, print_json, stdout
 from spyglass.core.policy import WEB_ACCESS, WEB_FETCH, WEB_SEARCH
 
 app = typer.Typer(
+    # Plain help: typer's rich formatter costs more start-up time than the command itself.
+    rich_markup_mode=None,
     help=(
         "Show or change the owner's switches: web access (off until enabled), and under it "
         "search and fetch, each on unless switched off."

@@ -11,7 +11,6 @@ from rich.text import Text
 from spyglass.cli.invoke import load_runtime, run_capability
 from spyglass.cli.output import EXIT_USAGE, JSON_OPTION, fail
 from spyglass.core.outcome import Outcome
-from spyglass.search.providers import PROVIDERS
 
 # Module-level, as list-valued options must not be built in argument defaults.
 SITE_OPTION = typer.Option(
@@ -70,6 +69,8 @@ def search(
     """Search the web (needs web access on; asks before anything leaves this machine)."""
     overrides: dict[str, Any] = {}
     if provider is not None:
+        from spyglass.search.providers import PROVIDERS
+
         if provider not in PROVIDERS:
             fail(
                 f"{provider!r} is not a search provider",

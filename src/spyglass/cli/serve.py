@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
+import os
 import socket
+from typing import TYPE_CHECKING
 
-import httpx
 import typer
-import uvicorn
 
 from spyglass.cli.invoke import load_runtime
 from spyglass.cli.output import EXIT_FAILED, EXIT_USAGE, fail, stderr
-from spyglass.service.app import create_app
-from spyglass.service.auth import load_or_create_token
+from spyglass.errors import StorageError, StoreUnavailable
+
+if TYPE_CHECKING:
+    from spyglass.runtime import Runtime
 
 
 def is_loopback(host: str) -> bool:
@@ -45,17 +48,19 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def url_host(host: str) -> str:
-    if host in ("0.0.0.0", "::"):  # noqa: S104 - comparing, not binding
-        return "127.0.0.1"
-    return f"[{host}]" if ":" in host else host
-
-
 def serve(
     host: str | None = typer.Option(None, "--host", help="Bind address (server.host)."),
     port: int | None = typer.Option(None, "--port", help="Bind port (server.port)."),
     allow_remote: bool = typer.Option(
         False, "--allow-remote", help="Allow binding an address other than loopback."
+    ),
+    workers: int = typer.Option(
+        1,
+        "--workers",
+        min=1,
+        max=64,
+        help="Worker processes sharing the port and every piece of state (state.db, or Redis "
+        "and PostgreSQL with state.backend = shared).",
     ),
     print_login_url: bool = typer.Option(
         False,
@@ -64,6 +69,13 @@ def serve(
     ),
 ) -> None:
     """Run the Spyglass service: HTTP API, console and Open WebUI endpoints."""
+    # The web framework and the server are imported here, by the one command that uses them,
+    # so that every other command starts quickly.
+    import uvicorn
+
+    from spyglass.service.app import create_app
+    from spyglass.service.worker import url_host
+
     runtime = load_runtime({"server.host": host, "server.port": port})
     settings = runtime.settings
     if print_login_url:
@@ -84,12 +96,27 @@ def serve(
         )
     sock = bind(host, settings.server.port)
     port = sock.getsockname()[1]
-    app = create_app(runtime, port=port, extra_hosts=[url_host(host)])
-    code = app.state.spyglass.login_codes.issue()
+    try:
+        # Migrations before any worker starts; then the first login code, in the shared store
+        # every worker reads.
+        asyncio.run(asyncio.to_thread(runtime.stores.upgrade))
+        code = asyncio.run(_first_login_code(runtime))
+    except (StoreUnavailable, StorageError) as exc:
+        sock.close()
+        fail(
+            str(exc),
+            EXIT_FAILED,
+            hint="start the state servers (state.redis_url, state.database_url) or use "
+            "state.backend = embedded",
+        )
     console = stderr()
     base = f"http://{url_host(host)}:{port}"
     console.print(f"Spyglass data: {runtime.paths.home}", markup=False)
-    console.print(f"  history: {runtime.paths.database_file}", markup=False)
+    if runtime.stores.backend == "shared":
+        console.print("  state: shared (Redis and PostgreSQL)", markup=False)
+    else:
+        console.print(f"  history: {runtime.paths.database_file}", markup=False)
+        console.print(f"  sessions and pending approvals: {runtime.paths.state_file}", markup=False)
     console.print(f"  audit log: {runtime.paths.audit_file}", markup=False)
     console.print(f"  API token: {runtime.paths.api_token_file}", markup=False)
     console.print(f"API: {base}/api/v1 (model server: {settings.llm.base_url})", markup=False)
@@ -97,11 +124,16 @@ def serve(
         f"Open the console (link works once, for 10 minutes):\n  {base}/login?code={code}",
         markup=False,
     )
+    if workers > 1:
+        console.print(f"Workers: {workers}", markup=False)
     console.print("Press Ctrl-C to stop.")
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", server_header=False)
-    server = uvicorn.Server(config)
     try:
-        server.run(sockets=[sock])
+        if workers > 1:
+            _run_workers(host, port, workers, sock)
+        else:
+            app = create_app(runtime, port=port, extra_hosts=[url_host(host)])
+            config = uvicorn.Config(app, log_level="warning", lifespan="on", server_header=False)
+            uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:  # pragma: no cover - uvicorn handles SIGINT itself
         pass
     finally:
@@ -109,8 +141,40 @@ def serve(
     console.print("Spyglass stopped.")
 
 
+def _run_workers(host: str, port: int, workers: int, sock: socket.socket) -> None:
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    # Each worker builds its own runtime from the same settings: the flags travel as
+    # environment variables, with the port actually bound.
+    os.environ["SPYGLASS_SERVER__HOST"] = host
+    os.environ["SPYGLASS_SERVER__PORT"] = str(port)
+    config = uvicorn.Config(
+        "spyglass.service.worker:create",
+        factory=True,
+        workers=workers,
+        log_level="warning",
+        lifespan="on",
+        server_header=False,
+    )
+    Multiprocess(config, sockets=[sock]).run()
+
+
+async def _first_login_code(runtime: Runtime) -> str:
+    # On a loop of its own, before uvicorn's: its connections are closed with it.
+    try:
+        return await runtime.stores.login_codes.issue()
+    finally:
+        await runtime.stores.aclose()
+
+
 def _print_login_url(token_file: object, host: str, port: int) -> None:
     from pathlib import Path
+
+    import httpx
+
+    from spyglass.service.auth import load_or_create_token
+    from spyglass.service.worker import url_host
 
     path = Path(str(token_file))
     if not path.exists():

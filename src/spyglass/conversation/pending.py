@@ -1,14 +1,23 @@
 """Turns paused for the owner's approval, keyed by the confirmation token.
 
-The interface is two methods so a shared store (Redis) can replace the in-process one when
-several service processes run. Nothing here is ever written to disk.
+A paused turn is *claimed* by the process its approval reaches (:meth:`PendingTurnStore.take`)
+and held under a lease while it runs: checkpoints record its progress, ``finish`` removes it.
+If that process dies, another one may claim the turn once the lease has lapsed and carries on
+from the last checkpoint; the approval token is single use, so a call already run is never run
+twice. The in-process store needs none of that and simply hands the turn over.
+
+``expires_at`` is wall-clock time so it means the same in every process and after a restart.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
 import threading
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -16,6 +25,10 @@ from spyglass.conversation.citations import Citations
 from spyglass.core.confirmation import TOKEN_TTL_SECONDS
 from spyglass.core.context import Turn
 from spyglass.llm.toolcalls import ToolCall
+from spyglass.privacy.provenance import Source
+
+#: How long a claim lasts without renewal unless the store is told otherwise.
+DEFAULT_LEASE_SECONDS = 30.0
 
 
 @dataclass
@@ -41,6 +54,8 @@ class TurnState:
     #: The call waiting for approval: its index in ``events`` and the pending confirmation.
     waiting_event: int | None = None
     waiting: dict[str, Any] | None = None
+    #: The token this turn was claimed by, while a process holds it under a lease.
+    claim: str | None = None
 
 
 @dataclass(frozen=True)
@@ -55,32 +70,54 @@ class PausedTurn:
 RECALL_SECONDS = TOKEN_TTL_SECONDS
 
 
-class PendingTurnStore(Protocol):
-    def put(self, paused: PausedTurn) -> None: ...
+class TurnBusy(Exception):
+    """Another process holds this turn's lease; the approval may be sent again later."""
 
-    def take(self, token: str, conversation_id: str) -> PausedTurn | None:
-        """Remove and return the paused turn, atomically, if it belongs to that conversation
-        and its expiry is at most :data:`RECALL_SECONDS` past; ``None`` otherwise (a foreign
-        token is left in place). The caller lets the executor refuse an expired token."""
+    def __init__(self, retry_after: float) -> None:
+        super().__init__(f"resumed elsewhere; retry in {retry_after:.0f} s")
+        self.retry_after = retry_after
+
+
+class PendingTurnStore(Protocol):
+    async def put(self, paused: PausedTurn) -> None: ...
+
+    async def take(self, token: str, conversation_id: str) -> PausedTurn | None:
+        """Claim the paused turn if it belongs to that conversation and its expiry is at most
+        :data:`RECALL_SECONDS` past (the caller lets the executor refuse an expired token).
+
+        ``None`` if unknown, foreign (left in place for its owner), long expired or finished.
+        Raises :class:`TurnBusy` while another live process holds it.
+        """
+        ...
+
+    async def checkpoint(self, token: str, state: TurnState) -> None:
+        """Save the progress of a claimed turn and renew its lease."""
+        ...
+
+    async def finish(self, token: str) -> None:
+        """The claimed turn ended (or paused again under a new token): forget it."""
         ...
 
 
 class InMemoryPendingTurnStore:
-    """The embedded default: a dict under a lock, pruned of expired turns as it goes."""
+    """The in-process store: a dict under a lock, pruned of expired turns as it goes.
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    A claim removes the turn at once, so checkpoints and ``finish`` have nothing to do.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self._clock = clock
         self._items: dict[str, PausedTurn] = {}
         self._lock = threading.Lock()
 
-    def put(self, paused: PausedTurn) -> None:
+    async def put(self, paused: PausedTurn) -> None:
         with self._lock:
             cutoff = self._clock() - RECALL_SECONDS
             for token in [t for t, p in self._items.items() if p.expires_at < cutoff]:
                 del self._items[token]
             self._items[paused.token] = paused
 
-    def take(self, token: str, conversation_id: str) -> PausedTurn | None:
+    async def take(self, token: str, conversation_id: str) -> PausedTurn | None:
         with self._lock:
             paused = self._items.get(token)
             if paused is None or paused.state.conversation_id != conversation_id:
@@ -90,6 +127,12 @@ class InMemoryPendingTurnStore:
                 return None
             return paused
 
+    async def checkpoint(self, token: str, state: TurnState) -> None:
+        return None
+
+    async def finish(self, token: str) -> None:
+        return None
+
     def __len__(self) -> int:
         with self._lock:
             return len(self._items)
@@ -97,3 +140,94 @@ class InMemoryPendingTurnStore:
 
 def expiry(clock: Callable[[], float]) -> float:
     return clock() + TOKEN_TTL_SECONDS
+
+
+@contextlib.asynccontextmanager
+async def held(store: PendingTurnStore, state: TurnState, lease: float) -> AsyncIterator[None]:
+    """While the body runs, renew the claim on ``state`` every third of its lease.
+
+    Does nothing for a turn that was not claimed (a new turn, or an in-process store).
+    """
+    token = state.claim
+    if token is None:
+        yield
+        return
+
+    async def renew() -> None:
+        while True:
+            await asyncio.sleep(lease / 3)
+            with contextlib.suppress(Exception):
+                await store.checkpoint(token, state)
+
+    task = asyncio.create_task(renew())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+# -- the JSON form kept by stores that outlive the process ------------------------------------
+
+
+def state_to_json(state: TurnState) -> str:
+    """The turn as JSON. The turn's cache (fetched pages) stays in process: it is rebuilt."""
+    data = {
+        "conversation_id": state.conversation_id,
+        "turn_id": state.turn_id,
+        "messages": state.messages,
+        "turn": {
+            "conversation_id": state.turn.conversation_id,
+            "id": state.turn.id,
+            "counts": dict(state.turn.counts),
+            "private_texts": list(state.turn.private_texts),
+            "sources": [source.to_dict() for source in state.turn.sources],
+        },
+        "text": state.text,
+        "reasoning": state.reasoning,
+        "events": state.events,
+        "citations": state.citations.to_list(),
+        "exchanges": state.exchanges,
+        "receipt": state.receipt,
+        "rounds": state.rounds,
+        "queue": [
+            {"id": c.id, "name": c.name, "arguments": c.arguments, "recovered": c.recovered}
+            for c in state.queue
+        ],
+        "waiting_event": state.waiting_event,
+        "waiting": state.waiting,
+        "claim": state.claim,
+    }
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def state_from_json(text: str | bytes) -> TurnState:
+    data = json.loads(text)
+    turn = data["turn"]
+    return TurnState(
+        conversation_id=data["conversation_id"],
+        turn_id=data["turn_id"],
+        messages=data["messages"],
+        turn=Turn(
+            conversation_id=turn["conversation_id"],
+            id=turn["id"],
+            counts=Counter(turn["counts"]),
+            private_texts=tuple(turn.get("private_texts", ())),
+            sources=[Source.from_dict(source) for source in turn.get("sources", [])],
+        ),
+        text=data["text"],
+        reasoning=data["reasoning"],
+        events=data["events"],
+        citations=Citations(data["citations"]),
+        exchanges=data["exchanges"],
+        receipt=data.get("receipt", []),
+        rounds=data["rounds"],
+        queue=[
+            ToolCall(q["id"], q["name"], q["arguments"], bool(q["recovered"]))
+            for q in data["queue"]
+        ],
+        waiting_event=data["waiting_event"],
+        waiting=data["waiting"],
+        claim=data.get("claim"),
+    )

@@ -8,6 +8,7 @@ what was produced so far is still saved.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator
@@ -15,12 +16,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from spyglass.conversation.events import tool_event
-from spyglass.conversation.pending import PausedTurn, PendingTurnStore, TurnState, expiry
+from spyglass.conversation.pending import (
+    PausedTurn,
+    PendingTurnStore,
+    TurnBusy,
+    TurnState,
+    expiry,
+    held,
+)
 from spyglass.conversation.transcript import is_untrusted, replay, tool_message, tool_payload
 from spyglass.core.capability import Capability
 from spyglass.core.context import Turn
 from spyglass.core.outcome import Outcome
 from spyglass.core.policy import capability_allowed
+from spyglass.errors import StoreUnavailable
 from spyglass.history.store import HistoryStore
 from spyglass.llm.client import Completion, ModelClient, ModelUnavailable, ToolsRefused
 from spyglass.llm.prompt import system_prompt
@@ -76,8 +85,10 @@ class ConversationService:
 
     def offered(self) -> list[Capability]:
         """Capabilities whose owner switch is on (web access off → no web tools at all)."""
-        policy = self.runtime.policy
-        return [c for c in self.runtime.registry.latest() if capability_allowed(policy, c)]
+        policy, settings = self.runtime.policy, self.runtime.settings
+        return [
+            c for c in self.runtime.registry.latest() if capability_allowed(policy, c, settings)
+        ]
 
     def _tools(self) -> list[Capability]:
         """What the model is offered now: nothing while its server refuses it tools."""
@@ -85,11 +96,11 @@ class ConversationService:
 
     # -- starting and resuming ------------------------------------------------------------
 
-    def start(self, conversation_id: str | None, text: str) -> TurnState:
+    async def start(self, conversation_id: str | None, text: str) -> TurnState:
         """A new turn on a new or existing conversation. Raises :class:`TurnRefused`."""
         # Any request is a chance to audit confirmations that expired unanswered.
-        self.runtime.executor.sweep_expired()
-        known = conversation_id is None or self.history.exists(conversation_id)
+        await self.runtime.executor.sweep_expired()
+        known = conversation_id is None or await self.history.exists(conversation_id)
         if not known and self.history.enabled:
             assert conversation_id is not None
             raise TurnRefused(
@@ -100,12 +111,12 @@ class ConversationService:
             )
         conversation_id = conversation_id or uuid.uuid4().hex
         turn_id = uuid.uuid4().hex
-        stored = self.history.messages(conversation_id)
+        stored = await self.history.messages(conversation_id)
         earlier = replay(stored)
         prompt = system_prompt(self._tools(), self.runtime.settings.llm.system_prompt)
         messages = [{"role": "system", "content": prompt}, *earlier]
         messages.append({"role": "user", "content": text})
-        self.history.add_user(conversation_id, turn_id, text, title=text[:TITLE_CHARS])
+        await self.history.add_user(conversation_id, turn_id, text, title=text[:TITLE_CHARS])
         return TurnState(
             conversation_id=conversation_id,
             turn_id=turn_id,
@@ -114,17 +125,27 @@ class ConversationService:
                 conversation_id=conversation_id,
                 id=turn_id,
                 private_texts=(*(m["text"] for m in stored if m["role"] == "user"), text),
-                sources=self.provenance.sources(conversation_id),
+                sources=await self.provenance.sources(conversation_id),
             ),
         )
 
-    def resume(self, conversation_id: str, token: str) -> TurnState:
+    async def resume(self, conversation_id: str, token: str) -> TurnState:
         """The paused turn a confirmation token belongs to. Raises :class:`TurnRefused`."""
-        paused = self.pending.take(token, conversation_id)
+        try:
+            paused = await self.pending.take(token, conversation_id)
+        except TurnBusy as exc:
+            # Answered already and still running (here or in another process). Should that
+            # process die, its lease lapses and the same answer carries the turn on.
+            raise TurnRefused(
+                "INVALID_CONFIRMATION",
+                "this confirmation is already being answered; if that answer never arrives, "
+                f"send it again in {max(1, round(exc.retry_after))} s to carry the turn on",
+                400,
+            ) from None
         if paused is None:
             # Forged, replayed, foreign or long expired: it never reaches the executor's
             # confirm stage, but the refusal is audited all the same (without the token).
-            self.runtime.executor.refuse_confirmation(channel=self.channel)
+            await self.runtime.executor.refuse_confirmation(channel=self.channel)
             raise TurnRefused(
                 "INVALID_CONFIRMATION",
                 "this confirmation is unknown, already answered, expired or belongs to "
@@ -133,6 +154,7 @@ class ConversationService:
             )
         # An expired one still resumes: the executor records the call as expired (a
         # denial), and the model answers with what it has instead of the turn dying.
+        paused.state.claim = token
         return paused.state
 
     # -- running --------------------------------------------------------------------------
@@ -144,18 +166,26 @@ class ConversationService:
         yield "turn", {"conversation_id": state.conversation_id, "turn_id": state.turn_id}
         paused: dict[str, Any] | None = None
         failed = False
+        claim = state.claim
         try:
-            try:
-                async for event in self._steps(state, answer):
-                    if event[0] == "pending_confirmation":
-                        paused = event[1]
-                    yield event
-            except ModelUnavailable as exc:
-                failed = True
-                yield "error", {"error": {"code": "MODEL_UNAVAILABLE", "message": exc.message}}
+            async with held(self.pending, state, self.runtime.settings.state.lease_seconds):
+                try:
+                    async for event in self._steps(state, answer):
+                        if event[0] == "pending_confirmation":
+                            paused = event[1]
+                        elif event[0] == "tool_end" and claim is not None:
+                            # Progress another process carries on from if this one dies.
+                            await self._checkpoint(claim, state)
+                        yield event
+                except ModelUnavailable as exc:
+                    failed = True
+                    yield "error", {"error": {"code": "MODEL_UNAVAILABLE", "message": exc.message}}
         finally:
             # Also on cancellation (the client went away): what was produced is kept.
-            self._save(state)
+            await asyncio.shield(self._save(state))
+            if claim is not None:
+                state.claim = None
+                await asyncio.shield(self._finish(claim))
         if not failed or state.citations.to_list():
             yield "citations", {"citations": state.citations.to_list()}
         yield "done", response(state, paused)
@@ -163,7 +193,8 @@ class ConversationService:
     async def _steps(
         self, state: TurnState, answer: tuple[str, bool] | None
     ) -> AsyncIterator[Event]:
-        if answer is not None:
+        if answer is not None and state.waiting is not None:
+            # (A turn carried on after a crash may have handled its answer already.)
             token, approve = answer
             event = await self._answer(state, token, approve)
             yield "tool_end", event
@@ -187,13 +218,13 @@ class ConversationService:
                     state.waiting_event = len(state.events)
                     event = tool_event(outcome, call.arguments)
                     state.events.append(event)
-                    self.pending.put(
+                    await self.pending.put(
                         PausedTurn(pending["token"], state, expiry(self.runtime.executor.clock))
                     )
                     yield "tool_end", event
                     yield "pending_confirmation", pending
                     return
-                yield "tool_end", self._record(state, call, outcome)
+                yield "tool_end", await self._record(state, call, outcome)
             final = state.rounds >= limits.max_tool_rounds
             reply = _Answer(tools=[] if final else self._tools())
             async for item in self._ask(state, reply):
@@ -246,7 +277,7 @@ class ConversationService:
                 yield event
 
     async def _stream(self, state: TurnState, answer: _Answer) -> AsyncIterator[Event]:
-        tools = [c.openai_tool() for c in answer.tools] or None
+        tools = [c.openai_tool(self.runtime.settings) for c in answer.tools] or None
         async for item in self.model.stream(state.messages, tools):
             if isinstance(item, Completion):
                 answer.completion = item
@@ -298,14 +329,14 @@ class ConversationService:
                 recovered=call.recovered,
             )
         else:
-            outcome = executor.deny(
+            outcome = await executor.adeny(
                 token, channel=self.channel, conversation_id=state.conversation_id
             )
-        event = self._record(state, call, outcome, replace=state.waiting_event)
+        event = await self._record(state, call, outcome, replace=state.waiting_event)
         state.waiting = state.waiting_event = None
         return event
 
-    def _record(
+    async def _record(
         self, state: TurnState, call: ToolCall, outcome: Outcome, replace: int | None = None
     ) -> dict[str, Any]:
         """Give the model the outcome as a tool result and the person a ToolEvent."""
@@ -327,7 +358,11 @@ class ConversationService:
         found = observed(outcome, call.arguments, state.turn.sources)
         if found:
             state.turn.sources.extend(found)
-            self.provenance.add(state.conversation_id, found)
+            try:
+                await self.provenance.add(state.conversation_id, found)
+            except StoreUnavailable as exc:
+                # This turn still knows them; only later turns would not.
+                logger.warning("could not keep where the URLs came from: %s", exc.message)
         event = tool_event(outcome, call.arguments)
         if replace is not None and replace < len(state.events):
             state.events[replace] = event
@@ -340,9 +375,23 @@ class ConversationService:
     def _capability_name(self, call: ToolCall) -> str:
         return self.runtime.registry.name_for_wire(call.name) or call.name
 
-    def _save(self, state: TurnState) -> None:
+    async def _checkpoint(self, claim: str, state: TurnState) -> None:
         try:
-            self.history.save_assistant(
+            await self.pending.checkpoint(claim, state)
+        except StoreUnavailable as exc:
+            # The turn goes on; only carrying it on after a crash of this process is lost.
+            logger.warning("could not checkpoint the turn: %s", exc.message)
+
+    async def _finish(self, claim: str) -> None:
+        try:
+            await self.pending.finish(claim)
+        except StoreUnavailable as exc:
+            # Its lease lapses on its own; a late approval finds the turn already answered.
+            logger.warning("could not release the finished turn: %s", exc.message)
+
+    async def _save(self, state: TurnState) -> None:
+        try:
+            await self.history.save_assistant(
                 state.conversation_id,
                 state.turn_id,
                 text=state.text,

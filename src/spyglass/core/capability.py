@@ -13,6 +13,7 @@ from spyglass.errors import DefinitionError
 if TYPE_CHECKING:
     from spyglass.core.context import InvocationContext
     from spyglass.core.outcome import Notice
+    from spyglass.settings import Settings
 
 JSON = dict[str, Any]
 
@@ -69,6 +70,12 @@ Handler = Callable[["InvocationContext"], Awaitable[JSON]]
 #: (status ``rejected``) to refuse the call before anyone is asked; returns what the person
 #: approving it should see. Must not do I/O beyond reading local state.
 Precheck = Callable[["InvocationContext"], Awaitable[Sequence["Notice"]]]
+#: What stops a capability from running under these settings (a provider without its key),
+#: as messages naming the setting to fix; empty when it can run. Reads settings only.
+Readiness = Callable[["Settings"], Sequence[str]]
+#: The description for these settings, when part of it depends on them (the search
+#: provider's query operators).
+Describer = Callable[["Settings"], str]
 
 
 @dataclass(frozen=True)
@@ -92,6 +99,10 @@ class Capability:
     #: Dotted settings key whose value replaces ``bounds.timeout_seconds`` (plus a grace period
     #: so the capability's own deadline fires first with a precise message).
     timeout_setting: str | None = None
+    #: Configuration problems that keep the capability from being offered or run.
+    readiness: Readiness | None = field(default=None, repr=False, compare=False)
+    #: Builds the description from the settings; ``description`` is the settings-free form.
+    describer: Describer | None = field(default=None, repr=False, compare=False)
     confirmation: Confirmation = field(init=False)
 
     def __post_init__(self) -> None:
@@ -120,6 +131,16 @@ class Capability:
     def requires_confirmation(self) -> bool:
         return self.confirmation is Confirmation.REQUIRED
 
+    def problems(self, settings: Settings) -> list[str]:
+        """What keeps this capability from running under ``settings``; empty when ready."""
+        return list(self.readiness(settings)) if self.readiness is not None else []
+
+    def description_for(self, settings: Settings | None) -> str:
+        """The description a model or MCP host sees under ``settings``."""
+        if settings is None or self.describer is None:
+            return self.description
+        return self.describer(settings)
+
     def describe(self) -> JSON:
         """Plain data about the capability, for ``spyglass capabilities`` and the HTTP API."""
         return {
@@ -141,13 +162,13 @@ class Capability:
             "result_schema": self.result_schema,
         }
 
-    def openai_tool(self) -> JSON:
+    def openai_tool(self, settings: Settings | None = None) -> JSON:
         """The OpenAI chat-completions ``tools`` entry, built from the same schema."""
         return {
             "type": "function",
             "function": {
                 "name": self.wire_name,
-                "description": self.description,
+                "description": self.description_for(settings),
                 "parameters": self.argument_schema,
             },
         }

@@ -1,12 +1,15 @@
 """Confirmation tokens: single use, short lived, bound to one exact call.
 
-The store interface is two methods so a shared store (Redis) can replace the in-process one
-when several service processes run. Taking a token is atomic: of any number of concurrent
-approvals of one token, exactly one receives the record.
+The store interface is two coroutines, implemented in process (here), in SQLite (the
+embedded default, which survives a restart) and in Redis (shared by several processes; see
+:mod:`spyglass.state`). Taking a token is atomic: of any number of concurrent approvals of one
+token, in one process or several, exactly one receives the record. Stores that outlive the
+process keep only the token's digest.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import threading
@@ -28,6 +31,38 @@ def new_token() -> str:
     return secrets.token_urlsafe(TOKEN_BYTES)
 
 
+def token_digest(token: str) -> str:
+    """What a store that outlives the process keeps instead of a token: its SHA-256.
+
+    A copy of the state file or the Redis keyspace then holds nothing that approves a call.
+    """
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def record_to_json(record: PendingRecord) -> str:
+    """A record as the JSON a shared or persistent store keeps (the token itself left out)."""
+    return json.dumps(
+        {
+            "capability": record.binding.capability,
+            "version": record.binding.version,
+            "arguments": record.binding.arguments,
+            "conversation_id": record.binding.conversation_id,
+            "invocation_id": record.invocation_id,
+            "expires_at": record.expires_at,
+        },
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+
+
+def record_from_json(token: str, text: str | bytes) -> PendingRecord:
+    data = json.loads(text)
+    binding = Binding(
+        data["capability"], data["version"], data["arguments"], data["conversation_id"]
+    )
+    return PendingRecord(token, binding, data["invocation_id"], float(data["expires_at"]))
+
+
 @dataclass(frozen=True)
 class Binding:
     """What a token authorises: this capability, version, arguments and conversation."""
@@ -47,11 +82,16 @@ class PendingRecord:
 
 
 class ConfirmationStore(Protocol):
-    """Where pending confirmations wait. Never persisted to disk."""
+    """Where pending confirmations wait: in process, in SQLite (by hash) or in Redis.
 
-    def put(self, record: PendingRecord) -> None: ...
+    Both methods are coroutines so a store on another server never blocks the event loop.
+    ``expires_at`` is wall-clock time (``time.time``) so it means the same in every process
+    and after a restart.
+    """
 
-    def take(self, token: str) -> PendingRecord | None:
+    async def put(self, record: PendingRecord) -> None: ...
+
+    async def take(self, token: str) -> PendingRecord | None:
         """Remove and return the record, atomically; ``None`` if unknown or already taken."""
         ...
 
@@ -59,17 +99,17 @@ class ConfirmationStore(Protocol):
 class InMemoryConfirmationStore:
     """The embedded default: a dict under a lock, pruned of expired entries as it goes."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self._clock = clock
         self._records: dict[str, PendingRecord] = {}
         self._lock = threading.Lock()
 
-    def put(self, record: PendingRecord) -> None:
+    async def put(self, record: PendingRecord) -> None:
         with self._lock:
             self._prune()
             self._records[record.token] = record
 
-    def take(self, token: str) -> PendingRecord | None:
+    async def take(self, token: str) -> PendingRecord | None:
         with self._lock:
             return self._records.pop(token, None)
 

@@ -42,7 +42,7 @@ from spyglass.core.outcome import (
 from spyglass.core.policy import WEB_ACCESS, WEB_FETCH, WEB_SEARCH, PolicySource, switch_off
 from spyglass.core.registry import Registry
 from spyglass.core.schema import validation_error
-from spyglass.errors import CapabilityError
+from spyglass.errors import CapabilityError, StoreUnavailable
 from spyglass.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -105,7 +105,7 @@ class Executor:
         confirmations: ConfirmationStore,
         services: Services | None = None,
         delegated_channels: frozenset[str] | None = None,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.registry = registry
         self.settings = settings
@@ -169,21 +169,32 @@ class Executor:
             recovered=recovered,
         )
         turn = turn or Turn()
-        self.sweep_expired()
+        await self.sweep_expired()
         outcome = await self._run(attempt, name, version, arguments, turn, confirmation_token)
         self._audit(attempt, outcome)
         return outcome
 
     def deny(self, token: str, *, channel: str, conversation_id: str | None = None) -> Outcome:
+        """Synchronous form of :meth:`adeny`, for code that has no event loop."""
+        return asyncio.run(self.adeny(token, channel=channel, conversation_id=conversation_id))
+
+    async def adeny(
+        self, token: str, *, channel: str, conversation_id: str | None = None
+    ) -> Outcome:
         """The owner said no: the token is spent and a ``denied`` outcome is audited.
 
         A token that had already expired is also audited as the expiry of its card.
         """
-        self.sweep_expired()
+        await self.sweep_expired()
         attempt = _Attempt(
             invocation_id=uuid.uuid4().hex, channel=channel, started=time.perf_counter()
         )
-        record = self.confirmations.take(token) if isinstance(token, str) else None
+        try:
+            record = await self.confirmations.take(token) if isinstance(token, str) else None
+        except StoreUnavailable as exc:
+            outcome = self._unavailable(attempt, exc)
+            self._audit(attempt, outcome)
+            return outcome
         if record is not None:
             self._settled(record, channel)
         if (record is None and isinstance(token, str) and self._was_expired(token)) or (
@@ -221,7 +232,7 @@ class Executor:
         self._audit(attempt, outcome)
         return outcome
 
-    def refuse_confirmation(self, *, channel: str, reason: str = "unknown") -> Outcome:
+    async def refuse_confirmation(self, *, channel: str, reason: str = "unknown") -> Outcome:
         """Audit an answer to a confirmation that a front end refused before it reached here.
 
         For tokens a front end cannot even match to a paused call (forged, replayed, from
@@ -229,7 +240,7 @@ class Executor:
         anything it was for stay out of the audit, which records only that an answer was
         refused.
         """
-        self.sweep_expired()
+        await self.sweep_expired()
         attempt = _Attempt(
             invocation_id=uuid.uuid4().hex, channel=channel, started=time.perf_counter()
         )
@@ -245,7 +256,7 @@ class Executor:
         self._audit(attempt, outcome)
         return outcome
 
-    def sweep_expired(self) -> int:
+    async def sweep_expired(self) -> int:
         """Audit every confirmation this executor issued that expired unanswered.
 
         Each such card is one ``CONFIRMATION_EXPIRED`` event, written by whoever notices it
@@ -253,9 +264,16 @@ class Executor:
         answer. Returns how many were found.
         """
         found = 0
-        for token, channel in self.issued.due(self.clock()).items():
+        due = list(self.issued.due(self.clock()).items())
+        for index, (token, channel) in enumerate(due):
             # Taking it is atomic: if an answer took it first, that answer audited it.
-            record = self.confirmations.take(token)
+            try:
+                record = await self.confirmations.take(token)
+            except StoreUnavailable:
+                # The store is down: keep these cards for a later sweep (or their answer).
+                for pending, on in due[index:]:
+                    self.issued.issue(pending, self.clock(), on)
+                break
             if record is not None:
                 self._audit_expiry(record, channel)
                 found += 1
@@ -320,6 +338,19 @@ class Executor:
         if turn.would_exceed(cname, limit):
             return self._turn_limit(attempt, capability)
 
+        # An approval is taken before the check, so the check of the approved call runs under
+        # the pending call's invocation id and sees what the person was shown (the provider
+        # a weighted route picks is pinned by that id).
+        approved = False
+        needs_owner = (
+            capability.requires_confirmation and attempt.channel not in self.delegated_channels
+        )
+        if needs_owner and token is not None:
+            refusal = await self._consume(attempt, capability, arguments, turn, token)
+            if refusal is not None:
+                return refusal
+            approved = True
+
         # 4. check: everything that needs no network, so nobody is asked about a call that
         # could only be refused. Runs again on the approved call: settings may have changed.
         notices: tuple[Notice, ...] = ()
@@ -349,12 +380,9 @@ class Executor:
         if capability.requires_confirmation:
             if attempt.channel in self.delegated_channels:
                 attempt.confirmed_by = "delegated"
-            elif token is None:
-                return self._pending(attempt, capability, arguments, turn, notices)
+            elif not approved:
+                return await self._pending(attempt, capability, arguments, turn, notices)
             else:
-                refusal = self._consume(attempt, capability, arguments, turn, token)
-                if refusal is not None:
-                    return refusal
                 attempt.confirmed_by = "owner"
 
         # 6. execute, bounded
@@ -362,7 +390,7 @@ class Executor:
             return self._turn_limit(attempt, capability)
         return await self._execute(attempt, capability, arguments, turn)
 
-    def _pending(
+    async def _pending(
         self,
         attempt: _Attempt,
         capability: Capability,
@@ -378,7 +406,10 @@ class Executor:
             invocation_id=attempt.invocation_id,
             expires_at=self.clock() + TOKEN_TTL_SECONDS,
         )
-        self.confirmations.put(record)
+        try:
+            await self.confirmations.put(record)
+        except StoreUnavailable as exc:
+            return self._unavailable(attempt, exc)
         self.issued.issue(record.token, record.expires_at, attempt.channel)
         return Outcome(
             status="pending_confirmation",
@@ -396,7 +427,7 @@ class Executor:
             ),
         )
 
-    def _consume(
+    async def _consume(
         self,
         attempt: _Attempt,
         capability: Capability,
@@ -405,7 +436,11 @@ class Executor:
         token: str,
     ) -> Outcome | None:
         cname, cversion = capability.name, capability.version
-        record = self.confirmations.take(token) if isinstance(token, str) else None
+        try:
+            record = await self.confirmations.take(token) if isinstance(token, str) else None
+        except StoreUnavailable as exc:
+            # Fail closed: without the store nobody can tell whether this call was approved.
+            return self._unavailable(attempt, exc)
         if record is not None:
             self._settled(record, attempt.channel)
         # Expired: taken here past its time, or already found unanswered by the sweep.
@@ -557,6 +592,19 @@ class Executor:
             Code.TURN_LIMIT_EXCEEDED,
             f"{capability.name} may run at most {limit} time(s) per turn; "
             "answer with what you have",
+        )
+
+    def _unavailable(self, attempt: _Attempt, exc: StoreUnavailable) -> Outcome:
+        logger.warning("confirmation store unavailable: %s", exc.message)
+        return self._stop(
+            attempt,
+            "confirm",
+            "failed",
+            Code.STORE_UNAVAILABLE,
+            f"the {exc.store} state store cannot be reached, so this call cannot be confirmed "
+            "and did not run; try again once it is back (GET /api/v1/health shows its state)",
+            retryable=True,
+            reason=exc.store,
         )
 
     def _stop(

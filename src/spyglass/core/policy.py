@@ -22,6 +22,7 @@ from spyglass.errors import StorageError
 
 if TYPE_CHECKING:
     from spyglass.core.capability import Capability
+    from spyglass.settings import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -66,12 +67,18 @@ def switch_off(policy: PolicySource, capability: Capability) -> str | None:
     return None
 
 
-def capability_allowed(policy: PolicySource, capability: Capability) -> bool:
+def capability_allowed(
+    policy: PolicySource, capability: Capability, settings: Settings | None = None
+) -> bool:
     """Whether the owner's switches let ``capability`` run (and so be offered at all).
 
     The one place that decides it: the executor's policy stage, the tools a model is offered
-    and the MCP tool list all ask here.
+    and the MCP tool list all ask here. Given ``settings``, a capability whose configuration
+    cannot work (a keyed provider without its key) is not allowed either, so it is never
+    offered; the executor reports that case precisely in the capability's own check.
     """
+    if settings is not None and capability.problems(settings):
+        return False
     return switch_off(policy, capability) is None
 
 

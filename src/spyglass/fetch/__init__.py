@@ -8,14 +8,52 @@ httpx transport), :mod:`~spyglass.fetch.fetcher` (one fetch, redirects and caps)
 :mod:`~spyglass.fetch.paging` (parts).
 """
 
-from spyglass.fetch.addresses import IPAddress, is_allowed, refusal
-from spyglass.fetch.content import Document
-from spyglass.fetch.dialler import Dialler, SystemDialler
-from spyglass.fetch.fetcher import FetchConfig, FetchedPage, Fetcher
-from spyglass.fetch.guard import Guard, Target
-from spyglass.fetch.paging import Part, part
-from spyglass.fetch.resolver import ResolutionError, Resolver, SystemResolver
-from spyglass.fetch.services import DIALLER, RESOLVER, SSL_CONTEXT
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from spyglass.fetch.addresses import IPAddress, is_allowed, refusal
+    from spyglass.fetch.content import Document
+    from spyglass.fetch.dialler import Dialler, SystemDialler
+    from spyglass.fetch.fetcher import FetchConfig, FetchedPage, Fetcher
+    from spyglass.fetch.guard import Guard, Target
+    from spyglass.fetch.paging import Part, part
+    from spyglass.fetch.resolver import ResolutionError, Resolver, SystemResolver
+    from spyglass.fetch.services import DIALLER, RESOLVER, SSL_CONTEXT
+
+#: Where each public name lives. Imported on first use (PEP 562), so importing one light
+#: module of this package (the guard, paging) does not load httpx and the HTML extractor.
+_HOMES = {
+    "IPAddress": "addresses",
+    "is_allowed": "addresses",
+    "refusal": "addresses",
+    "Document": "content",
+    "Dialler": "dialler",
+    "SystemDialler": "dialler",
+    "FetchConfig": "fetcher",
+    "FetchedPage": "fetcher",
+    "Fetcher": "fetcher",
+    "Guard": "guard",
+    "Target": "guard",
+    "Part": "paging",
+    "part": "paging",
+    "ResolutionError": "resolver",
+    "Resolver": "resolver",
+    "SystemResolver": "resolver",
+    "DIALLER": "services",
+    "RESOLVER": "services",
+    "SSL_CONTEXT": "services",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
+
 
 __all__ = [
     "DIALLER",

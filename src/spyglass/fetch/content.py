@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from spyglass.errors import CapabilityError
 from spyglass.fetch.decode import decode
 from spyglass.fetch.errors import UNSUPPORTED_CONTENT
-from spyglass.fetch.extract import extract_html
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +80,10 @@ def to_document(body: bytes, media: MediaType, url: str) -> Document:
     if essence == PDF:
         return _pdf(body)
     if essence in HTML:
+        # The extractor (trafilatura, lxml) loads with the first page, not with this module:
+        # a refused or provider-read fetch never needs it.
+        from spyglass.fetch.extract import extract_html
+
         extracted = extract_html(decode(body, media.charset, markup=True), url)
         return Document(extracted.title, extracted.markdown)
     text = decode(body, media.charset, markup=False)

@@ -7,17 +7,21 @@ deleted or pruned (``ON DELETE CASCADE``).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from spyglass.history.store import HistoryStore, SQLiteHistory
+from spyglass.history.store import HistoryStore, SQLiteHistory, ThreadedHistory
 from spyglass.privacy.provenance import InMemoryProvenanceStore, ProvenanceStore, Source
 
 
 class SQLiteProvenanceStore:
-    """:class:`~spyglass.privacy.provenance.ProvenanceStore` on the history database."""
+    """:class:`~spyglass.privacy.provenance.ProvenanceStore` on the history database.
+
+    SQLite's calls block: each one runs on a worker thread, as :class:`ThreadedHistory`'s do.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -31,7 +35,14 @@ class SQLiteProvenanceStore:
         finally:
             db.close()
 
-    def add(self, conversation_id: str, sources: Sequence[Source]) -> None:
+    async def add(self, conversation_id: str, sources: Sequence[Source]) -> None:
+        await asyncio.to_thread(self.add_now, conversation_id, sources)
+
+    async def sources(self, conversation_id: str) -> list[Source]:
+        return await asyncio.to_thread(self.sources_now, conversation_id)
+
+    def add_now(self, conversation_id: str, sources: Sequence[Source]) -> None:
+        """:meth:`add`, blocking the calling thread."""
         rows = [(conversation_id, s.url, s.origin, s.label, s.hop) for s in sources]
         with self._connect() as db:
             db.execute("BEGIN IMMEDIATE")
@@ -46,7 +57,8 @@ class SQLiteProvenanceStore:
                 )
             db.execute("COMMIT")
 
-    def sources(self, conversation_id: str) -> list[Source]:
+    def sources_now(self, conversation_id: str) -> list[Source]:
+        """:meth:`sources`, blocking the calling thread."""
         with self._connect() as db:
             rows = db.execute(
                 "SELECT url, origin, label, hop FROM provenance WHERE conversation_id = ? "
@@ -56,8 +68,18 @@ class SQLiteProvenanceStore:
         return [Source(url, origin, label, hop) for url, origin, label, hop in rows]
 
 
-def provenance_store(history: HistoryStore) -> ProvenanceStore:
-    """The store that lives as long as ``history`` does: in its database, or in memory."""
+def provenance_store(history: HistoryStore | SQLiteHistory) -> ProvenanceStore:
+    """The store that lives as long as ``history`` does: in its database, or in memory.
+
+    The embedded history (SQLite) keeps sources in its file; a history that offers its own
+    (``provenance()``: PostgreSQL for the shared backend) keeps them in its database; with
+    history off they last as long as the process.
+    """
+    if isinstance(history, ThreadedHistory):
+        return SQLiteProvenanceStore(history.store.path)
     if isinstance(history, SQLiteHistory):
         return SQLiteProvenanceStore(history.path)
+    own: Callable[[], ProvenanceStore] | None = getattr(history, "provenance", None)
+    if callable(own):
+        return own()
     return InMemoryProvenanceStore()

@@ -1,7 +1,13 @@
-"""Where conversations are kept: :class:`SQLiteHistory`, or :class:`NullHistory` when off."""
+"""Where conversations are kept: SQLite (embedded), PostgreSQL (shared) or nowhere when off.
+
+:class:`HistoryStore` is the async interface the service uses; :class:`SQLiteHistory` is the
+synchronous SQLite engine, which :class:`ThreadedHistory` runs off the event loop.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import json
 import re
 import sqlite3
@@ -23,11 +29,15 @@ def _stamp(moment: datetime) -> str:
 
 
 class HistoryStore(Protocol):
+    """Where the service keeps conversations. Coroutines: no store blocks the event loop."""
+
     enabled: bool
 
-    def exists(self, conversation_id: str) -> bool: ...
-    def add_user(self, conversation_id: str, turn_id: str, text: str, *, title: str) -> None: ...
-    def save_assistant(
+    async def exists(self, conversation_id: str) -> bool: ...
+    async def add_user(
+        self, conversation_id: str, turn_id: str, text: str, *, title: str
+    ) -> None: ...
+    async def save_assistant(
         self,
         conversation_id: str,
         turn_id: str,
@@ -39,16 +49,16 @@ class HistoryStore(Protocol):
         exchanges: list[dict[str, Any]],
         receipt: dict[str, Any] | None = None,
     ) -> None: ...
-    def receipts(self, since: datetime) -> list[dict[str, Any]]:
+    async def receipts(self, since: datetime) -> list[dict[str, Any]]:
         """Receipts of answers given since ``since``, oldest first, with their conversation."""
         ...
 
-    def messages(self, conversation_id: str) -> list[dict[str, Any]]: ...
-    def conversations(self, query: str | None = None) -> list[dict[str, Any]]: ...
-    def conversation(self, conversation_id: str) -> dict[str, Any] | None: ...
-    def delete(self, conversation_id: str) -> bool: ...
-    def prune(self) -> int: ...
-    def close(self) -> None: ...
+    async def messages(self, conversation_id: str) -> list[dict[str, Any]]: ...
+    async def conversations(self, query: str | None = None) -> list[dict[str, Any]]: ...
+    async def conversation(self, conversation_id: str) -> dict[str, Any] | None: ...
+    async def delete(self, conversation_id: str) -> bool: ...
+    async def prune(self) -> int: ...
+    async def close(self) -> None: ...
 
 
 class NullHistory:
@@ -56,35 +66,100 @@ class NullHistory:
 
     enabled = False
 
-    def exists(self, conversation_id: str) -> bool:
+    async def exists(self, conversation_id: str) -> bool:
         return False
 
-    def add_user(self, conversation_id: str, turn_id: str, text: str, *, title: str) -> None:
+    async def add_user(self, conversation_id: str, turn_id: str, text: str, *, title: str) -> None:
         return None
 
-    def save_assistant(self, conversation_id: str, turn_id: str, **_: Any) -> None:
+    async def save_assistant(self, conversation_id: str, turn_id: str, **_: Any) -> None:
         return None
 
-    def messages(self, conversation_id: str) -> list[dict[str, Any]]:
+    async def messages(self, conversation_id: str) -> list[dict[str, Any]]:
         return []
 
-    def receipts(self, since: datetime) -> list[dict[str, Any]]:
+    async def receipts(self, since: datetime) -> list[dict[str, Any]]:
         return []
 
-    def conversations(self, query: str | None = None) -> list[dict[str, Any]]:
+    async def conversations(self, query: str | None = None) -> list[dict[str, Any]]:
         return []
 
-    def conversation(self, conversation_id: str) -> dict[str, Any] | None:
+    async def conversation(self, conversation_id: str) -> dict[str, Any] | None:
         return None
 
-    def delete(self, conversation_id: str) -> bool:
+    async def delete(self, conversation_id: str) -> bool:
         return False
 
-    def prune(self) -> int:
+    async def prune(self) -> int:
         return 0
 
-    def close(self) -> None:
+    async def close(self) -> None:
         return None
+
+
+class ThreadedHistory:
+    """A :class:`SQLiteHistory` behind the async interface: each call runs on a worker thread.
+
+    SQLite's calls block; run on the event loop they would stall every other request.
+    """
+
+    enabled = True
+
+    def __init__(self, store: SQLiteHistory) -> None:
+        self.store = store
+
+    async def exists(self, conversation_id: str) -> bool:
+        return await asyncio.to_thread(self.store.exists, conversation_id)
+
+    async def add_user(self, conversation_id: str, turn_id: str, text: str, *, title: str) -> None:
+        await asyncio.to_thread(self.store.add_user, conversation_id, turn_id, text, title=title)
+
+    async def save_assistant(
+        self,
+        conversation_id: str,
+        turn_id: str,
+        *,
+        text: str,
+        reasoning: str,
+        events: list[dict[str, Any]],
+        citations: list[dict[str, Any]],
+        exchanges: list[dict[str, Any]],
+        receipt: dict[str, Any] | None = None,
+    ) -> None:
+        await asyncio.to_thread(
+            functools.partial(
+                self.store.save_assistant,
+                conversation_id,
+                turn_id,
+                text=text,
+                reasoning=reasoning,
+                events=events,
+                citations=citations,
+                exchanges=exchanges,
+                receipt=receipt,
+            )
+        )
+
+    async def messages(self, conversation_id: str) -> list[dict[str, Any]]:
+        return await asyncio.to_thread(self.store.messages, conversation_id)
+
+    async def receipts(self, since: datetime) -> list[dict[str, Any]]:
+        return await asyncio.to_thread(self.store.receipts, since)
+
+    async def conversations(self, query: str | None = None) -> list[dict[str, Any]]:
+        return await asyncio.to_thread(self.store.conversations, query)
+
+    async def conversation(self, conversation_id: str) -> dict[str, Any] | None:
+        return await asyncio.to_thread(self.store.conversation, conversation_id)
+
+    async def delete(self, conversation_id: str) -> bool:
+        return await asyncio.to_thread(self.store.delete, conversation_id)
+
+    async def prune(self) -> int:
+        return await asyncio.to_thread(self.store.prune)
+
+    async def close(self) -> None:
+        self.store.close()
 
 
 def fts_query(text: str) -> str | None:
@@ -289,9 +364,9 @@ def _public(message: dict[str, Any]) -> dict[str, Any]:
 
 
 def open_history(path: Path, *, enabled: bool, retention_days: int) -> HistoryStore:
-    """The store the settings ask for; the SQLite one is pruned on opening."""
+    """The embedded store the settings ask for; the SQLite one is pruned on opening."""
     if not enabled:
         return NullHistory()
     store = SQLiteHistory(path, retention_days=retention_days)
     store.prune()
-    return store
+    return ThreadedHistory(store)

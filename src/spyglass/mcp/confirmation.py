@@ -40,6 +40,10 @@ CHANNEL = "mcp"
 #: First protocol revision that carries elicitation inside an ``input_required`` result.
 INPUT_REQUIRED_VERSION = "2026-07-28"
 
+#: How long the owner has to answer. A little under the token's lifetime, so that an unanswered
+#: question is refused (and audited as ``denied``) while its token still exists.
+ASK_SECONDS = TOKEN_TTL_SECONDS - 5
+
 #: Our key in ``inputRequests``/``inputResponses``.
 APPROVAL_KEY = "spyglass_approval"
 _STATE_VERSION = 1
@@ -129,9 +133,11 @@ def decode_state(state: str | None) -> str | None:
 class ConfirmationFlow:
     """Runs one ``tools/call`` through the executor, asking the owner when it must."""
 
-    def __init__(self, executor: Executor, *, ask_timeout: float = TOKEN_TTL_SECONDS) -> None:
+    def __init__(self, executor: Executor, *, ask_timeout: float = ASK_SECONDS) -> None:
         self.executor = executor
         self.ask_timeout = ask_timeout
+        #: 2026-07-28 questions out with a client, token → when to give up on the answer.
+        self._unanswered: dict[str, float] = {}
 
     async def run(
         self,
@@ -157,14 +163,20 @@ class ConfirmationFlow:
         if pending is None:
             return outcome
         if not client_can_elicit(ctx.session.client_capabilities):
-            # The token is left unused and expires on its own, as on a terminal with no one to ask.
-            return CannotAsk(capability)
+            return await self._cannot_ask(capability, pending.token)
         if uses_input_required(ctx.protocol_version):
+            self._unanswered[pending.token] = anyio.current_time() + self.ask_timeout
             return self._question(capability, arguments, pending.token, pending.notices)
         if not ctx.session.can_send_request:
             # A handshake-era channel with no way back to the client mid-call cannot ask either.
-            return CannotAsk(capability)
+            return await self._cannot_ask(capability, pending.token)
         return await self._ask_now(ctx, capability, arguments, pending.token, turn, pending.notices)
+
+    async def _cannot_ask(self, capability: Capability, token: str) -> CannotAsk:
+        # Nobody can approve this attempt: spend its token now so the audit log ends it with
+        # one terminal event instead of a pending call that silently expires.
+        await self.executor.adeny(token, channel=CHANNEL)
+        return CannotAsk(capability)
 
     def _question(
         self,
@@ -194,7 +206,28 @@ class ConfirmationFlow:
         if not isinstance(answer, types.ElicitResult):
             # Retried without an answer to our question: ask it again, same token.
             return self._question(capability, arguments, token)
+        self._unanswered.pop(token, None)
         return await self._decide(capability, arguments, token, answer, Turn())
+
+    async def refuse_unanswered(self) -> int:
+        """Spend the token of every 2026-07-28 question whose answer is overdue.
+
+        Such a client got its question back as a result and may never return (the person
+        closed the dialog, the host crashed): without this the attempt would end silently when
+        the token expired. Returns how many were refused.
+        """
+        now = anyio.current_time()
+        overdue = [token for token, deadline in self._unanswered.items() if deadline <= now]
+        for token in overdue:
+            del self._unanswered[token]
+            await self.executor.adeny(token, channel=CHANNEL)
+        return len(overdue)
+
+    async def refuse_unanswered_forever(self, interval: float) -> None:
+        """Run :meth:`refuse_unanswered` every ``interval`` seconds until cancelled."""
+        while True:
+            await anyio.sleep(interval)
+            await self.refuse_unanswered()
 
     async def _ask_now(
         self,
@@ -212,13 +245,22 @@ class ConfirmationFlow:
                     requested_schema=APPROVAL_SCHEMA,
                     related_request_id=ctx.request_id,
                 )
+        except anyio.get_cancelled_exc_class():
+            # The host gave up on the whole call (it cancelled the request, as the TypeScript
+            # SDK does after 60 s, or went away): the call never runs, and the attempt still
+            # ends in the audit log as refused. Shielded, so the denial completes even inside
+            # the cancelled scope.
+            logger.info("approval request for %s was cancelled by the host", capability.name)
+            with anyio.CancelScope(shield=True):
+                await self.executor.adeny(token, channel=CHANNEL)
+            raise
         except Exception as exc:
             # No usable answer (timed out, refused by the host, connection gone): the call does
             # not run, and the token is spent as a refusal.
             logger.warning(
                 "approval request for %s got no answer (%s)", capability.name, type(exc).__name__
             )
-            return self.executor.deny(token, channel=CHANNEL)
+            return await self.executor.adeny(token, channel=CHANNEL)
         return await self._decide(capability, arguments, token, answer, turn)
 
     async def _decide(
@@ -230,7 +272,7 @@ class ConfirmationFlow:
         turn: Turn,
     ) -> Outcome:
         if not approves(answer):
-            return self.executor.deny(token, channel=CHANNEL)
+            return await self.executor.adeny(token, channel=CHANNEL)
         return await self.executor.ainvoke(
             capability.name,
             capability.version,

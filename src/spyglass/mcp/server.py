@@ -9,22 +9,28 @@ with ``isError: true`` and a message saying what to do — never as a protocol e
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
 
+import anyio
+import anyio.to_thread
 import mcp.types as types
 from mcp.server import Server
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.models import InitializationOptions
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+from mcp.server.subscriptions import ListenHandler
 
 from spyglass.core.capability import Capability
-from spyglass.core.confirmation import TOKEN_TTL_SECONDS
 from spyglass.core.outcome import Code, Outcome
-from spyglass.mcp.confirmation import CannotAsk, ConfirmationFlow
+from spyglass.mcp.confirmation import ASK_SECONDS, CannotAsk, ConfirmationFlow
 from spyglass.mcp.rendering import render_result
 from spyglass.mcp.tools import ToolTable
+from spyglass.mcp.watch import POLICY_POLL_SECONDS, ToolWatch
 from spyglass.runtime import Runtime
 from spyglass.version import __version__
 
@@ -40,7 +46,7 @@ INSTRUCTIONS = (
 
 #: What to do next, per error code, for the model and the person reading the result.
 NEXT_STEP: dict[str, str] = {
-    Code.POLICY_DISABLED: "Ask the owner to turn web access on, then try again.",
+    Code.POLICY_DISABLED: "Ask the owner to turn on the switch named above, then try again.",
     Code.DENIED: "The owner did not approve it; do not retry unless they ask for it.",
     Code.INVALID_ARGUMENTS: "Fix the argument named above and call the tool again.",
     Code.TURN_LIMIT_EXCEEDED: "Answer with what you have.",
@@ -78,11 +84,14 @@ def text_result(text: str) -> types.CallToolResult:
 
 
 def outcome_result(capability: Capability, outcome: Outcome) -> types.CallToolResult:
-    """A finished invocation: rendered text plus structured content, or an error result."""
+    """A finished invocation: the rendered text, or an error result.
+
+    Only the text block: web text in ``structuredContent`` would sit outside the untrusted
+    envelope for every host that shows the model the structured JSON (see tools.py).
+    """
     if outcome.ok and outcome.result is not None:
         return types.CallToolResult(
-            content=[types.TextContent(text=render_result(capability, outcome.result))],
-            structured_content=outcome.result,
+            content=[types.TextContent(text=render_result(capability, outcome.result))]
         )
     wire = capability.wire_name
     error = outcome.error
@@ -117,17 +126,41 @@ def cannot_ask_result(refusal: CannotAsk) -> types.CallToolResult:
 
 
 class SpyglassMCP:
-    """The tool table, the confirmation flow and the two request handlers."""
+    """The tool table, the policy watch, the confirmation flow and the request handlers."""
 
-    def __init__(self, runtime: Runtime, *, ask_timeout: float = TOKEN_TTL_SECONDS) -> None:
+    def __init__(
+        self,
+        runtime: Runtime,
+        *,
+        ask_timeout: float = ASK_SECONDS,
+        policy_poll: float = POLICY_POLL_SECONDS,
+    ) -> None:
         self.runtime = runtime
-        self.table = ToolTable(runtime.registry)
+        self.table = ToolTable(runtime.registry, runtime.settings)
+        self.watch = ToolWatch(self.table, runtime.policy, interval=policy_poll)
         self.flow = ConfirmationFlow(runtime.executor, ask_timeout=ask_timeout)
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=list(self.table.tools))
+        # Only what the owner's switches allow: a tool the model may not use is not offered.
+        self.watch.remember(ctx)
+        tools = await anyio.to_thread.run_sync(self.table.offered, self.runtime.policy)
+        return types.ListToolsResult(tools=tools)
+
+    @asynccontextmanager
+    async def lifespan(self, server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
+        """While the server serves: announce tool-list changes, end overdue approvals."""
+        async with anyio.create_task_group() as group:
+            group.start_soon(self.watch.run)
+            # Overdue approvals are looked for about as often as the policy is read.
+            group.start_soon(
+                self.flow.refuse_unanswered_forever, min(self.watch.interval, self.flow.ask_timeout)
+            )
+            try:
+                yield {}
+            finally:
+                group.cancel_scope.cancel()
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
@@ -157,21 +190,50 @@ class SpyglassMCP:
         return outcome_result(capability, answer)
 
 
-def build_server(runtime: Runtime, *, ask_timeout: float = TOKEN_TTL_SECONDS) -> Server[Any]:
+class _Server(Server[Any]):
+    """The SDK server, declaring ``tools.listChanged`` to handshake-era clients.
+
+    The SDK takes that flag as an argument at every ``create_initialization_options`` call,
+    and its transports call it without one; the default here makes every transport say it.
+    """
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True),
+            experimental_capabilities,
+            extensions,
+        )
+
+
+def build_server(
+    runtime: Runtime,
+    *,
+    ask_timeout: float = ASK_SECONDS,
+    policy_poll: float = POLICY_POLL_SECONDS,
+) -> Server[Any]:
     """The SDK server for ``runtime``: tools from its registry, calls through its executor.
 
-    ``ask_timeout`` bounds how long a mid-call approval request waits for the owner; past a
-    token's lifetime an answer could not be used anyway.
+    ``ask_timeout`` bounds how long the owner has to answer an approval request (mid-call, or
+    until a 2026-07-28 client comes back with the answer); it ends inside the token's
+    lifetime, so an unanswered call is still refused as ``denied``. ``policy_poll`` is how often the
+    owner's switches are read to keep clients' tool lists current.
     """
-    app = SpyglassMCP(runtime, ask_timeout=ask_timeout)
-    server: Server[Any] = Server(
+    app = SpyglassMCP(runtime, ask_timeout=ask_timeout, policy_poll=policy_poll)
+    server: Server[Any] = _Server(
         SERVER_NAME,
         version=__version__,
         title="Spyglass",
         instructions=INSTRUCTIONS,
+        lifespan=app.lifespan,
         get_tool_input_schema=app.table.input_schema,
         on_list_tools=app.list_tools,
         on_call_tool=app.call_tool,
+        on_subscriptions_listen=ListenHandler(app.watch.bus),
     )
     # requestState travels through the client between rounds of a 2026-07-28 call; sealing it
     # with a key held only by this process keeps the confirmation token unreadable and intact.

@@ -10,20 +10,21 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable
 
-import uvicorn
-from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 
 from spyglass.mcp.addresses import LOOPBACK, MCP_PATH, endpoint_url
 from spyglass.mcp.server import build_server
+from spyglass.mcp.stdio import stdio_transport
 from spyglass.runtime import Runtime
 
 
 async def serve_stdio(runtime: Runtime) -> None:
     """Serve one host over stdin/stdout until it closes the stream."""
     server = build_server(runtime)
-    async with stdio_server() as (read_stream, write_stream):
+    lines, transport = stdio_transport()
+    async with transport as (read_stream, write_stream):
+        lines.answer_through(write_stream)
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
@@ -48,7 +49,10 @@ def http_app(runtime: Runtime, port: int) -> Starlette:
 
 def bind_loopback(port: int) -> socket.socket:
     """A listening socket on 127.0.0.1 (port 0 picks a free one)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP spelled out: asyncio turns Nagle's algorithm off only on sockets whose
+    # ``proto`` says TCP, and a bare SOCK_STREAM socket reports 0. With Nagle on, each
+    # single-write JSON response waited ~40 ms for the client's delayed ACK.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((LOOPBACK, port))
@@ -65,6 +69,8 @@ async def serve_http(
     runtime: Runtime, sock: socket.socket, *, ready: Callable[[str], None] | None = None
 ) -> None:
     """Serve Streamable HTTP on an already bound loopback socket until stopped."""
+    import uvicorn  # only the HTTP transport needs the server
+
     port = sock.getsockname()[1]
     app = http_app(runtime, port)
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")

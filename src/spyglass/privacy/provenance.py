@@ -66,11 +66,14 @@ class Source:
 
 
 class ProvenanceStore(Protocol):
-    """Where a conversation's sources are kept between turns (and restarts)."""
+    """Where a conversation's sources are kept between turns (and restarts).
 
-    def add(self, conversation_id: str, sources: Sequence[Source]) -> None: ...
+    Coroutines, like the history stores: no store blocks the event loop.
+    """
 
-    def sources(self, conversation_id: str) -> list[Source]:
+    async def add(self, conversation_id: str, sources: Sequence[Source]) -> None: ...
+
+    async def sources(self, conversation_id: str) -> list[Source]:
         """Every source recorded for the conversation, oldest first."""
         ...
 
@@ -82,11 +85,11 @@ class InMemoryProvenanceStore:
         self._items: dict[str, list[Source]] = {}
         self._lock = threading.Lock()
 
-    def add(self, conversation_id: str, sources: Sequence[Source]) -> None:
+    async def add(self, conversation_id: str, sources: Sequence[Source]) -> None:
         with self._lock:
             self._items.setdefault(conversation_id, []).extend(sources)
 
-    def sources(self, conversation_id: str) -> list[Source]:
+    async def sources(self, conversation_id: str) -> list[Source]:
         with self._lock:
             return list(self._items.get(conversation_id, []))
 

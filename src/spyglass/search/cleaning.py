@@ -17,6 +17,8 @@ from spyglass.search.domains import host_matches
 from spyglass.search.model import RawResult, SearchQuery
 
 SNIPPET_CHARS = 500
+#: The longest snippet ``search.snippet_chars`` may ask for.
+MAX_SNIPPET_CHARS = 1000
 TITLE_CHARS = 300
 URL_CHARS = 2048
 
@@ -114,8 +116,13 @@ def _allowed(url: str, query: SearchQuery) -> bool:
     return not any(host_matches(host, d) for d in query.exclude_domains)
 
 
-def clean_results(raw: Iterable[RawResult], query: SearchQuery) -> list[dict[str, str]]:
-    """At most ``query.count`` clean, unique, domain-filtered results, in the provider's order."""
+def clean_results(
+    raw: Iterable[RawResult], query: SearchQuery, *, snippet_chars: int = SNIPPET_CHARS
+) -> list[dict[str, str]]:
+    """At most ``query.count`` clean, unique, domain-filtered results, in the provider's order.
+
+    Snippets are cut to ``snippet_chars`` (the owner's ``search.snippet_chars``).
+    """
     seen: set[str] = set()
     results: list[dict[str, str]] = []
     for item in raw:
@@ -127,7 +134,7 @@ def clean_results(raw: Iterable[RawResult], query: SearchQuery) -> list[dict[str
             continue
         seen.add(key)
         title = shorten(plain_text(item.title or ""), TITLE_CHARS) or url[:TITLE_CHARS]
-        snippet = shorten(plain_text(item.snippet or ""), SNIPPET_CHARS)
+        snippet = shorten(plain_text(item.snippet or ""), snippet_chars)
         results.append({"title": title, "url": url, "snippet": snippet})
         if len(results) >= query.count:
             break

@@ -1,198 +1,84 @@
-"""The shared sending code: one bounded HTTP exchange with a provider, and status mapping.
+"""Asking one search provider: the shared bounded exchange, then the adapter's parser.
 
-Adapters describe requests; this module sends them with the configured deadline, reads at
-most 2 MiB of (decoded) body while streaming, and turns network failures and HTTP statuses
-into the ``SEARCH_*`` codes. Messages name the provider and the status, never a URL or key.
+Sending, the deadline, the 2 MiB bound and the generic status mapping are the shared
+provider exchange (:mod:`spyglass.providers.exchange`); this module adds the search side.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
-import ssl
-from dataclasses import dataclass
+from itertools import zip_longest
 
-import httpx
+from spyglass.providers.exchange import USER_AGENT, ProviderRequest, ProviderResponse
+from spyglass.providers.exchange import send as _send
+from spyglass.providers.exchange import status_failure as _status_failure
+from spyglass.search.model import FAILURES, ParsedPage, SearchFailure, SearchQuery
+from spyglass.search.provider import Endpoint, Provider
 
-from spyglass.fetch.body import ACCEPT_ENCODING, BodyTooLarge, UnsupportedEncoding, read_body
-from spyglass.netfaults import Fault, classify
-from spyglass.search.model import (
-    AUTH_FAILED,
-    INVALID_OUTPUT,
-    QUOTA_EXCEEDED,
-    RATE_LIMITED,
-    REJECTED,
-    UNAVAILABLE,
-    ParsedPage,
-    SearchFailure,
-    SearchQuery,
-)
-from spyglass.search.provider import Endpoint, Provider, ProviderRequest
-from spyglass.version import __version__
+__all__ = ["MAX_BODY_BYTES", "USER_AGENT", "ask", "send", "status_failure"]
 
 MAX_BODY_BYTES = 2 * 1024 * 1024
 
-#: Browser-like, so self-hosted SearXNG's bot detection does not refuse us, while still
-#: saying who we are.
-USER_AGENT = f"Mozilla/5.0 (compatible; Spyglass/{__version__})"
-
-
-@dataclass(frozen=True)
-class ProviderResponse:
-    status: int
-    body: bytes
-
-
-@functools.cache
-def _ssl_context() -> ssl.SSLContext:
-    # Building a context loads the CA bundle (tens of milliseconds); it holds no loop state,
-    # so one is shared by every client.
-    return httpx.create_ssl_context()
-
 
 async def send(
-    provider: str,
-    request: ProviderRequest,
-    *,
-    timeout: float,
-    address_key: str | None = None,
+    provider: str, request: ProviderRequest, *, timeout: float, address_key: str | None = None
 ) -> ProviderResponse:
-    """Send ``request`` and read its body under the size bound and ``timeout`` (total).
-
-    ``address_key`` is the settings key that set the provider's address, when the owner set
-    one; failure messages point at it, and name no key that does not exist.
-    """
-    headers = {"User-Agent": USER_AGENT, **request.headers, "Accept-Encoding": ACCEPT_ENCODING}
-    try:
-        async with (
-            asyncio.timeout(timeout),
-            httpx.AsyncClient(
-                verify=_ssl_context(),
-                timeout=httpx.Timeout(timeout),
-                follow_redirects=False,
-                # Providers are reached directly: no proxy or netrc from the environment.
-                trust_env=False,
-            ) as client,
-            client.stream(
-                request.method,
-                request.url,
-                params=dict(request.params) or None,
-                headers=headers,
-                json=request.json,
-                data=dict(request.form) if request.form is not None else None,
-            ) as response,
-        ):
-            body = await _read_bounded(provider, response)
-            return ProviderResponse(response.status_code, body)
-    except TimeoutError:
-        raise _timed_out(provider, timeout) from None
-    except (httpx.HTTPError, httpx.InvalidURL) as exc:
-        fault = classify(exc)
-        if fault is Fault.TIMEOUT:
-            raise _timed_out(provider, timeout) from None
-        raise SearchFailure(
-            UNAVAILABLE, _unreachable(provider, fault, address_key), retryable=True
-        ) from None
-
-
-def _timed_out(provider: str, timeout: float) -> SearchFailure:
-    return SearchFailure(
-        UNAVAILABLE,
-        f"{provider} did not answer within {round(timeout, 1):g} seconds; try again later or "
-        "raise search.timeout_seconds",
-        retryable=True,
+    """Send ``request`` and read its body under the 2 MiB bound and ``timeout`` (total)."""
+    return await _send(
+        provider,
+        request,
+        timeout=timeout,
+        max_bytes=MAX_BODY_BYTES,
+        failures=FAILURES,
+        address_key=address_key,
     )
-
-
-def _unreachable(provider: str, fault: Fault, address_key: str | None) -> str:
-    """What to tell the person; names ``address_key`` only when the owner set that key."""
-    check = f"; check {address_key}" if address_key else ""
-    if fault is Fault.NAME:
-        return (
-            f"{provider}'s address could not be looked up: this machine may be offline or "
-            f"have no working DNS{check}"
-        )
-    if fault is Fault.UNREACHABLE:
-        return f"the network is unreachable: this machine seems to be offline{check}"
-    if fault is Fault.REFUSED:
-        return f"{provider} refused the connection: is it running?{check}"
-    if fault is Fault.TLS:
-        return f"{provider}'s TLS certificate could not be verified{check}"
-    if fault is Fault.CONNECT:
-        return f"could not connect to {provider}; try again later{check}"
-    return f"the connection to {provider} failed; try again later{check}"
-
-
-async def _read_bounded(provider: str, response: httpx.Response) -> bytes:
-    # The same bounded reader web.fetch uses: compressed bodies are counted after inflating,
-    # in small steps, so a gzip bomb stops at the bound instead of filling memory first.
-    try:
-        return await read_body(response, MAX_BODY_BYTES)
-    except BodyTooLarge:
-        raise SearchFailure(
-            INVALID_OUTPUT,
-            f"{provider} sent more than {MAX_BODY_BYTES // (1024 * 1024)} MiB; "
-            "the response was not read",
-        ) from None
-    except UnsupportedEncoding:
-        raise SearchFailure(
-            INVALID_OUTPUT,
-            f"{provider} sent a body in a content encoding Spyglass cannot read",
-        ) from None
 
 
 def status_failure(provider: Provider, status: int) -> SearchFailure:
     """The generic failure for a non-2xx status the adapter did not explain itself."""
-    name = provider.name
-    if status in (401, 403):
-        if provider.needs_key:
-            return SearchFailure(
-                AUTH_FAILED,
-                f"{name} refused the API key (HTTP {status}); check search.{name}.api_key "
-                f"or SPYGLASS_SEARCH__{name.upper()}__API_KEY",
-            )
-        return SearchFailure(
-            REJECTED, f"{name} refused the request (HTTP {status}); try another provider"
-        )
-    if status == 402:
-        return SearchFailure(
-            QUOTA_EXCEEDED,
-            f"{name} says the account is out of credits (HTTP 402); top up the {name} "
-            "account or switch search.providers",
-        )
-    if status == 429:
-        return SearchFailure(
-            RATE_LIMITED,
-            f"{name} is rate-limiting these searches (HTTP 429); wait a minute and try again",
-            retryable=True,
-        )
-    if status == 408 or status >= 500:
-        return SearchFailure(
-            UNAVAILABLE,
-            f"{name} is unavailable (HTTP {status}); try again later",
-            retryable=True,
-        )
-    if 300 <= status < 400:
-        return SearchFailure(
-            REJECTED,
-            f"{name} answered with a redirect (HTTP {status}); set search.{name}.base_url to "
-            "the address it redirects to",
-        )
-    return SearchFailure(
-        REJECTED,
-        f"{name} refused the request (HTTP {status}); the query or its filters may not be "
-        "supported there",
+    failure = _status_failure(
+        provider.name, status, needs_key=provider.needs_key, failures=FAILURES
     )
+    assert isinstance(failure, SearchFailure)
+    return failure
 
 
 async def ask(
     provider: Provider, endpoint: Endpoint, query: SearchQuery, *, timeout: float
 ) -> ParsedPage:
-    """One complete exchange with ``provider``: request, bounded response, parsed page."""
+    """One complete exchange with ``provider``: request(s), bounded responses, parsed page.
+
+    A provider that fans out (one request per include domain) gets its requests sent
+    concurrently under the same deadline; their results are interleaved, so each domain is
+    represented before the count cuts the list.
+    """
+    requests = provider.build_requests(query, endpoint)
+    pages = await asyncio.gather(
+        *(_one(provider, endpoint, request, query, timeout=timeout) for request in requests)
+    )
+    if len(pages) == 1:
+        return pages[0]
+    merged = ParsedPage([])
+    for row in zip_longest(*(page.results for page in pages)):
+        merged.results.extend(item for item in row if item is not None)
+    for page in pages:
+        merged.partial = merged.partial or page.partial
+        merged.notes.extend(note for note in page.notes if note not in merged.notes)
+    return merged
+
+
+async def _one(
+    provider: Provider,
+    endpoint: Endpoint,
+    request: ProviderRequest,
+    query: SearchQuery,
+    *,
+    timeout: float,
+) -> ParsedPage:
     owner_set = endpoint.base_url != provider.default_base_url
     response = await send(
         provider.name,
-        provider.build_request(query, endpoint),
+        request,
         timeout=timeout,
         address_key=f"search.{provider.name}.base_url" if owner_set else None,
     )

@@ -5,18 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from spyglass.errors import CapabilityError
+from spyglass.providers import exchange
+from spyglass.providers.exchange import Failures, ProviderFailure
 
 TimeRange = Literal["day", "week", "month", "year"]
 
 #: The error codes of design §7; each failure carries one of these.
-NOT_CONFIGURED = "SEARCH_NOT_CONFIGURED"
-AUTH_FAILED = "SEARCH_AUTH_FAILED"
-QUOTA_EXCEEDED = "SEARCH_QUOTA_EXCEEDED"
-RATE_LIMITED = "SEARCH_RATE_LIMITED"
-UNAVAILABLE = "SEARCH_PROVIDER_UNAVAILABLE"
-REJECTED = "SEARCH_PROVIDER_REJECTED"
-INVALID_OUTPUT = "SEARCH_INVALID_OUTPUT"
+NOT_CONFIGURED = "SEARCH_" + exchange.NOT_CONFIGURED
+AUTH_FAILED = "SEARCH_" + exchange.AUTH_FAILED
+QUOTA_EXCEEDED = "SEARCH_" + exchange.QUOTA_EXCEEDED
+RATE_LIMITED = "SEARCH_" + exchange.RATE_LIMITED
+UNAVAILABLE = "SEARCH_" + exchange.UNAVAILABLE
+REJECTED = "SEARCH_" + exchange.REJECTED
+INVALID_OUTPUT = "SEARCH_" + exchange.INVALID_OUTPUT
 
 
 @dataclass(frozen=True)
@@ -48,10 +49,9 @@ class ParsedPage:
     notes: list[str] = field(default_factory=list)
 
 
-class SearchFailure(CapabilityError):
+class SearchFailure(ProviderFailure):
     """A provider could not answer; ``code`` is one of the ``SEARCH_*`` codes above."""
 
-    def __init__(self, code: str, message: str, *, retryable: bool = False) -> None:
-        # Missing configuration stops a search before any connection: a refusal.
-        status: Literal["failed", "rejected"] = "rejected" if code == NOT_CONFIGURED else "failed"
-        super().__init__(code, message, retryable=retryable, status=status)
+
+#: How the shared exchange names search failures.
+FAILURES = Failures("search", SearchFailure)

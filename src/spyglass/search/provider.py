@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
+from spyglass.providers.exchange import Endpoint, ProviderRequest
 from spyglass.search.cleaning import plain_text
 from spyglass.search.model import (
     INVALID_OUTPUT,
@@ -21,28 +21,10 @@ from spyglass.search.model import (
     SearchQuery,
 )
 
+__all__ = ["Endpoint", "Provider", "ProviderRequest"]
+
 #: How much of a provider's own explanation of an error may reach a message.
 EXPLANATION_CHARS = 300
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """Where a provider is reached and with which key (the key never appears in ``repr``)."""
-
-    base_url: str
-    api_key: str | None = field(default=None, repr=False)
-
-
-@dataclass(frozen=True)
-class ProviderRequest:
-    """A description of one HTTP request; the shared client sends it."""
-
-    method: Literal["GET", "POST"]
-    url: str
-    params: Mapping[str, str] = field(default_factory=dict)
-    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
-    json: Any = None
-    form: Mapping[str, str] | None = None
 
 
 class Provider(ABC):
@@ -58,10 +40,17 @@ class Provider(ABC):
     supports_time_range: ClassVar[bool] = False
     #: Largest number of results one request may ask for.
     max_count: ClassVar[int] = 10
+    #: Query operators the provider honours, as the model should write them; the
+    #: ``web_search`` tool description lists the ones every configured provider shares.
+    operators: ClassVar[tuple[str, ...]] = ()
 
     @abstractmethod
     def build_request(self, query: SearchQuery, endpoint: Endpoint) -> ProviderRequest:
         """The request that asks this provider for ``query``."""
+
+    def build_requests(self, query: SearchQuery, endpoint: Endpoint) -> list[ProviderRequest]:
+        """Every request one search needs; one unless the provider must fan out."""
+        return [self.build_request(query, endpoint)]
 
     @abstractmethod
     def parse(self, body: bytes, query: SearchQuery) -> ParsedPage:

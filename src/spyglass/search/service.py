@@ -12,11 +12,11 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+from spyglass.providers.routing import RoutingError, plan
 from spyglass.search import client
 from spyglass.search.cleaning import clean_results
 from spyglass.search.model import NOT_CONFIGURED, ParsedPage, SearchFailure, SearchQuery
 from spyglass.search.provider import Endpoint, Provider
-from spyglass.search.routing import plan
 from spyglass.settings import MASK, SearchSettings
 
 #: Below this many seconds left, no fallback is started.
@@ -52,6 +52,34 @@ def endpoint_for(provider: Provider, settings: SearchSettings) -> Endpoint:
     return Endpoint(base_url=base_url, api_key=key or None)
 
 
+def check(
+    settings: SearchSettings,
+    providers: Mapping[str, Provider],
+    *,
+    capability: str,
+    invocation_id: str,
+) -> list[str]:
+    """The providers this invocation may try, each checked for its address and key.
+
+    Needs no network; raises ``SEARCH_NOT_CONFIGURED`` naming the setting to fix, so a search
+    that could only fail is refused before anyone is asked to approve it.
+    """
+    try:
+        order = plan(
+            settings.providers,
+            settings.fallback,
+            providers.keys(),
+            capability=capability,
+            invocation_id=invocation_id,
+            section="search",
+        )
+    except RoutingError as problem:
+        raise SearchFailure(NOT_CONFIGURED, str(problem)) from None
+    for name in order:
+        endpoint_for(providers[name], settings)
+    return order
+
+
 def secrets_of(settings: SearchSettings) -> list[str]:
     """Every configured search key, to be scrubbed from anything shown."""
     found: list[str] = []
@@ -83,6 +111,13 @@ async def search(
     ``report`` is told each provider as it is tried, so the audit names the one that ran.
     """
     secrets = secrets_of(settings)
+    capped: list[str] = []
+    if query.count > settings.max_results:
+        capped.append(
+            f"the owner limits a search to {settings.max_results} results "
+            f"(search.max_results); {query.count} were asked for"
+        )
+        query = replace(query, count=settings.max_results)
     try:
         order = plan(
             settings.providers,
@@ -90,12 +125,18 @@ async def search(
             providers.keys(),
             capability=capability,
             invocation_id=invocation_id,
+            section="search",
         )
+    except RoutingError as problem:
+        raise SearchFailure(NOT_CONFIGURED, redact(str(problem), secrets)) from None
+    try:
         result = await _attempts(query, settings, providers, order, report)
     except SearchFailure as failure:
         raise SearchFailure(
             failure.code, redact(failure.message, secrets), retryable=failure.retryable
         ) from None
+    if capped:
+        result["notes"] = capped + result.get("notes", [])
     # A provider that echoes the key back (in an error text or a result) must not leak it.
     if "notes" in result:
         result["notes"] = [redact(note, secrets) for note in result["notes"]]
@@ -139,7 +180,7 @@ async def _attempts(
             else:
                 fallbacks.append(f"{name}: {failure.message}")
             continue
-        return _result(query, provider, page, position, first, fallbacks)
+        return _result(query, provider, page, position, first, fallbacks, settings.snippet_chars)
     assert first is not None
     detail = f" Fallback providers failed too: {'; '.join(fallbacks)}" if fallbacks else ""
     raise SearchFailure(first.code, first.message + detail, retryable=first.retryable)
@@ -152,8 +193,9 @@ def _result(
     position: int,
     first: SearchFailure | None,
     fallbacks: list[str],
+    snippet_chars: int,
 ) -> dict[str, Any]:
-    results = clean_results(page.results, query)
+    results = clean_results(page.results, query, snippet_chars=snippet_chars)
     notes: list[str] = []
     if position and first is not None:
         notes.append(

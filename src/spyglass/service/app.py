@@ -8,23 +8,19 @@ import logging
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.openapi.utils import get_openapi
+from fastapi.responses import JSONResponse
 
-from spyglass.conversation.pending import InMemoryPendingTurnStore, PendingTurnStore
+from spyglass.conversation.pending import PendingTurnStore
 from spyglass.conversation.turn import ConversationService
+from spyglass.errors import StoreUnavailable
 from spyglass.history.provenance import provenance_store
-from spyglass.history.store import HistoryStore, open_history
+from spyglass.history.store import HistoryStore
 from spyglass.llm.client import ModelClient
 from spyglass.runtime import Runtime
 from spyglass.service import errors
-from spyglass.service.auth import (
-    Authenticator,
-    AuthGate,
-    LoginCodes,
-    Sessions,
-    load_or_create_token,
-)
+from spyglass.service.auth import Authenticator, AuthGate, load_or_create_token
 from spyglass.service.middleware import BodyLimit, HostCheck, SecurityHeaders, allowed_hosts
 from spyglass.service.routes import capabilities as capabilities_routes
 from spyglass.service.routes import console as console_routes
@@ -58,16 +54,13 @@ def create_app(
     every ``sweep_seconds`` confirmations that expired unanswered are audited."""
     settings = runtime.settings
     port = settings.server.port if port is None else port
+    stores = runtime.stores
     if history is None:
-        history = open_history(
-            runtime.paths.database_file,
-            enabled=settings.history.enabled,
-            retention_days=settings.history.retention_days,
-        )
+        history = stores.history()
     model = model or ModelClient(settings.llm)
-    # The same clock as the executor's tokens, so a paused turn and its token expire together.
-    pending = pending or InMemoryPendingTurnStore(clock=lambda: runtime.executor.clock())
-    sessions = Sessions()
+    # The stores use the executor's clock, so a paused turn and its token expire together.
+    pending = pending or stores.pending
+    sessions = stores.sessions
     token = api_token or load_or_create_token(runtime.paths.api_token_file)
     authenticator = Authenticator(token, sessions)
     state = ServiceState(
@@ -77,12 +70,15 @@ def create_app(
         ),
         history=history,
         auth=authenticator,
-        login_codes=LoginCodes(),
+        login_codes=stores.login_codes,
         sessions=sessions,
     )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Versioned migrations, under a lock, before the first request (several processes
+        # may start at once).
+        await asyncio.to_thread(stores.upgrade)
         pruner = asyncio.create_task(_prune_daily(history))
         sweeper = asyncio.create_task(_sweep_expired(runtime, sweep_seconds))
         try:
@@ -93,7 +89,8 @@ def create_app(
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             await model.aclose()
-            history.close()
+            await history.close()
+            await stores.aclose()
 
     app = FastAPI(
         title="Spyglass",
@@ -105,6 +102,7 @@ def create_app(
     )
     app.state.spyglass = state
     errors.install(app)
+    app.add_exception_handler(StoreUnavailable, _store_unavailable)
     for module in (
         console_routes,
         conversation_routes,
@@ -145,11 +143,22 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
     return schema
 
 
+async def _store_unavailable(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, StoreUnavailable)
+    logger.warning("%s", exc.message)
+    return errors.error_response(
+        503,
+        "STORE_UNAVAILABLE",
+        f"the {exc.store} state store cannot be reached; nothing was changed. Try again once "
+        "it is back (GET /api/v1/health shows each store's state)",
+    )
+
+
 async def _prune_daily(history: HistoryStore) -> None:
     while True:
         await asyncio.sleep(PRUNE_INTERVAL_SECONDS)
         try:
-            removed = await asyncio.to_thread(history.prune)
+            removed = await history.prune()
         except Exception:
             logger.exception("history pruning failed")
         else:
@@ -161,6 +170,6 @@ async def _sweep_expired(runtime: Runtime, interval: float) -> None:
     while True:
         await asyncio.sleep(interval)
         try:
-            runtime.executor.sweep_expired()
+            await runtime.executor.sweep_expired()
         except Exception:
             logger.exception("auditing expired confirmations failed")

@@ -12,21 +12,20 @@ from __future__ import annotations
 import hmac
 import os
 import secrets
-import threading
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from spyglass.errors import StoreUnavailable
 from spyglass.service.errors import ApiError, error_response
+from spyglass.state.sessions import (
+    SessionStore,
+)
 
 COOKIE = "spyglass_session"
 CSRF_HEADER = "X-CSRF-Token"
-LOGIN_CODE_TTL_SECONDS = 600
-SESSION_TTL_SECONDS = 7 * 24 * 3600
 MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
@@ -49,64 +48,6 @@ def load_or_create_token(path: Path) -> str:
     return token
 
 
-class LoginCodes:
-    """One-time codes for the console URL: single use, valid for 10 minutes."""
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self._clock = clock
-        self._codes: dict[str, float] = {}
-        self._lock = threading.Lock()
-
-    def issue(self) -> str:
-        code = secrets.token_urlsafe(24)
-        with self._lock:
-            now = self._clock()
-            self._codes = {c: t for c, t in self._codes.items() if t > now}
-            self._codes[code] = now + LOGIN_CODE_TTL_SECONDS
-        return code
-
-    def redeem(self, code: str) -> bool:
-        with self._lock:
-            expires = self._codes.pop(code, None)
-        return expires is not None and expires > self._clock()
-
-
-@dataclass(frozen=True)
-class Session:
-    csrf_token: str
-    expires_at: float
-
-
-class Sessions:
-    """Console sessions held in process: a restart signs the console out."""
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self._clock = clock
-        self._items: dict[str, Session] = {}
-        self._lock = threading.Lock()
-
-    def create(self) -> str:
-        session_id = secrets.token_urlsafe(32)
-        with self._lock:
-            now = self._clock()
-            self._items = {k: s for k, s in self._items.items() if s.expires_at > now}
-            self._items[session_id] = Session(secrets.token_urlsafe(32), now + SESSION_TTL_SECONDS)
-        return session_id
-
-    def get(self, session_id: str) -> Session | None:
-        with self._lock:
-            session = self._items.get(session_id)
-        if session is None or session.expires_at <= self._clock():
-            return None
-        return session
-
-    def end(self, session_id: str) -> bool:
-        """Sign a session out; its cookie stops working at once. False if it was not live."""
-        with self._lock:
-            session = self._items.pop(session_id, None)
-        return session is not None and session.expires_at > self._clock()
-
-
 @dataclass(frozen=True)
 class Principal:
     """An authenticated caller; ``csrf_token`` is set for console sessions."""
@@ -116,11 +57,11 @@ class Principal:
 
 
 class Authenticator:
-    def __init__(self, token: str, sessions: Sessions) -> None:
+    def __init__(self, token: str, sessions: SessionStore) -> None:
         self.token = token
         self.sessions = sessions
 
-    def identify(self, request: HTTPConnection) -> Principal | None:
+    async def identify(self, request: HTTPConnection) -> Principal | None:
         header = request.headers.get("authorization", "")
         scheme, _, value = header.partition(" ")
         if scheme.lower() == "bearer" and value.strip():
@@ -129,14 +70,22 @@ class Authenticator:
             return None
         session_id = request.cookies.get(COOKIE)
         if session_id:
-            session = self.sessions.get(session_id)
+            try:
+                session = await self.sessions.get(session_id)
+            except StoreUnavailable as exc:
+                raise ApiError(
+                    503,
+                    "STORE_UNAVAILABLE",
+                    f"console sessions cannot be checked: the {exc.store} state store cannot "
+                    "be reached; try again once it is back",
+                ) from None
             if session is not None:
                 return Principal("cookie", session.csrf_token)
         return None
 
-    def require(self, request: HTTPConnection, method: str) -> Principal:
+    async def require(self, request: HTTPConnection, method: str) -> Principal:
         """The caller, or 401; cookie callers of a mutating method also need the CSRF header."""
-        principal = self.identify(request)
+        principal = await self.identify(request)
         if principal is None:
             raise ApiError(
                 401,
@@ -177,7 +126,7 @@ class AuthGate:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and not is_public(scope["path"]):
             try:
-                self.authenticator.require(HTTPConnection(scope), scope["method"])
+                await self.authenticator.require(HTTPConnection(scope), scope["method"])
             except ApiError as exc:
                 response = error_response(exc.status, exc.code, exc.message, exc.headers)
                 await response(scope, receive, send)

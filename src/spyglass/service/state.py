@@ -10,7 +10,8 @@ from fastapi import Depends, Request
 from spyglass.conversation.turn import ConversationService
 from spyglass.history.store import HistoryStore
 from spyglass.runtime import Runtime
-from spyglass.service.auth import Authenticator, LoginCodes, Sessions
+from spyglass.service.auth import Authenticator
+from spyglass.state.sessions import LoginCodeStore, SessionStore
 
 
 @dataclass
@@ -19,8 +20,8 @@ class ServiceState:
     conversations: ConversationService
     history: HistoryStore
     auth: Authenticator
-    login_codes: LoginCodes
-    sessions: Sessions
+    login_codes: LoginCodeStore
+    sessions: SessionStore
 
 
 def service_state(request: Request) -> ServiceState:

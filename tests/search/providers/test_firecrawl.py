@@ -50,7 +50,13 @@ async def test_request_sends_limit_tbs_and_bearer_key(replay: ReplayServer) -> N
     await ask("firecrawl", replay, SearchQuery("q", count=2, time_range="day"))
     sent = replay.last
     assert sent.headers["authorization"] == f"Bearer {SECRET}"
-    assert sent.json() == {"query": "q", "limit": 2, "sources": [{"type": "web"}], "tbs": "qdr:d"}
+    assert sent.json() == {
+        "query": "q",
+        "limit": 2,
+        "sources": [{"type": "web"}],
+        "ignoreInvalidURLs": True,
+        "tbs": "qdr:d",
+    }
 
 
 async def test_zero_results(replay: ReplayServer) -> None:
@@ -64,10 +70,19 @@ async def test_402_is_quota_exceeded(replay: ReplayServer) -> None:
     assert failure.code == "SEARCH_QUOTA_EXCEEDED" and "Insufficient credits" in failure.message
 
 
-@pytest.mark.parametrize("status", [401, 403])
-async def test_401_and_403_are_auth_failed(replay: ReplayServer, status: int) -> None:
-    failure = await _failure(replay, Reply(status, {"success": False, "error": "Unauthorized"}))
+async def test_401_is_auth_failed(replay: ReplayServer) -> None:
+    failure = await _failure(replay, Reply(401, {"success": False, "error": "Unauthorized"}))
     assert failure.code == "SEARCH_AUTH_FAILED"
+
+
+async def test_403_is_provider_rejected_not_auth_and_not_retryable(replay: ReplayServer) -> None:
+    failure = await _failure(replay, Reply(403, {"success": False, "error": "blocked target"}))
+    assert failure.code == "SEARCH_PROVIDER_REJECTED" and not failure.retryable
+
+
+async def test_425_too_early_is_retryable(replay: ReplayServer) -> None:
+    failure = await _failure(replay, Reply(425, {"success": False}))
+    assert failure.code == "SEARCH_PROVIDER_UNAVAILABLE" and failure.retryable
 
 
 async def test_400_429_and_5xx(replay: ReplayServer) -> None:

@@ -68,3 +68,51 @@ async def test_malformed_json_and_missing_results_are_invalid_output(
 ) -> None:
     assert (await _failure(replay, Reply(body=b"\xff\xfe"))).code == "SEARCH_INVALID_OUTPUT"
     assert (await _failure(replay, Reply(body={"data": []}))).code == "SEARCH_INVALID_OUTPUT"
+
+
+async def test_a_malformed_key_400_is_auth_failed(replay: ReplayServer) -> None:
+    failure = await _failure(replay, Reply(400, {"detail": "Malformed API key"}))
+    assert failure.code == "SEARCH_AUTH_FAILED"
+
+
+async def test_recency_is_a_relative_published_after_delta(replay: ReplayServer) -> None:
+    replay.set(PATH, Reply(body={"results": []}))
+    await ask("keenable", replay, SearchQuery("q", time_range="week"))
+    assert replay.last.query["published_after"] == ["7d"]
+
+
+async def test_include_domains_fan_out_one_bounded_request_per_domain(
+    replay: ReplayServer,
+) -> None:
+    body = {"results": [{"title": "A", "url": "https://a.example/x", "snippet": "a"}]}
+    replay.set(PATH, Reply(body=body))
+    query = SearchQuery("q", count=4, include_domains=("a.example", "b.example"))
+    page = await ask("keenable", replay, query)
+    sites = sorted(r.query["site"][0] for r in replay.requests)
+    assert sites == ["a.example", "b.example"]
+    assert all(r.query["count"] == ["4"] for r in replay.requests)
+    assert all(r.query["query"] == ["q"] for r in replay.requests)
+    assert len(page.results) == 2
+
+
+async def test_exclusions_over_fetch_and_filter_locally_so_count_is_honoured(
+    replay: ReplayServer,
+) -> None:
+    rows = [
+        {
+            "title": f"T{i}",
+            "url": f"https://{'bad' if i % 2 else 'good'}{i}.example/",
+            "snippet": "",
+        }
+        for i in range(30)
+    ]
+    rows = [
+        {**row, "url": row["url"].replace(f"bad{i}.example", f"x{i}.bad.example")}
+        for i, row in enumerate(rows)
+    ]
+    replay.set(PATH, Reply(body={"results": rows}))
+    query = SearchQuery("q", count=5, exclude_domains=("bad.example",))
+    page = await ask("keenable", replay, query)
+    assert replay.last.query["count"] == ["50"] and "site" not in replay.last.query
+    cleaned = clean_results(page.results, query)
+    assert len(cleaned) == 5 and all("bad.example" not in r["url"] for r in cleaned)

@@ -93,3 +93,27 @@ async def test_malformed_json_and_missing_results_are_invalid_output(
 ) -> None:
     assert (await _failure(replay, Reply(body=b"{oops"))).code == "SEARCH_INVALID_OUTPUT"
     assert (await _failure(replay, Reply(body={"query": "q"}))).code == "SEARCH_INVALID_OUTPUT"
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "said"),
+    [
+        (401, {"detail": {"error": "Unauthorized: missing or invalid API key."}}, "invalid API"),
+        (429, {"detail": {"error": "Rate limit exceeded"}}, "Rate limit exceeded"),
+        (432, {"detail": {"error": "plan limit reached"}}, "plan limit reached"),
+        (
+            422,
+            {"detail": [{"loc": ["body", "max_results"], "msg": "must be <= 20"}, {"msg": "x"}]},
+            "must be <= 20",
+        ),
+        (500, {"detail": "<b>internal</b> error"}, "internal error"),
+    ],
+)
+async def test_tavilys_explanation_is_read_on_every_error_status(
+    replay: ReplayServer, status: int, body: object, said: str
+) -> None:
+    replay.set("/search", Reply(status, body))
+    with pytest.raises(SearchFailure) as caught:
+        await ask("tavily", replay)
+    assert said in caught.value.message
+    assert "<b>" not in caught.value.message and SECRET not in caught.value.message

@@ -56,7 +56,7 @@ async def test_the_openapi_document_names_every_operation(client: httpx.AsyncCli
 async def test_signing_out_ends_the_session_on_the_service_and_clears_the_cookie(
     app: FastAPI,
 ) -> None:
-    code = app.state.spyglass.login_codes.issue()
+    code = await app.state.spyglass.login_codes.issue()
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=BASE_URL) as c:
         await c.get(f"/login?code={code}")
         session_id = c.cookies["spyglass_session"]

@@ -224,10 +224,10 @@ async def test_a_card_nobody_answers_is_audited_once_as_expired_by_the_sweep(
     client: httpx.AsyncClient, fake_model: FakeModel, web_on: Runtime, clock: Clock
 ) -> None:
     await ask_search(client, fake_model)
-    assert web_on.executor.sweep_expired() == 0  # not yet expired
+    assert await web_on.executor.sweep_expired() == 0  # not yet expired
     clock.now += 121
-    assert web_on.executor.sweep_expired() == 1
-    assert web_on.executor.sweep_expired() == 0
+    assert await web_on.executor.sweep_expired() == 1
+    assert await web_on.executor.sweep_expired() == 0
     # A later request of any kind notices nothing more.
     fake_model.script(text("hi"))
     await client.post(URL, json={"text": "hello"})

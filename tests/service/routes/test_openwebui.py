@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 
@@ -30,7 +31,7 @@ def delegated(paths: Paths, fake_model: FakeModel, web: LoopbackWeb) -> Iterator
     runtime.services.provide(WEB_BASE, web.base_url)
     app = create_app(runtime, port=PORT)
     yield app
-    app.state.spyglass.history.close()
+    asyncio.run(app.state.spyglass.history.close())
 
 
 def bearer(app: FastAPI) -> httpx.AsyncClient:
@@ -142,7 +143,7 @@ async def test_a_query_or_url_carrying_private_data_is_blocked_since_nobody_appr
                 json={"urls": ["https://e.example.com/?to=jane.doe%40example.com"]},
             )
     finally:
-        app.state.spyglass.history.close()
+        await app.state.spyglass.history.close()
     assert search.status_code == 403
     error = search.json()["error"]
     assert error["code"] == "PRIVACY_BLOCKED" and "national ID number" in error["message"]

@@ -65,6 +65,15 @@ class Brave(Provider):
     default_base_url: ClassVar[str | None] = "https://api.search.brave.com"
     supports_time_range: ClassVar[bool] = True
     max_count: ClassVar[int] = 20
+    operators: ClassVar[tuple[str, ...]] = (
+        "site:",
+        '"exact phrase"',
+        "-term",
+        "filetype:",
+        "intitle:",
+        "inbody:",
+        "lang:",
+    )
 
     def build_request(self, query: SearchQuery, endpoint: Endpoint) -> ProviderRequest:
         params = {

@@ -7,11 +7,8 @@ reported as ``SEARCH_RATE_LIMITED``, never as an empty result.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 from urllib.parse import parse_qs, urlsplit
-
-import lxml.html
-from lxml import etree
 
 from spyglass.search.model import RATE_LIMITED, ParsedPage, RawResult, SearchFailure, SearchQuery
 from spyglass.search.provider import Endpoint, Provider, ProviderRequest, join_url, site_terms
@@ -46,6 +43,10 @@ def unwrap(href: str) -> str:
     return link
 
 
+if TYPE_CHECKING:
+    from lxml import etree
+
+
 def _is_ad(node: etree._Element, href: str) -> bool:
     classes = (node.get("class") or "").split()
     if "result--ad" in classes:
@@ -55,6 +56,8 @@ def _is_ad(node: etree._Element, href: str) -> bool:
 
 
 def _markup(node: etree._Element) -> str:
+    import lxml.html
+
     return str(lxml.html.tostring(node, encoding="unicode", with_tail=False))
 
 
@@ -64,6 +67,13 @@ class DuckDuckGo(Provider):
     needs_key: ClassVar[bool] = False
     supports_time_range: ClassVar[bool] = True
     max_count: ClassVar[int] = 10
+    operators: ClassVar[tuple[str, ...]] = (
+        "site:",
+        '"exact phrase"',
+        "-term",
+        "filetype:",
+        "intitle:",
+    )
 
     def build_request(self, query: SearchQuery, endpoint: Endpoint) -> ProviderRequest:
         # DuckDuckGo refuses queries over 499 characters.
@@ -91,6 +101,10 @@ class DuckDuckGo(Provider):
         return None
 
     def parse(self, body: bytes, query: SearchQuery) -> ParsedPage:
+        # lxml loads with the first DuckDuckGo answer, not whenever the providers are listed.
+        import lxml.html
+        from lxml import etree
+
         if not body.strip():
             raise self.invalid("a result page")
         try:

@@ -52,6 +52,7 @@ class Exa(Provider):
     default_base_url: ClassVar[str | None] = "https://api.exa.ai"
     supports_time_range: ClassVar[bool] = True
     max_count: ClassVar[int] = 25
+    operators: ClassVar[tuple[str, ...]] = ()
 
     def build_request(self, query: SearchQuery, endpoint: Endpoint) -> ProviderRequest:
         payload: dict[str, Any] = {

@@ -37,12 +37,21 @@ class Firecrawl(Provider):
     default_base_url: ClassVar[str | None] = "https://api.firecrawl.dev"
     supports_time_range: ClassVar[bool] = True
     max_count: ClassVar[int] = 20
+    operators: ClassVar[tuple[str, ...]] = (
+        "site:",
+        '"exact phrase"',
+        "-term",
+        "inurl:",
+        "intitle:",
+    )
 
     def build_request(self, query: SearchQuery, endpoint: Endpoint) -> ProviderRequest:
         payload: dict[str, Any] = {
             "query": site_terms(query)[:500],
             "limit": min(query.count, self.max_count),
             "sources": [{"type": "web"}],
+            # An indexed URL Firecrawl cannot scrape must not fail the whole search.
+            "ignoreInvalidURLs": True,
         }
         if query.time_range:
             payload["tbs"] = _TBS[query.time_range]
@@ -65,11 +74,19 @@ class Firecrawl(Provider):
                 f"firecrawl says the account is out of credits{suffix}; add credits or "
                 "upgrade the Firecrawl plan",
             )
-        if status == 403:
+        if status == 401:
             return SearchFailure(
                 AUTH_FAILED,
-                f"firecrawl says this key may not search{suffix}; check the key's scope or "
-                "search.firecrawl.api_key",
+                "firecrawl refused the API key (HTTP 401); check search.firecrawl.api_key or "
+                "SPYGLASS_SEARCH__FIRECRAWL__API_KEY",
+            )
+        if status == 403:
+            # Firecrawl also uses 403 for refused targets and features: not evidence of a bad
+            # key, and a retry will not change it.
+            return SearchFailure(
+                REJECTED,
+                "firecrawl refused this search (HTTP 403): the query or a feature it needs may "
+                "be unsupported or blocked there; change the query or the provider",
             )
         if status == 400:
             return SearchFailure(

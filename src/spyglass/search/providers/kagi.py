@@ -31,6 +31,14 @@ class Kagi(Provider):
     default_base_url: ClassVar[str | None] = "https://kagi.com/api/v0"
     supports_time_range: ClassVar[bool] = False
     max_count: ClassVar[int] = 20
+    operators: ClassVar[tuple[str, ...]] = (
+        "site:",
+        '"exact phrase"',
+        "-term",
+        "filetype:",
+        "inurl:",
+        "intitle:",
+    )
 
     def build_request(self, query: SearchQuery, endpoint: Endpoint) -> ProviderRequest:
         return ProviderRequest(

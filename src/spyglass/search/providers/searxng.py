@@ -39,6 +39,7 @@ class SearXNG(Provider):
     needs_key: ClassVar[bool] = False
     supports_time_range: ClassVar[bool] = True
     max_count: ClassVar[int] = 20
+    operators: ClassVar[tuple[str, ...]] = ("site:", '"exact phrase"', "-term")
 
     def build_request(self, query: SearchQuery, endpoint: Endpoint) -> ProviderRequest:
         params = {"q": site_terms(query), "format": "json", "locale": "en", "pageno": "1"}

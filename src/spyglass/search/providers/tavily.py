@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from spyglass.providers.exchange import status_failure
+from spyglass.providers.explain import explain
 from spyglass.search.model import (
+    FAILURES,
     QUOTA_EXCEEDED,
     REJECTED,
     ParsedPage,
@@ -16,21 +19,14 @@ from spyglass.search.provider import (
     Endpoint,
     Provider,
     ProviderRequest,
-    explanation,
     first_text,
     join_url,
-    json_or_none,
 )
 
 
 def _detail(body: bytes) -> str:
-    data = json_or_none(body)
-    if not isinstance(data, dict):
-        return ""
-    detail = data.get("detail")
-    if isinstance(detail, dict):
-        return explanation(detail.get("error"))
-    return explanation(detail)
+    # ``detail.error``, a plain ``detail``, or FastAPI's list of ``{"msg": ...}`` entries.
+    return explain(body)
 
 
 class Tavily(Provider):
@@ -38,6 +34,7 @@ class Tavily(Provider):
     default_base_url: ClassVar[str | None] = "https://api.tavily.com"
     supports_time_range: ClassVar[bool] = True
     max_count: ClassVar[int] = 20
+    operators: ClassVar[tuple[str, ...]] = ()
 
     def build_request(self, query: SearchQuery, endpoint: Endpoint) -> ProviderRequest:
         payload: dict[str, Any] = {
@@ -63,6 +60,22 @@ class Tavily(Provider):
         )
 
     def explain_error(self, status: int, body: bytes) -> SearchFailure | None:
+        failure = self._failure(status, body)
+        if failure is None:
+            return None
+        # Tavily explains every error; its words (bounded, plain text) follow the message.
+        said = _detail(body)
+        if said and said not in failure.message:
+            return SearchFailure(
+                failure.code,
+                f'{failure.message} (tavily said: "{said}")',
+                retryable=failure.retryable,
+            )
+        return failure
+
+    def _failure(self, status: int, body: bytes) -> SearchFailure | None:
+        if 200 <= status < 300:
+            return None
         if status in (432, 433):
             which = "plan" if status == 432 else "pay-as-you-go"
             return SearchFailure(
@@ -71,14 +84,13 @@ class Tavily(Provider):
                 "upgrade the plan or raise the limit in the Tavily dashboard",
             )
         if status == 400:
-            said = _detail(body)
             return SearchFailure(
                 REJECTED,
-                "tavily refused the search parameters (HTTP 400)"
-                + (f": {said}" if said else "")
-                + "; change the query or its filters",
+                "tavily refused the search parameters (HTTP 400); change the query or its filters",
             )
-        return None
+        failure = status_failure(self.name, status, needs_key=self.needs_key, failures=FAILURES)
+        assert isinstance(failure, SearchFailure)
+        return failure
 
     def parse(self, body: bytes, query: SearchQuery) -> ParsedPage:
         data = self.load_json(body)

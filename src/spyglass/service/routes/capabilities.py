@@ -33,7 +33,7 @@ async def invoke(name: str, body: InvokeRequest, state: State) -> JSONResponse:
         raise ApiError(404, "NOT_FOUND", f"no capability named {name[:64]!r}; known: {known}")
     confirmation = body.confirmation
     if confirmation is not None and not confirmation.approve:
-        outcome = executor.deny(confirmation.token, channel=CHANNEL)
+        outcome = await executor.adeny(confirmation.token, channel=CHANNEL)
     else:
         outcome = await executor.ainvoke(
             name,

@@ -16,9 +16,10 @@ from fastapi.responses import (
 
 from spyglass.console import STATIC_DIR
 from spyglass.core.policy import WEB_ACCESS
-from spyglass.service.auth import COOKIE, SESSION_TTL_SECONDS
+from spyglass.service.auth import COOKIE
 from spyglass.service.errors import ApiError
 from spyglass.service.state import State
+from spyglass.state.sessions import SESSION_TTL_SECONDS
 from spyglass.version import __version__
 
 router = APIRouter()
@@ -33,16 +34,30 @@ prints.</p></body></html>
 """
 
 
-@router.get("/api/v1/health", operation_id="health", tags=["meta"], summary="Liveness")
-def health() -> dict[str, str]:
-    return {"status": "ok", "version": __version__}
+@router.get(
+    "/api/v1/health", operation_id="health", tags=["meta"], summary="Liveness and each store"
+)
+async def health(state: State) -> Response:
+    stores = await state.runtime.stores.health()
+    ok = all(store["status"] == "ok" for store in stores.values())
+    body = {
+        "status": "ok" if ok else "degraded",
+        "version": __version__,
+        "backend": state.runtime.stores.backend,
+        "stores": stores,
+        # Problems name settings only (never values or keys), so they may be shown
+        # unauthenticated.
+        "problems": state.runtime.problems(),
+    }
+    # 503 while a store is down, so a load balancer sends requests to a healthy process.
+    return JSONResponse(body, status_code=200 if ok else 503)
 
 
 @router.get(
     "/api/v1/session", operation_id="getSession", tags=["meta"], summary="The caller's session"
 )
-def session(request: Request, state: State) -> dict[str, Any]:
-    principal = state.auth.identify(request)
+async def session(request: Request, state: State) -> dict[str, Any]:
+    principal = await state.auth.identify(request)
     csrf = principal.csrf_token if principal and principal.csrf_token else ""
     return {
         "csrf_token": csrf,
@@ -57,9 +72,9 @@ def session(request: Request, state: State) -> dict[str, Any]:
     tags=["meta"],
     summary="End the console session: its cookie stops working at once",
 )
-def sign_out(request: Request, state: State) -> Response:
+async def sign_out(request: Request, state: State) -> Response:
     session_id = request.cookies.get(COOKIE)
-    ended = state.sessions.end(session_id) if session_id else False
+    ended = await state.sessions.end(session_id) if session_id else False
     response = JSONResponse({"signed_out": ended})
     response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
     return response
@@ -71,19 +86,19 @@ def sign_out(request: Request, state: State) -> Response:
     tags=["meta"],
     summary="A new one-time console login code (what `spyglass serve --print-login-url` uses)",
 )
-def create_login_code(request: Request, state: State) -> dict[str, Any]:
-    code = state.login_codes.issue()
+async def create_login_code(request: Request, state: State) -> dict[str, Any]:
+    code = await state.login_codes.issue()
     return {"code": code, "path": f"/login?code={code}", "expires_in_seconds": 600}
 
 
 @router.get("/login", include_in_schema=False)
-def login(state: State, code: Annotated[str, Query(max_length=200)] = "") -> Response:
-    if not code or not state.login_codes.redeem(code):
+async def login(state: State, code: Annotated[str, Query(max_length=200)] = "") -> Response:
+    if not code or not await state.login_codes.redeem(code):
         return HTMLResponse(EXPIRED_PAGE, status_code=401)
     response = RedirectResponse("/", status_code=303)
     response.set_cookie(
         COOKIE,
-        state.sessions.create(),
+        await state.sessions.create(),
         max_age=SESSION_TTL_SECONDS,
         httponly=True,
         samesite="strict",

@@ -28,11 +28,11 @@ async def send_message(body: MessageRequest, request: Request, state: State) -> 
     try:
         if body.confirmation is not None:
             assert body.conversation_id is not None  # checked by the model
-            turn = service.resume(body.conversation_id, body.confirmation.token)
+            turn = await service.resume(body.conversation_id, body.confirmation.token)
             answer = (body.confirmation.token, body.confirmation.approve)
         else:
             assert body.text is not None
-            turn = service.start(body.conversation_id, body.text)
+            turn = await service.start(body.conversation_id, body.text)
     except TurnRefused as exc:
         raise ApiError(exc.status, exc.code, exc.message) from None
     events = service.run(turn, answer)

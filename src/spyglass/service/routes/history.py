@@ -22,11 +22,11 @@ def _missing(conversation_id: str) -> ApiError:
     operation_id="listConversations",
     summary="Conversations, newest first; q searches what the user and the model wrote",
 )
-def list_conversations(
+async def list_conversations(
     state: State,
     q: Annotated[str | None, Query(max_length=500)] = None,
 ) -> dict[str, Any]:
-    return {"conversations": state.history.conversations(q)}
+    return {"conversations": await state.history.conversations(q)}
 
 
 @router.get(
@@ -34,8 +34,8 @@ def list_conversations(
     operation_id="getConversation",
     summary="One conversation with its messages",
 )
-def get_conversation(conversation_id: str, state: State) -> dict[str, Any]:
-    conversation = state.history.conversation(conversation_id)
+async def get_conversation(conversation_id: str, state: State) -> dict[str, Any]:
+    conversation = await state.history.conversation(conversation_id)
     if conversation is None:
         raise _missing(conversation_id)
     return conversation
@@ -47,7 +47,7 @@ def get_conversation(conversation_id: str, state: State) -> dict[str, Any]:
     summary="Delete a conversation and its messages",
     status_code=204,
 )
-def delete_conversation(conversation_id: str, state: State) -> Response:
-    if not state.history.delete(conversation_id):
+async def delete_conversation(conversation_id: str, state: State) -> Response:
+    if not await state.history.delete(conversation_id):
         raise _missing(conversation_id)
     return Response(status_code=204)

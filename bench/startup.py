@@ -1,0 +1,144 @@
+"""How long a person or an MCP host waits for Spyglass to start, as whole processes.
+
+Times, as wall-clock medians over fresh processes: ``spyglass --help``; a refused
+``spyglass fetch http://127.0.0.1/`` (web access off: refused at the policy stage; on, with no
+terminal to ask: refused before anything is dialled); and, for an MCP stdio host, spawning
+``spyglass mcp`` until the answer to its first ``tools/list``. Two peers run in the same loop
+so figures from a busy machine can still be compared: ``python -c pass`` (the interpreter
+alone) and ``python -m http.server --help`` (a small standard-library command line); and, as
+the floor under the MCP figure, importing the MCP SDK and nothing else.
+
+    .venv/bin/python -m bench.startup [--runs 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from spyglass.core.policy import WEB_ACCESS, PolicyFile
+from spyglass.paths import Paths
+
+SPYGLASS = str(Path(sys.executable).with_name("spyglass"))
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "0"},
+    },
+}
+
+
+def _environment(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SPYGLASS_")}
+    env["SPYGLASS_HOME"] = str(home)
+    return env
+
+
+def _command(argv: list[str], env: dict[str, str]) -> Callable[[], float]:
+    def once() -> float:
+        started = time.perf_counter()
+        subprocess.run(
+            argv,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=120,
+            check=False,
+        )
+        return time.perf_counter() - started
+
+    return once
+
+
+def _first_tools_list(env: dict[str, str]) -> Callable[[], float]:
+    """Spawn ``spyglass mcp``, send the handshake and tools/list at once, time the answer."""
+    lines = [
+        INITIALIZE,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    payload = "".join(json.dumps(line) + "\n" for line in lines)
+
+    def once() -> float:
+        started = time.perf_counter()
+        process = subprocess.Popen(
+            [SPYGLASS, "mcp"],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(payload)
+        process.stdin.flush()
+        for line in process.stdout:
+            if json.loads(line).get("id") == 2:
+                break
+        elapsed = time.perf_counter() - started
+        process.stdin.close()
+        process.wait(timeout=60)
+        process.stdout.close()
+        return elapsed
+
+    return once
+
+
+def main(runs: int) -> None:
+    home_off = Path(tempfile.mkdtemp(prefix="spyglass-bench-"))
+    home_on = Path(tempfile.mkdtemp(prefix="spyglass-bench-"))
+    PolicyFile(Paths(home_on).policy_file).set(WEB_ACCESS, True)
+    off, on = _environment(home_off), _environment(home_on)
+    python = sys.executable
+    cases: dict[str, Callable[[], float]] = {
+        "python -c pass": _command([python, "-c", "pass"], off),
+        "python -m http.server --help": _command([python, "-m", "http.server", "--help"], off),
+        "spyglass --help": _command([SPYGLASS, "--help"], off),
+        "spyglass fetch http://127.0.0.1/ (web access off)": _command(
+            [SPYGLASS, "fetch", "http://127.0.0.1/"], off
+        ),
+        "spyglass fetch http://127.0.0.1/ (web access on, no terminal)": _command(
+            [SPYGLASS, "fetch", "http://127.0.0.1/"], on
+        ),
+        "python -c 'import mcp.server' (the MCP SDK alone)": _command(
+            [python, "-c", "import mcp.server"], off
+        ),
+        "spyglass mcp: spawn to first tools/list answer": _first_tools_list(on),
+    }
+    samples: dict[str, list[float]] = {name: [] for name in cases}
+    try:
+        # Interleaved, so a burst of load elsewhere on the machine hits every case alike.
+        for _ in range(runs):
+            for name, once in cases.items():
+                samples[name].append(once())
+    finally:
+        shutil.rmtree(home_off, ignore_errors=True)
+        shutil.rmtree(home_on, ignore_errors=True)
+    peer = statistics.median(samples["python -m http.server --help"])
+    print("| process | runs | median s | × http.server --help |")
+    print("|---|---|---|---|")
+    for name, times in samples.items():
+        median = statistics.median(times)
+        print(f"| {name} | {len(times)} | {median:.3f} | {median / peer:.1f} |")
+    print(f"\nload average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--runs", type=int, default=7)
+    main(parser.parse_args().runs)

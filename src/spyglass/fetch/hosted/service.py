@@ -1,0 +1,272 @@
+"""One ``web.fetch`` through the configured providers: route, read, fall back, convert.
+
+The route is the search router's (:mod:`spyglass.providers.routing`) over ``"direct"`` plus
+the hosted readers, pinned by the invocation id: the precheck that tells the person who will
+read the page and the approved call that reads it compute the same route. A reader's page
+becomes the same :class:`~spyglass.fetch.fetcher.FetchedPage` a direct fetch makes (HTML is
+extracted the same way), so paging, caps and the result shape are shared.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Collection
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from spyglass.core.outcome import Notice
+from spyglass.errors import CapabilityError
+from spyglass.fetch.content import Document, MediaType, to_document
+from spyglass.fetch.errors import TargetRejected
+from spyglass.fetch.fetcher import FetchedPage
+from spyglass.fetch.hosted import READERS
+from spyglass.fetch.hosted.reader import DIRECT, FAILURES, FetchFailure, Reader
+from spyglass.fetch.hosted.targets import check_for_reader
+from spyglass.providers import exchange
+from spyglass.providers.exchange import NOT_CONFIGURED, Endpoint
+from spyglass.providers.routing import RoutingError, plan
+from spyglass.search.cleaning import clean_url
+from spyglass.settings import MASK, FetchSettings, Settings
+
+#: Below this many seconds left, no fallback is started.
+MIN_ATTEMPT_SECONDS = 0.5
+NAMES: tuple[str, ...] = (DIRECT, *READERS)
+
+
+def route(url: str, settings: FetchSettings, *, capability: str, invocation_id: str) -> list[str]:
+    """Who reads ``url`` for this invocation: the chosen provider, then usable fallbacks.
+
+    Raises ``FETCH_NOT_CONFIGURED`` for a bad ``fetch.providers``/``fetch.fallback``, and
+    :class:`TargetRejected` when the chosen provider is a hosted reader and ``url`` fails
+    the reader rules. A fallback reader the URL may not go to is left out, so nobody is
+    told a reader might see the URL when it never could.
+    """
+    try:
+        order = plan(
+            settings.providers,
+            settings.fallback,
+            NAMES,
+            capability=capability,
+            invocation_id=invocation_id,
+            section="fetch",
+        )
+    except RoutingError as problem:
+        raise FetchFailure(f"FETCH_{NOT_CONFIGURED}", str(problem)) from None
+    if order[0] != DIRECT:
+        check_for_reader(url, settings)
+        return order
+    kept = [DIRECT]
+    for name in order[1:]:
+        try:
+            check_for_reader(url, settings)
+        except TargetRejected:
+            continue
+        kept.append(name)
+    return kept
+
+
+def endpoint_for(reader: Reader, settings: Settings) -> Endpoint:
+    """``fetch.<name>``'s address and key, each defaulting to ``search.<name>``'s.
+
+    One account usually serves both tools, so a key set once for search also reads pages;
+    a ``fetch.<name>`` table overrides it when the owner wants them apart.
+    """
+    name = reader.name
+    own = settings.fetch.provider(name)
+    shared = settings.search.provider(name)
+    base_url = own.base_url or shared.base_url or reader.default_base_url
+    if not base_url.lower().startswith(("http://", "https://")):
+        raise FetchFailure(
+            f"FETCH_{NOT_CONFIGURED}", f"fetch.{name}.base_url must start with http:// or https://"
+        )
+    secret = own.api_key if own.api_key is not None else shared.api_key
+    key = secret.get_secret_value() if secret is not None else ""
+    if reader.needs_key and not key:
+        raise FetchFailure(
+            f"FETCH_{NOT_CONFIGURED}",
+            f"{name} needs an API key: set fetch.{name}.api_key (or search.{name}.api_key) in "
+            f"config.toml, or SPYGLASS_FETCH__{name.upper()}__API_KEY",
+        )
+    return Endpoint(base_url=base_url, api_key=key or None)
+
+
+def secrets_of(settings: Settings) -> list[str]:
+    """Every configured provider key, to be scrubbed from anything shown."""
+    sections = [
+        *settings.fetch.provider_sections().values(),
+        *settings.search.provider_sections().values(),
+    ]
+    return [
+        section.api_key.get_secret_value()
+        for section in sections
+        if section.api_key is not None and section.api_key.get_secret_value()
+    ]
+
+
+def redact(text: str, secrets: Collection[str]) -> str:
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, MASK)
+    return text
+
+
+def provider_line(reader: Reader) -> str:
+    """The line that opens a page a reader delivered, so the model can attribute it."""
+    return (
+        f"[Page read by {reader.display_name} (web.fetch provider {reader.name}); "
+        f"{reader.display_name} resolved the address and followed any redirects itself.]"
+    )
+
+
+async def read(reader: Reader, url: str, settings: Settings, *, timeout: float) -> FetchedPage:
+    """One exchange with ``reader``: the page at ``url`` as a :class:`FetchedPage`.
+
+    Any configured key a provider echoes back is masked in messages and in the page.
+    """
+    secrets = secrets_of(settings)
+    try:
+        page = await _read(reader, url, settings, timeout=timeout)
+    except CapabilityError as failure:
+        failure.message = redact(failure.message, secrets)
+        failure.args = (failure.message,)
+        raise
+    document = Document(
+        redact(page.document.title, secrets) if page.document.title else None,
+        redact(page.document.text, secrets),
+    )
+    return replace(page, document=document)
+
+
+async def _read(reader: Reader, url: str, settings: Settings, *, timeout: float) -> FetchedPage:
+    endpoint = endpoint_for(reader, settings)
+    request = reader.build_request(url, endpoint)
+    response = await exchange.send(
+        reader.name,
+        request,
+        timeout=timeout,
+        max_bytes=reader.max_bytes(settings.fetch.max_page_bytes),
+        failures=FAILURES,
+    )
+    failure = reader.explain_error(response.status, response.body)
+    if failure is not None:
+        raise failure
+    if not 200 <= response.status < 300:
+        raise exchange.status_failure(
+            reader.name, response.status, needs_key=reader.needs_key, failures=FAILURES
+        )
+    page = reader.parse(response.body, url)
+    if page.format == "html":
+        # The same extraction a directly fetched page gets; CPU work, off the event loop.
+        source = (clean_url(page.source_url) if page.source_url else None) or url
+        document = await asyncio.to_thread(
+            to_document, page.content.encode(), MediaType("text/html", "utf-8"), source
+        )
+        title = page.title or document.title
+        content = document.text
+    else:
+        title, content = page.title, page.content
+    # The provider's word for where it read the page: kept only when it is a usable address.
+    final_url = (clean_url(page.source_url) if page.source_url else None) or url
+    return FetchedPage(
+        url=url,
+        final_url=final_url,
+        status=200,
+        content_type="text/markdown" if page.format != "text" else "text/plain",
+        document=Document(title, provider_line(reader) + "\n\n" + content),
+        redirected=False,
+        redirect_chain=(),
+        retrieved_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+    )
+
+
+async def fetch(
+    url: str,
+    settings: Settings,
+    order: list[str],
+    *,
+    direct: Callable[[], Awaitable[FetchedPage]],
+    report: Callable[[str], None],
+    readers: dict[str, Reader] | None = None,
+) -> FetchedPage:
+    """The page, from the first provider in ``order`` that delivers it.
+
+    Only a retryable failure moves on to the next provider, within ``fetch.timeout_seconds``
+    overall; ``report`` is told each provider as it is tried, so the audit names the one
+    that ran.
+    """
+    known = readers if readers is not None else READERS
+    deadline = time.monotonic() + settings.fetch.timeout_seconds
+    first: CapabilityError | None = None
+    for position, name in enumerate(order):
+        remaining = deadline - time.monotonic()
+        if position and remaining < MIN_ATTEMPT_SECONDS:
+            break
+        report(name)
+        try:
+            if name == DIRECT:
+                return await direct()
+            return await read(known[name], url, settings, timeout=remaining)
+        except CapabilityError as failure:
+            if not failure.retryable or position + 1 == len(order):
+                if first is not None and position:
+                    failure.message = (
+                        f"{failure.message} (after {order[0]} failed first: {first.message})"
+                    )
+                raise failure from None
+            first = first or failure
+    assert first is not None
+    raise first
+
+
+def check(
+    url: str, settings: Settings, *, capability: str, invocation_id: str
+) -> tuple[list[str], list[Notice]]:
+    """The route for this call and what the approving person must be told about it.
+
+    Everything here needs no network: the route, the reader URL rules and each reader's
+    configuration. Raises a refusal when the call could only fail.
+    """
+    order = route(url, settings.fetch, capability=capability, invocation_id=invocation_id)
+    for name in order:
+        if name != DIRECT:
+            endpoint_for(READERS[name], settings)
+    return order, announce(order)
+
+
+def announce(order: list[str]) -> list[Notice]:
+    """A ``fetch.provider`` notice naming who will see the URL, when anyone but Spyglass will."""
+    readers = [READERS[name].display_name for name in order if name != DIRECT]
+    if not readers:
+        return []
+    if order[0] == DIRECT:
+        message = (
+            f"Spyglass will fetch this page itself; if that fails, {_either(readers)} may be "
+            "asked to fetch it for you and would then see the address."
+        )
+    else:
+        message = (
+            f"{readers[0]} will fetch this page for you: the address is sent to {readers[0]}, "
+            "which reads the page from its own servers."
+        )
+        rest = readers[1:] + (["Spyglass itself"] if DIRECT in order[1:] else [])
+        if rest:
+            message += f" If that fails, {_either(rest)} may try instead."
+    return [Notice(kind="fetch.provider", message=message, argument="url")]
+
+
+def _either(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+__all__ = [
+    "DIRECT",
+    "FAILURES",
+    "announce",
+    "check",
+    "endpoint_for",
+    "fetch",
+    "provider_line",
+    "read",
+    "route",
+]

@@ -1,0 +1,263 @@
+"""The shared backend's fast half: tokens, paused turns, sessions and login codes in Redis.
+
+- a confirmation token is taken with ``GETDEL``: of any number of processes approving one
+  token at once, exactly one receives the record;
+- a paused turn is a hash claimed by a Lua script under a lease, so exactly one process
+  resumes it, and another may carry it on if that process dies;
+- sessions and login codes expire on their own (``EX``).
+
+Keys hold SHA-256 digests of tokens, never the tokens. Any connection failure becomes
+:class:`~spyglass.errors.StoreUnavailable` (the caller fails closed); the client reconnects by
+itself on the next call once Redis is back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import uuid
+import weakref
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeout
+
+from spyglass.conversation.pending import (
+    RECALL_SECONDS,
+    PausedTurn,
+    TurnBusy,
+    TurnState,
+    state_from_json,
+    state_to_json,
+)
+from spyglass.core.confirmation import (
+    TOKEN_TTL_SECONDS,
+    PendingRecord,
+    record_from_json,
+    record_to_json,
+    token_digest,
+)
+from spyglass.errors import StoreUnavailable
+from spyglass.state.sessions import LOGIN_CODE_TTL_SECONDS, SESSION_TTL_SECONDS, Session
+
+T = TypeVar("T")
+
+PREFIX = "spyglass:"
+
+# KEYS[1] turn; ARGV: conversation, now, lease, owner, ttl_ms, recall seconds.
+# Answers {0} unknown/foreign/expired past recall, {1, state, expires_at} claimed,
+# {2, seconds} busy.
+_TAKE = """
+local f = redis.call('HMGET', KEYS[1], 'conversation', 'state', 'expires_at', 'lease_until')
+if not f[1] or f[1] ~= ARGV[1] then return {0} end
+local now = tonumber(ARGV[2])
+local lease_until = tonumber(f[4])
+if lease_until == 0 and tonumber(f[3]) + tonumber(ARGV[6]) < now then
+  redis.call('DEL', KEYS[1])
+  return {0}
+end
+if lease_until > now then return {2, tostring(lease_until - now)} end
+redis.call('HSET', KEYS[1], 'lease_until', string.format('%.6f', now + tonumber(ARGV[3])),
+  'owner', ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return {1, f[2], f[3]}
+"""
+
+# KEYS[1] turn; ARGV: owner, state, lease_until, ttl_ms.
+_CHECKPOINT = """
+if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'state', ARGV[2], 'lease_until', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 1
+"""
+
+# KEYS[1] turn; ARGV: owner.
+_FINISH = """
+if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])
+"""
+
+
+class RedisState:
+    """The connection to Redis: one client per event loop (the CLI runs a loop per call)."""
+
+    def __init__(self, url: str, *, timeout: float, clock: Callable[[], float]) -> None:
+        self.url = url
+        self.timeout = timeout
+        self.clock = clock
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, aioredis.Redis] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def client(self) -> aioredis.Redis:
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = aioredis.Redis.from_url(
+                self.url,
+                socket_timeout=self.timeout,
+                socket_connect_timeout=self.timeout,
+                # One quick retry covers a connection Redis closed while idle; a server that
+                # is down is reported at once rather than after a long back-off.
+                retry=Retry(NoBackoff(), 1),
+                health_check_interval=30,
+            )
+            self._clients[loop] = client
+        return client
+
+    async def call(self, work: Callable[[aioredis.Redis], Awaitable[T]]) -> T:
+        """``work(client)``, with every connection failure as :class:`StoreUnavailable`."""
+        try:
+            return await work(self.client())
+        except (RedisError, OSError, RedisTimeout) as exc:
+            raise StoreUnavailable(
+                "redis", f"Redis cannot be reached ({type(exc).__name__}: {exc})"
+            ) from exc
+
+    async def health(self) -> dict[str, Any]:
+        await self.call(lambda r: r.ping())
+        return {"status": "ok"}
+
+    async def aclose(self) -> None:
+        loop = asyncio.get_running_loop()
+        client = self._clients.pop(loop, None)
+        if client is not None:
+            await client.aclose()
+
+
+def _ms(seconds: float) -> int:
+    return max(1, int(seconds * 1000))
+
+
+class RedisConfirmationStore:
+    def __init__(self, state: RedisState) -> None:
+        self.state = state
+
+    async def put(self, record: PendingRecord) -> None:
+        key = PREFIX + "confirm:" + token_digest(record.token)
+        # Kept a grace period past expiry so a late approval hears "expired", not "unknown".
+        ttl = record.expires_at - self.state.clock() + TOKEN_TTL_SECONDS
+        value = record_to_json(record)
+        await self.state.call(lambda r: r.set(key, value, px=_ms(ttl)))
+
+    async def take(self, token: str) -> PendingRecord | None:
+        key = PREFIX + "confirm:" + token_digest(token)
+        raw = await self.state.call(lambda r: r.getdel(key))
+        return None if raw is None else record_from_json(token, raw)
+
+
+class RedisPendingTurnStore:
+    def __init__(self, state: RedisState, lease_seconds: float) -> None:
+        self.state = state
+        self.lease = lease_seconds
+        #: Names this process's claims, so a checkpoint never overwrites another's.
+        self.owner = uuid.uuid4().hex
+
+    @staticmethod
+    def _key(token: str) -> str:
+        return PREFIX + "turn:" + token_digest(token)
+
+    def _ttl_ms(self, until: float) -> int:
+        return _ms(until - self.state.clock() + TOKEN_TTL_SECONDS)
+
+    async def put(self, paused: PausedTurn) -> None:
+        key = self._key(paused.token)
+        mapping: dict[Any, Any] = {
+            "conversation": paused.state.conversation_id,
+            "state": state_to_json(paused.state),
+            "expires_at": f"{paused.expires_at:.6f}",
+            "lease_until": "0",
+            "owner": "",
+        }
+        ttl = self._ttl_ms(paused.expires_at)
+
+        async def work(r: aioredis.Redis) -> None:
+            async with r.pipeline(transaction=True) as pipe:
+                pipe.delete(key)
+                pipe.hset(key, mapping=mapping)
+                pipe.pexpire(key, ttl)
+                await pipe.execute()
+
+        await self.state.call(work)
+
+    async def take(self, token: str, conversation_id: str) -> PausedTurn | None:
+        key = self._key(token)
+        now = self.state.clock()
+        args: list[str | int] = [
+            conversation_id,
+            f"{now:.6f}",
+            f"{self.lease:.6f}",
+            self.owner,
+            self._ttl_ms(now + self.lease),
+            f"{RECALL_SECONDS:.6f}",
+        ]
+        answer = await self.state.call(lambda r: r.eval(_TAKE, 1, key, *args))
+        if int(answer[0]) == 0:
+            return None
+        if int(answer[0]) == 2:
+            raise TurnBusy(float(answer[1]))
+        return PausedTurn(token, state_from_json(answer[1]), float(answer[2]))
+
+    async def checkpoint(self, token: str, state: TurnState) -> None:
+        key = self._key(token)
+        until = self.state.clock() + self.lease
+        args: list[str | int] = [
+            self.owner,
+            state_to_json(state),
+            f"{until:.6f}",
+            self._ttl_ms(until),
+        ]
+        await self.state.call(lambda r: r.eval(_CHECKPOINT, 1, key, *args))
+
+    async def finish(self, token: str) -> None:
+        key = self._key(token)
+        await self.state.call(lambda r: r.eval(_FINISH, 1, key, self.owner))
+
+
+class RedisSessions:
+    def __init__(self, state: RedisState) -> None:
+        self.state = state
+
+    async def create(self) -> str:
+        session_id = secrets.token_urlsafe(32)
+        key = PREFIX + "session:" + token_digest(session_id)
+        expires_at = self.state.clock() + SESSION_TTL_SECONDS
+        value = f"{expires_at:.6f} {secrets.token_urlsafe(32)}"
+        await self.state.call(lambda r: r.set(key, value, ex=SESSION_TTL_SECONDS))
+        return session_id
+
+    async def get(self, session_id: str) -> Session | None:
+        key = PREFIX + "session:" + token_digest(session_id)
+        raw = await self.state.call(lambda r: r.get(key))
+        if raw is None:
+            return None
+        text = raw.decode() if isinstance(raw, bytes) else str(raw)
+        expires_at, _, csrf = text.partition(" ")
+        session = Session(csrf, float(expires_at))
+        return session if session.expires_at > self.state.clock() else None
+
+    async def end(self, session_id: str) -> bool:
+        key = PREFIX + "session:" + token_digest(session_id)
+        removed = await self.state.call(lambda r: r.delete(key))
+        return bool(removed)
+
+
+class RedisLoginCodes:
+    def __init__(self, state: RedisState) -> None:
+        self.state = state
+
+    async def issue(self) -> str:
+        code = secrets.token_urlsafe(24)
+        key = PREFIX + "login:" + token_digest(code)
+        expires_at = self.state.clock() + LOGIN_CODE_TTL_SECONDS
+        await self.state.call(lambda r: r.set(key, f"{expires_at:.6f}", ex=LOGIN_CODE_TTL_SECONDS))
+        return code
+
+    async def redeem(self, code: str) -> bool:
+        key = PREFIX + "login:" + token_digest(code)
+        raw = await self.state.call(lambda r: r.getdel(key))
+        return raw is not None and float(raw) > self.state.clock()

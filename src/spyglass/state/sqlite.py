@@ -1,0 +1,322 @@
+"""The embedded backend: tokens, paused turns, sessions and login codes in one SQLite file.
+
+A restart keeps them (a console stays signed in, a turn paused for approval can still be
+approved, until it expires on the wall clock), and several processes on one machine share
+them: SQLite's own locking makes a take atomic across processes. Every call runs on a worker
+thread, never on the event loop. Tokens, session ids and login codes are kept as SHA-256
+digests: a copy of the file approves nothing and signs nobody in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import sqlite3
+import threading
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from spyglass.conversation.pending import (
+    RECALL_SECONDS,
+    PausedTurn,
+    TurnBusy,
+    TurnState,
+    state_from_json,
+    state_to_json,
+)
+from spyglass.core.confirmation import (
+    TOKEN_TTL_SECONDS,
+    PendingRecord,
+    record_from_json,
+    record_to_json,
+    token_digest,
+)
+from spyglass.errors import StorageError
+from spyglass.state.sessions import LOGIN_CODE_TTL_SECONDS, SESSION_TTL_SECONDS, Session
+
+T = TypeVar("T")
+
+#: Each entry upgrades the schema from version ``i`` to ``i + 1``. Append, never edit.
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE confirmations (
+        digest TEXT PRIMARY KEY, record TEXT NOT NULL, expires_at REAL NOT NULL
+    );
+    CREATE TABLE paused_turns (
+        digest TEXT PRIMARY KEY,
+        conversation_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        expires_at REAL NOT NULL,
+        lease_until REAL NOT NULL DEFAULT 0,
+        owner TEXT NOT NULL DEFAULT ''
+    );
+    CREATE TABLE sessions (digest TEXT PRIMARY KEY, csrf TEXT NOT NULL, expires_at REAL NOT NULL);
+    CREATE TABLE login_codes (digest TEXT PRIMARY KEY, expires_at REAL NOT NULL);
+    """,
+)
+
+
+class StateDB:
+    """One SQLite connection under a lock; every call goes through :meth:`run` off-loop."""
+
+    def __init__(self, path: Path, clock: Callable[[], float]) -> None:
+        self.path = path
+        self.clock = clock
+        self.version = 0
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+
+    def _open(self) -> sqlite3.Connection:
+        """The connection, opened (and the schema brought up to date) on first use."""
+        if self._db is not None:
+            return self._db
+        path = self.path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # Tokens are digests, but paused turns hold transcripts: owner-only, as history.
+            path.touch(mode=0o600, exist_ok=True)
+            path.chmod(0o600)
+        except OSError as exc:
+            raise StorageError(
+                f"cannot create the state file {path} ({exc.strerror or exc}); check that "
+                "SPYGLASS_HOME is writable"
+            ) from exc
+        db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA synchronous = NORMAL")
+        # Other processes on the same file wait for each other instead of failing.
+        db.execute("PRAGMA busy_timeout = 10000")
+        self.version = migrate(db)
+        self._db = db
+        return db
+
+    async def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        return await asyncio.to_thread(self._locked, work)
+
+    def _locked(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        with self._lock:
+            return work(self._open())
+
+    def transaction(self, work: Callable[[sqlite3.Connection], T]) -> Callable[..., T]:
+        """``work`` inside ``BEGIN IMMEDIATE`` … ``COMMIT``: one writer at a time, all processes."""
+
+        def run(db: sqlite3.Connection) -> T:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                result = work(db)
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+            return result
+
+        return run
+
+    def upgrade(self) -> int:
+        """Open the file and bring its schema up to date; returns the version."""
+        with self._lock:
+            self._open()
+        return self.version
+
+    async def health(self) -> dict[str, Any]:
+        await self.run(lambda db: db.execute("SELECT 1").fetchone())
+        return {"status": "ok", "version": self.version}
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+
+def migrate(db: sqlite3.Connection) -> int:
+    """Bring the state file to the newest schema; returns the resulting version."""
+    (version,) = db.execute("PRAGMA user_version").fetchone()
+    if version > len(MIGRATIONS):
+        raise StorageError(
+            f"the state file has schema version {version}, newer than this Spyglass knows "
+            f"({len(MIGRATIONS)}); upgrade Spyglass or move the file aside"
+        )
+    for index in range(version, len(MIGRATIONS)):
+        db.executescript(
+            "BEGIN IMMEDIATE;" + MIGRATIONS[index] + f"PRAGMA user_version = {index + 1};COMMIT;"
+        )
+    return len(MIGRATIONS)
+
+
+class SQLiteConfirmationStore:
+    def __init__(self, db: StateDB) -> None:
+        self.db = db
+
+    async def put(self, record: PendingRecord) -> None:
+        digest = token_digest(record.token)
+        # Kept a grace period past expiry so a late approval hears "expired", not "unknown".
+        cutoff = self.db.clock() - TOKEN_TTL_SECONDS
+
+        def work(db: sqlite3.Connection) -> None:
+            db.execute("DELETE FROM confirmations WHERE expires_at < ?", (cutoff,))
+            db.execute(
+                "INSERT OR REPLACE INTO confirmations(digest, record, expires_at) VALUES (?,?,?)",
+                (digest, record_to_json(record), record.expires_at),
+            )
+
+        await self.db.run(self.db.transaction(work))
+
+    async def take(self, token: str) -> PendingRecord | None:
+        digest = token_digest(token)
+        row = await self.db.run(
+            lambda db: db.execute(
+                "DELETE FROM confirmations WHERE digest = ? RETURNING record", (digest,)
+            ).fetchone()
+        )
+        return None if row is None else record_from_json(token, row[0])
+
+
+class SQLitePendingTurnStore:
+    def __init__(self, db: StateDB, lease_seconds: float) -> None:
+        self.db = db
+        self.lease = lease_seconds
+        #: Names this process's claims, so a checkpoint never overwrites another's.
+        self.owner = uuid.uuid4().hex
+
+    async def put(self, paused: PausedTurn) -> None:
+        digest = token_digest(paused.token)
+        data = state_to_json(paused.state)
+        # Kept past expiry for the recall window, so a late answer still continues the turn.
+        cutoff = self.db.clock() - RECALL_SECONDS
+
+        def work(db: sqlite3.Connection) -> None:
+            db.execute(
+                "DELETE FROM paused_turns WHERE expires_at < ? AND lease_until < ?",
+                (cutoff, cutoff),
+            )
+            db.execute(
+                "INSERT OR REPLACE INTO paused_turns(digest, conversation_id, state, expires_at) "
+                "VALUES (?,?,?,?)",
+                (digest, paused.state.conversation_id, data, paused.expires_at),
+            )
+
+        await self.db.run(self.db.transaction(work))
+
+    async def take(self, token: str, conversation_id: str) -> PausedTurn | None:
+        digest = token_digest(token)
+        now = self.db.clock()
+
+        def work(db: sqlite3.Connection) -> tuple[str, float] | float | None:
+            row: tuple[str, str, float, float] | None = db.execute(
+                "SELECT conversation_id, state, expires_at, lease_until FROM paused_turns "
+                "WHERE digest = ?",
+                (digest,),
+            ).fetchone()
+            if row is None or row[0] != conversation_id:
+                return None
+            state, expires_at, lease_until = row[1], row[2], row[3]
+            if lease_until == 0 and expires_at + RECALL_SECONDS < now:
+                db.execute("DELETE FROM paused_turns WHERE digest = ?", (digest,))
+                return None
+            if lease_until > now:
+                return lease_until - now
+            db.execute(
+                "UPDATE paused_turns SET lease_until = ?, owner = ? WHERE digest = ?",
+                (now + self.lease, self.owner, digest),
+            )
+            return state, expires_at
+
+        found = await self.db.run(self.db.transaction(work))
+        if found is None:
+            return None
+        if isinstance(found, float):
+            raise TurnBusy(found)
+        return PausedTurn(token, state_from_json(found[0]), found[1])
+
+    async def checkpoint(self, token: str, state: TurnState) -> None:
+        digest = token_digest(token)
+        data = state_to_json(state)
+        lease_until = self.db.clock() + self.lease
+        await self.db.run(
+            lambda db: db.execute(
+                "UPDATE paused_turns SET state = ?, lease_until = ? WHERE digest = ? AND owner = ?",
+                (data, lease_until, digest, self.owner),
+            )
+        )
+
+    async def finish(self, token: str) -> None:
+        digest = token_digest(token)
+        await self.db.run(
+            lambda db: db.execute(
+                "DELETE FROM paused_turns WHERE digest = ? AND owner = ?", (digest, self.owner)
+            )
+        )
+
+
+class SQLiteSessions:
+    def __init__(self, db: StateDB) -> None:
+        self.db = db
+
+    async def create(self) -> str:
+        session_id = secrets.token_urlsafe(32)
+        csrf = secrets.token_urlsafe(32)
+        now = self.db.clock()
+
+        def work(db: sqlite3.Connection) -> None:
+            db.execute("DELETE FROM sessions WHERE expires_at <= ?", (now,))
+            db.execute(
+                "INSERT INTO sessions(digest, csrf, expires_at) VALUES (?,?,?)",
+                (token_digest(session_id), csrf, now + SESSION_TTL_SECONDS),
+            )
+
+        await self.db.run(self.db.transaction(work))
+        return session_id
+
+    async def get(self, session_id: str) -> Session | None:
+        digest = token_digest(session_id)
+        row = await self.db.run(
+            lambda db: db.execute(
+                "SELECT csrf, expires_at FROM sessions WHERE digest = ?", (digest,)
+            ).fetchone()
+        )
+        if row is None or row[1] <= self.db.clock():
+            return None
+        return Session(row[0], row[1])
+
+    async def end(self, session_id: str) -> bool:
+        digest = token_digest(session_id)
+        now = self.db.clock()
+        row = await self.db.run(
+            self.db.transaction(
+                lambda db: db.execute(
+                    "DELETE FROM sessions WHERE digest = ? RETURNING expires_at", (digest,)
+                ).fetchone()
+            )
+        )
+        return row is not None and row[0] > now
+
+
+class SQLiteLoginCodes:
+    def __init__(self, db: StateDB) -> None:
+        self.db = db
+
+    async def issue(self) -> str:
+        code = secrets.token_urlsafe(24)
+        now = self.db.clock()
+
+        def work(db: sqlite3.Connection) -> None:
+            db.execute("DELETE FROM login_codes WHERE expires_at <= ?", (now,))
+            db.execute(
+                "INSERT INTO login_codes(digest, expires_at) VALUES (?,?)",
+                (token_digest(code), now + LOGIN_CODE_TTL_SECONDS),
+            )
+
+        await self.db.run(self.db.transaction(work))
+        return code
+
+    async def redeem(self, code: str) -> bool:
+        digest = token_digest(code)
+        row = await self.db.run(
+            lambda db: db.execute(
+                "DELETE FROM login_codes WHERE digest = ? RETURNING expires_at", (digest,)
+            ).fetchone()
+        )
+        return row is not None and row[0] > self.db.clock()

@@ -1,0 +1,158 @@
+"""``open_stores``: the one place that turns the ``[state]`` settings into stores.
+
+Embedded (the default) needs no server: tokens, paused turns, sessions and login codes in
+``state.db``, history in ``spyglass.db``, the audit log and policy as files — all under
+``SPYGLASS_HOME``, kept across a restart and shared by processes on the same machine.
+Shared puts tokens, paused turns, sessions and login codes in Redis and history, audit and
+the policy switch in PostgreSQL, for processes on several machines or behind one proxy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from spyglass.conversation.pending import PendingTurnStore
+from spyglass.core.audit import AuditLog, AuditSink
+from spyglass.core.confirmation import ConfirmationStore
+from spyglass.core.policy import PolicyFile
+from spyglass.errors import ConfigError, StoreUnavailable
+from spyglass.history.store import HistoryStore, open_history
+from spyglass.paths import Paths
+from spyglass.settings import Settings
+from spyglass.state.sessions import LoginCodeStore, SessionStore
+
+logger = logging.getLogger(__name__)
+
+#: A health probe that takes longer than this counts as down.
+HEALTH_TIMEOUT_SECONDS = 2.0
+
+
+class OwnerPolicy(Protocol):
+    """The owner's switches as the front ends use them: read all, check one, set one."""
+
+    def read(self) -> dict[str, bool]: ...
+    def enabled(self, key: str) -> bool: ...
+    def set(self, key: str, value: bool) -> dict[str, bool]: ...
+
+
+class Probe(Protocol):
+    async def health(self) -> dict[str, Any]: ...
+
+
+class AuditReader(AuditSink, Protocol):
+    def tail(self, count: int) -> list[dict[str, Any]]: ...
+
+
+@dataclass
+class Stores:
+    """Every store a Spyglass process uses, and how to check and close them."""
+
+    backend: str
+    confirmations: ConfirmationStore
+    pending: PendingTurnStore
+    sessions: SessionStore
+    login_codes: LoginCodeStore
+    audit: AuditReader
+    policy: OwnerPolicy
+    #: Opens the history store (the service does; the CLI never needs it).
+    history: Callable[[], HistoryStore]
+    probes: dict[str, Probe] = field(default_factory=dict)
+    #: Brings the schemas up to date (blocking: run it on a worker thread); returns versions.
+    upgrade: Callable[[], dict[str, int]] = dict
+    closers: list[Callable[[], Any]] = field(default_factory=list)
+
+    async def health(self) -> dict[str, dict[str, Any]]:
+        """Each store's state: ``{"status": "ok"}`` or ``{"status": "down", "error": …}``."""
+
+        async def probe(name: str, target: Probe) -> tuple[str, dict[str, Any]]:
+            try:
+                return name, await asyncio.wait_for(target.health(), HEALTH_TIMEOUT_SECONDS)
+            except (StoreUnavailable, TimeoutError) as exc:
+                message = exc.message if isinstance(exc, StoreUnavailable) else "timed out"
+                return name, {"status": "down", "error": message}
+
+        answers = await asyncio.gather(*(probe(n, p) for n, p in self.probes.items()))
+        return dict(answers)
+
+    async def aclose(self) -> None:
+        for close in self.closers:
+            with contextlib.suppress(Exception):
+                result = close()
+                if asyncio.iscoroutine(result):
+                    await result
+
+
+def open_stores(settings: Settings, paths: Paths, clock: Callable[[], float]) -> Stores:
+    """The stores ``settings.state`` asks for. ``clock`` is wall-clock time (tests move it)."""
+    state = settings.state
+    history_settings = settings.history
+    if state.backend == "shared":
+        try:
+            from spyglass.state import postgres, redis
+        except ImportError as exc:
+            raise ConfigError(
+                f"state.backend = shared needs the Redis and PostgreSQL clients ({exc.name} is "
+                "missing); install them with: pip install 'spyglass[shared]'"
+            ) from exc
+
+        assert state.redis_url is not None and state.database_url is not None
+        database_url = state.database_url.get_secret_value()
+        timeout = state.connect_timeout_seconds
+        server = redis.RedisState(state.redis_url.get_secret_value(), timeout=timeout, clock=clock)
+        audit = postgres.PostgresAudit(database_url, timeout=timeout)
+        policy = postgres.PostgresPolicy(database_url, timeout=timeout)
+        histories: list[postgres.PostgresHistory] = []
+
+        def shared_history() -> HistoryStore:
+            if not history_settings.enabled:
+                return open_history(paths.database_file, enabled=False, retention_days=1)
+            store = postgres.PostgresHistory(
+                database_url, retention_days=history_settings.retention_days, timeout=timeout
+            )
+            histories.append(store)
+            return store
+
+        probe = postgres.PostgresHistory(database_url, retention_days=1, timeout=timeout)
+        return Stores(
+            backend="shared",
+            confirmations=redis.RedisConfirmationStore(server),
+            pending=redis.RedisPendingTurnStore(server, state.lease_seconds),
+            sessions=redis.RedisSessions(server),
+            login_codes=redis.RedisLoginCodes(server),
+            audit=audit,
+            policy=policy,
+            history=shared_history,
+            probes={"redis": server, "postgresql": probe},
+            closers=[server.aclose, probe.close, audit.close, policy.close],
+            upgrade=lambda: {"postgresql": postgres.upgrade(database_url, timeout)},
+        )
+
+    from spyglass.state import sqlite
+
+    db = sqlite.StateDB(paths.state_file, clock)
+
+    def embedded_history() -> HistoryStore:
+        return open_history(
+            paths.database_file,
+            enabled=history_settings.enabled,
+            retention_days=history_settings.retention_days,
+        )
+
+    return Stores(
+        backend="embedded",
+        confirmations=sqlite.SQLiteConfirmationStore(db),
+        pending=sqlite.SQLitePendingTurnStore(db, state.lease_seconds),
+        sessions=sqlite.SQLiteSessions(db),
+        login_codes=sqlite.SQLiteLoginCodes(db),
+        audit=AuditLog(paths.audit_file),
+        policy=PolicyFile(paths.policy_file),
+        history=embedded_history,
+        probes={"sqlite": db},
+        closers=[db.close],
+        upgrade=lambda: {"sqlite": db.upgrade()},
+    )

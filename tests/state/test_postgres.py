@@ -1,0 +1,149 @@
+"""PostgreSQL: the append-only audit table, the policy switch and the migrations."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from spyglass.core.policy import WEB_ACCESS
+from spyglass.state.postgres import MIGRATIONS, PostgresAudit, PostgresPolicy, upgrade
+from tests.support.state_servers import free_port
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+
+
+def event(number: int) -> dict[str, object]:
+    return {"event_id": f"e{number}", "capability": "web.search", "outcome": "ok"}
+
+
+def test_audit_events_are_appended_in_order_and_tail_reads_the_newest(database_url: str) -> None:
+    upgrade(database_url, 5)
+    audit = PostgresAudit(database_url, timeout=5)
+    for number in range(5):
+        audit.record(event(number))
+    assert audit.flush(10)
+    assert [e["event_id"] for e in audit.tail(3)] == ["e2", "e3", "e4"]
+    assert audit.tail(0) == []
+    audit.close()
+
+
+def test_the_audit_table_refuses_updates_and_deletes(database_url: str) -> None:
+    upgrade(database_url, 5)
+    audit = PostgresAudit(database_url, timeout=5)
+    audit.record(event(1))
+    assert audit.flush(10)
+    audit.close()
+    with psycopg.connect(database_url, autocommit=True) as db:
+        for statement in (
+            "UPDATE audit_events SET event = '{}'",
+            "DELETE FROM audit_events",
+            "TRUNCATE audit_events",
+        ):
+            with pytest.raises(psycopg.errors.RaiseException, match="append-only"):
+                db.execute(statement.encode())
+        assert db.execute("SELECT count(*) FROM audit_events").fetchone() == (1,)
+
+
+def test_an_audit_event_with_a_field_outside_the_list_is_refused(database_url: str) -> None:
+    audit = PostgresAudit(database_url, timeout=5)
+    with pytest.raises(ValueError, match="may not carry"):
+        audit.record({"query": "secret words"})
+
+
+def test_audit_events_recorded_while_postgresql_is_away_are_written_when_it_is_back(
+    postgres_server: object, tmp_path: Path
+) -> None:
+    from tests.support.state_servers import PostgresServer
+
+    assert isinstance(postgres_server, PostgresServer)
+    url = postgres_server.new_database()
+    upgrade(url, 5)
+    audit = PostgresAudit(url, timeout=1)
+    postgres_server.stop()
+    try:
+        audit.record(event(1))
+        assert not audit.flush(0.5)
+    finally:
+        postgres_server.start()
+    assert audit.flush(30)
+    assert [e["event_id"] for e in audit.tail(5)] == ["e1"]
+    audit.close()
+
+
+def test_the_policy_is_off_until_set_and_read_fresh(database_url: str) -> None:
+    upgrade(database_url, 5)
+    first, second = (PostgresPolicy(database_url, timeout=5) for _ in range(2))
+    assert first.enabled(WEB_ACCESS) is False
+    assert first.read() == {WEB_ACCESS: False} | {k: v for k, v in first.read().items()}
+    second.set(WEB_ACCESS, True)
+    assert first.enabled(WEB_ACCESS) is True  # another process's change, seen at once
+    assert first.enabled("some_other_switch") is False
+    with pytest.raises(KeyError):
+        first.set("not_a_switch", True)
+    first.close()
+    second.close()
+
+
+def test_an_unreachable_policy_reads_as_off() -> None:
+    policy = PostgresPolicy(f"postgresql://spyglass@127.0.0.1:{free_port()}/none", timeout=1)
+    assert policy.enabled(WEB_ACCESS) is False
+    assert policy.read()[WEB_ACCESS] is False
+
+
+def test_migrations_run_once_even_when_processes_start_together(database_url: str) -> None:
+    versions: list[int] = []
+    threads = [
+        threading.Thread(target=lambda: versions.append(upgrade(database_url, 10)))
+        for _ in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert versions == [len(MIGRATIONS)] * 4
+    with psycopg.connect(database_url) as db:
+        rows = db.execute("SELECT version FROM spyglass_schema ORDER BY version").fetchall()
+    assert rows == [(n,) for n in range(1, len(MIGRATIONS) + 1)]
+
+
+def test_spyglass_db_upgrade_and_audit_tail_use_postgresql(
+    database_url: str, redis_url: str, tmp_path: Path
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SPYGLASS_")}
+    env |= {
+        "SPYGLASS_HOME": str(tmp_path / "home"),
+        "SPYGLASS_STATE__BACKEND": "shared",
+        "SPYGLASS_STATE__REDIS_URL": redis_url,
+        "SPYGLASS_STATE__DATABASE_URL": database_url,
+        "PYTHONPATH": SRC,
+    }
+
+    def spyglass(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "spyglass", *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    upgraded = spyglass("db", "upgrade", "--json")
+    assert upgraded.returncode == 0, upgraded.stderr
+    assert json.loads(upgraded.stdout) == {
+        "backend": "shared",
+        "schema_versions": {"postgresql": len(MIGRATIONS)},
+    }
+    # A refused call (web access is off) is audited, into PostgreSQL, before the CLI exits.
+    spyglass("search", "otters", "--yes")
+    tail = spyglass("audit", "tail", "--json")
+    assert tail.returncode == 0, tail.stderr
+    events = json.loads(tail.stdout)
+    assert [(e["capability"], e["code"]) for e in events] == [("web.search", "POLICY_DISABLED")]
+    assert not (tmp_path / "home" / "audit").exists()

@@ -1,0 +1,272 @@
+"""Several real ``spyglass serve`` processes on one Redis and one PostgreSQL.
+
+Each process has its own home (only the API token is the same, as behind a reverse proxy):
+everything they share goes through the servers. Executions are counted at the search
+provider, a SearXNG-shaped loopback server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from spyglass.core.policy import WEB_ACCESS
+from spyglass.state.postgres import PostgresPolicy, upgrade
+from tests.support.fake_model import FakeModel, Reply, text, tool_call
+from tests.support.searxng import SearXNGShaped
+from tests.support.serve_process import ServeProcess
+from tests.support.state_servers import PostgresServer, RedisServer
+
+MESSAGE = "/api/v1/conversation/message"
+TOKEN = "shared-api-token-for-the-tests-0123456789abcdef"
+LEASE_SECONDS = 2
+
+
+def brain(body: dict[str, Any]) -> Reply:
+    """Search once, then answer from the result."""
+    if body["messages"][-1]["role"] == "tool":
+        return text("Otters are mustelids.")
+    return tool_call("web_search", {"query": "otters"})
+
+
+@pytest.fixture(scope="module")
+def model() -> Iterator[FakeModel]:
+    with FakeModel(default=brain) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def searxng_server() -> Iterator[SearXNGShaped]:
+    with SearXNGShaped() as server:
+        yield server
+
+
+@pytest.fixture
+def searxng(searxng_server: SearXNGShaped) -> SearXNGShaped:
+    """The provider, with this test's count of executions starting at zero."""
+    searxng_server.queries.clear()
+    return searxng_server
+
+
+@pytest.fixture(scope="module")
+def shared_env(
+    redis_server: RedisServer,
+    postgres_server: PostgresServer,
+    model: FakeModel,
+    searxng_server: SearXNGShaped,
+) -> dict[str, str]:
+    database_url = postgres_server.new_database()
+    upgrade(database_url, 5)
+    policy = PostgresPolicy(database_url, timeout=5)
+    policy.set(WEB_ACCESS, True)
+    policy.close()
+    return {
+        "SPYGLASS_STATE__BACKEND": "shared",
+        "SPYGLASS_STATE__REDIS_URL": redis_server.url,
+        "SPYGLASS_STATE__DATABASE_URL": database_url,
+        "SPYGLASS_STATE__LEASE_SECONDS": str(LEASE_SECONDS),
+        "SPYGLASS_STATE__CONNECT_TIMEOUT_SECONDS": "1",
+        "SPYGLASS_LLM__BASE_URL": model.base_url,
+        "SPYGLASS_LLM__MODEL": "fake",
+        "SPYGLASS_SEARCH__PROVIDERS": "searxng",
+        "SPYGLASS_SEARCH__SEARXNG__BASE_URL": searxng_server.base_url,
+    }
+
+
+class Pair:
+    """Two processes started once for the module; one killed by a test is started again."""
+
+    def __init__(self, root: Path, env: dict[str, str]) -> None:
+        self.root, self.env = root, env
+        self.processes = [self._start(0), self._start(1)]
+
+    def _start(self, number: int) -> ServeProcess:
+        return ServeProcess(self.root / f"p{number}", self.env, api_token=TOKEN)
+
+    def alive(self) -> tuple[ServeProcess, ServeProcess]:
+        for number, process in enumerate(self.processes):
+            if process.process.poll() is not None:
+                process.stop()
+                self.processes[number] = self._start(number)
+        return self.processes[0], self.processes[1]
+
+    def stop(self) -> None:
+        for process in self.processes:
+            process.stop()
+
+
+@pytest.fixture(scope="module")
+def running(tmp_path_factory: pytest.TempPathFactory, shared_env: dict[str, str]) -> Iterator[Pair]:
+    pair = Pair(tmp_path_factory.mktemp("processes"), shared_env)
+    yield pair
+    pair.stop()
+
+
+@pytest.fixture
+def pair(running: Pair, model: FakeModel) -> tuple[ServeProcess, ServeProcess]:
+    model.forget_script()  # nothing left over from another test
+    return running.alive()
+
+
+def approval(turn: dict[str, Any]) -> dict[str, Any]:
+    token = turn["pending_confirmation"]["token"]
+    return {
+        "conversation_id": turn["conversation_id"],
+        "confirmation": {"token": token, "approve": True},
+    }
+
+
+async def test_one_approval_raced_twenty_ways_across_two_processes_runs_once(
+    pair: tuple[ServeProcess, ServeProcess], searxng: SearXNGShaped
+) -> None:
+    a, b = pair
+    async with a.client() as at_a, b.client() as at_b:
+        first = await at_a.post(MESSAGE, json={"text": "Tell me about otters"})
+        assert first.status_code == 200, first.text
+        body = approval(first.json())
+        responses = await asyncio.gather(*(c.post(MESSAGE, json=body) for c in [at_a, at_b] * 10))
+        statuses = sorted(r.status_code for r in responses)
+        winner = next(r for r in responses if r.status_code == 200).json()
+        history = await at_b.get(f"/api/v1/conversations/{winner['conversation_id']}")
+    assert statuses == [200] + [400] * 19
+    assert all(
+        r.json()["error"]["code"] == "INVALID_CONFIRMATION"
+        for r in responses
+        if r.status_code == 400
+    )
+    assert searxng.queries == ["otters"]
+    assert winner["text"] == "Otters are mustelids."
+    texts = [m["text"] for m in history.json()["messages"]]
+    assert texts == ["Tell me about otters", "Otters are mustelids."]
+
+
+async def test_a_turn_paused_at_one_process_is_approved_at_the_other(
+    pair: tuple[ServeProcess, ServeProcess], searxng: SearXNGShaped
+) -> None:
+    a, b = pair
+    async with a.client() as at_a, b.client() as at_b:
+        first = await at_a.post(MESSAGE, json={"text": "Tell me about otters"})
+        done = await at_b.post(MESSAGE, json=approval(first.json()))
+    assert done.status_code == 200, done.text
+    assert done.json()["events"][0]["status"] == "ok"
+    assert searxng.queries == ["otters"]
+
+
+async def test_a_console_session_from_one_process_is_valid_at_the_other(
+    pair: tuple[ServeProcess, ServeProcess],
+) -> None:
+    a, b = pair
+    async with a.client() as at_a:
+        code = (await at_a.post("/api/v1/login-codes")).json()["code"]
+    async with httpx.AsyncClient(trust_env=False, timeout=30) as browser:
+        login = await browser.get(f"{b.base_url}/login?code={code}")
+        assert login.status_code == 303
+        cookie = login.cookies["spyglass_session"]
+        again = await browser.get(f"{a.base_url}/login?code={code}")
+    async with httpx.AsyncClient(trust_env=False, timeout=30) as elsewhere:
+        session = await elsewhere.get(
+            f"{a.base_url}/api/v1/session", headers={"Cookie": f"spyglass_session={cookie}"}
+        )
+    assert again.status_code == 401  # the code was single use across both processes
+    assert session.status_code == 200 and session.json()["csrf_token"]
+
+
+@pytest.fixture
+def own_model() -> Iterator[FakeModel]:
+    with FakeModel(default=brain) as server:
+        yield server
+
+
+@pytest.fixture
+def own_pair(
+    tmp_path: Path, shared_env: dict[str, str], own_model: FakeModel
+) -> Iterator[tuple[ServeProcess, ServeProcess]]:
+    """Two processes of this test's own (one is killed), on this test's own model."""
+    env = {**shared_env, "SPYGLASS_LLM__BASE_URL": own_model.base_url}
+    with (
+        ServeProcess(tmp_path / "a", env, api_token=TOKEN) as a,
+        ServeProcess(tmp_path / "b", env, api_token=TOKEN) as b,
+    ):
+        yield a, b
+
+
+async def test_a_turn_whose_process_is_killed_mid_turn_is_carried_on_elsewhere_once(
+    own_pair: tuple[ServeProcess, ServeProcess], searxng: SearXNGShaped, own_model: FakeModel
+) -> None:
+    a, b = own_pair
+    model = own_model
+    async with a.client() as at_a, b.client() as at_b:
+        first = (await at_a.post(MESSAGE, json={"text": "Tell me about otters"})).json()
+        body = approval(first)
+        # The answer after the search is slow: A is killed while the model "thinks".
+        model.script(Reply(deltas=[{"content": "never"}] * 50, delay=0.2))
+        asked = len(model.requests)
+        approving = asyncio.ensure_future(at_a.post(MESSAGE, json=body))
+        deadline = time.monotonic() + 30
+        while len(model.requests) == asked and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)  # polling for A's model request, with a deadline
+        assert len(model.requests) == asked + 1, "A never asked the model after the search"
+        a.kill()
+        with pytest.raises(httpx.HTTPError):
+            await approving
+        # Once A's lease lapses (within it B answers 400: see the store contract tests), the
+        # same approval carries the turn on at B from where A left it.
+        deadline = time.monotonic() + 20
+        while True:
+            late = await at_b.post(MESSAGE, json=body)
+            if late.status_code == 200 or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.2)  # polling for the lease to lapse, with a deadline
+        assert late.status_code == 200, late.text
+        again = await at_b.post(MESSAGE, json=body)
+        history = await at_b.get(f"/api/v1/conversations/{first['conversation_id']}")
+    result = late.json()
+    assert searxng.queries == ["otters"]  # the search ran once, before the kill
+    assert [e["status"] for e in result["events"]] == ["ok"]
+    assert result["text"] == "Otters are mustelids."
+    assert again.status_code == 400  # finished: the approval is spent
+    messages = history.json()["messages"]
+    assert [(m["role"], m["text"]) for m in messages] == [
+        ("user", "Tell me about otters"),
+        ("assistant", "Otters are mustelids."),
+    ]
+
+
+async def test_with_redis_down_calls_fail_closed_and_health_says_so_until_it_is_back(
+    pair: tuple[ServeProcess, ServeProcess], redis_server: RedisServer, searxng: SearXNGShaped
+) -> None:
+    a, b = pair
+    async with a.client() as at_a, b.client() as at_b:
+        first = (await at_a.post(MESSAGE, json={"text": "Tell me about otters"})).json()
+        redis_server.stop()
+        try:
+            health = await at_a.get("/api/v1/health")
+            refused = await at_b.post(MESSAGE, json=approval(first))
+            direct = await at_b.post(
+                "/api/v1/capabilities/web.search/invoke", json={"arguments": {"query": "x"}}
+            )
+        finally:
+            redis_server.start()
+        assert health.status_code == 503
+        assert health.json()["stores"]["redis"]["status"] == "down"
+        assert health.json()["stores"]["postgresql"]["status"] == "ok"
+        assert refused.status_code == 503
+        assert refused.json()["error"]["code"] == "STORE_UNAVAILABLE"
+        assert direct.status_code == 200
+        assert direct.json()["error"]["code"] == "STORE_UNAVAILABLE"
+        assert searxng.queries == []  # nothing ran unconfirmed
+        # Back: both processes reconnect on their own.
+        healthy = [(await c.get("/api/v1/health")).status_code for c in (at_a, at_b)]
+        turn = (await at_b.post(MESSAGE, json={"text": "again"})).json()
+        assert turn.get("pending_confirmation"), turn
+        done = await at_a.post(MESSAGE, json=approval(turn))
+    assert healthy == [200, 200]
+    assert done.status_code == 200 and searxng.queries == ["otters"]
+    json.dumps(done.json())

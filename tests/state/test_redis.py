@@ -1,0 +1,58 @@
+"""Redis down: the executor fails closed, and the stores reconnect when it is back."""
+
+from __future__ import annotations
+
+import pytest
+
+from spyglass.core.outcome import Code
+from spyglass.errors import StoreUnavailable
+from spyglass.runtime import Runtime
+from spyglass.state.redis import RedisConfirmationStore, RedisSessions, RedisState
+from tests.support.service import Clock
+from tests.support.state_servers import RedisServer, free_port
+
+
+async def test_an_unreachable_redis_is_reported_as_store_unavailable() -> None:
+    state = RedisState(f"redis://127.0.0.1:{free_port()}/0", timeout=1, clock=Clock())
+    with pytest.raises(StoreUnavailable) as caught:
+        await RedisSessions(state).create()
+    assert caught.value.store == "redis"
+    await state.aclose()
+
+
+async def test_a_call_needing_approval_fails_closed_when_redis_is_down(
+    service_runtime: Runtime,
+) -> None:
+    state = RedisState(f"redis://127.0.0.1:{free_port()}/0", timeout=1, clock=Clock())
+    service_runtime.executor.confirmations = RedisConfirmationStore(state)
+    service_runtime.policy.set("web_access_enabled", True)
+    asked = await service_runtime.executor.ainvoke(
+        "web.search", None, {"query": "otters"}, channel="test"
+    )
+    approved = await service_runtime.executor.ainvoke(
+        "web.search", None, {"query": "otters"}, channel="test", confirmation_token="forged"
+    )
+    denied = await service_runtime.executor.adeny("forged", channel="test")
+    for outcome in (asked, approved, denied):
+        assert outcome.error is not None and outcome.error.code == Code.STORE_UNAVAILABLE
+        assert outcome.error.retryable is True
+        assert "did not run" in outcome.error.message
+    assert asked.pending_confirmation is None
+    await state.aclose()
+
+
+async def test_the_store_reconnects_by_itself_after_redis_restarts(
+    redis_server: RedisServer,
+) -> None:
+    state = RedisState(redis_server.url, timeout=1, clock=Clock())
+    sessions = RedisSessions(state)
+    assert await state.health() == {"status": "ok"}
+    redis_server.stop()
+    try:
+        with pytest.raises(StoreUnavailable):
+            await sessions.create()
+    finally:
+        redis_server.start()
+    session_id = await sessions.create()
+    assert await sessions.get(session_id) is not None
+    await state.aclose()

@@ -1,0 +1,143 @@
+"""The embedded state file: a restart keeps console sessions and turns paused for approval."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from spyglass.core.policy import WEB_ACCESS, PolicyFile
+from spyglass.paths import Paths
+from spyglass.runtime import build_runtime
+from spyglass.service.app import create_app
+from tests.support.fake_model import FakeModel, Reply, text, tool_call
+from tests.support.searxng import SearXNGShaped
+from tests.support.serve_process import ServeProcess
+from tests.support.service import BASE_URL, PORT, Clock
+
+MESSAGE = "/api/v1/conversation/message"
+TOKEN = "embedded-api-token-for-the-tests-0123456789abc"
+
+
+def brain(body: dict[str, Any]) -> Reply:
+    if body["messages"][-1]["role"] == "tool":
+        return text("Otters are mustelids.")
+    return tool_call("web_search", {"query": "otters"})
+
+
+@pytest.fixture
+def model() -> Iterator[FakeModel]:
+    with FakeModel(default=brain) as server:
+        yield server
+
+
+@pytest.fixture
+def searxng() -> Iterator[SearXNGShaped]:
+    with SearXNGShaped() as server:
+        yield server
+
+
+def settings_env(model: FakeModel, searxng: SearXNGShaped) -> dict[str, str]:
+    return {
+        "SPYGLASS_LLM__BASE_URL": model.base_url,
+        "SPYGLASS_LLM__MODEL": "fake",
+        "SPYGLASS_SEARCH__PROVIDERS": "searxng",
+        "SPYGLASS_SEARCH__SEARXNG__BASE_URL": searxng.base_url,
+    }
+
+
+def approval(turn: dict[str, Any]) -> dict[str, Any]:
+    token = turn["pending_confirmation"]["token"]
+    return {
+        "conversation_id": turn["conversation_id"],
+        "confirmation": {"token": token, "approve": True},
+    }
+
+
+async def test_a_restart_keeps_the_console_session_and_a_turn_waiting_for_approval(
+    tmp_path: Path, model: FakeModel, searxng: SearXNGShaped
+) -> None:
+    home = tmp_path / "home"
+    PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
+    env = settings_env(model, searxng)
+    with ServeProcess(home, env, api_token=TOKEN) as before:
+        async with before.client() as client:
+            paused = (await client.post(MESSAGE, json={"text": "Tell me about otters"})).json()
+            code = (await client.post("/api/v1/login-codes")).json()["code"]
+        async with httpx.AsyncClient(trust_env=False) as browser:
+            login = await browser.get(f"{before.base_url}/login?code={code}")
+        cookie = login.cookies["spyglass_session"]
+        before.kill()  # no clean shutdown: nothing may depend on one
+    with ServeProcess(home, env, api_token=TOKEN) as after:
+        async with httpx.AsyncClient(trust_env=False) as browser:
+            session = await browser.get(
+                f"{after.base_url}/api/v1/session",
+                headers={"Cookie": f"spyglass_session={cookie}"},
+            )
+        async with after.client() as client:
+            done = await client.post(MESSAGE, json=approval(paused))
+    assert session.status_code == 200 and session.json()["csrf_token"]
+    assert done.status_code == 200, done.text
+    assert done.json()["text"] == "Otters are mustelids."
+    assert searxng.queries == ["otters"]
+    state_file = (home / "state.db").read_bytes()
+    for wal in home.glob("state.db-wal"):
+        state_file += wal.read_bytes()
+    # Kept as digests: the file approves nothing and signs nobody in.
+    assert paused["pending_confirmation"]["token"].encode() not in state_file
+    assert cookie.encode() not in state_file
+
+
+async def test_after_a_restart_an_approval_still_expires_on_time(
+    paths: Paths, model: FakeModel, searxng: SearXNGShaped
+) -> None:
+    overrides = {
+        "llm.base_url": model.base_url,
+        "llm.model": "fake",
+        "search.providers": "searxng",
+        "search.searxng.base_url": searxng.base_url,
+    }
+    answers = []
+    paused: dict[str, Any] = {}
+    for step in ("pause", "approve"):
+        runtime = build_runtime(paths, overrides=overrides)
+        runtime.policy.set(WEB_ACCESS, True)
+        # Wall-clock time, as stored; the restart happens 121 s after the pause.
+        runtime.executor.clock = Clock(1_800_000_000.0 + (121 if step == "approve" else 0))
+        app = create_app(runtime, port=PORT, api_token=TOKEN)
+        transport = httpx.ASGITransport(app=app)
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        async with httpx.AsyncClient(transport=transport, base_url=BASE_URL, headers=headers) as c:
+            if step == "pause":
+                paused = (await c.post(MESSAGE, json={"text": "Tell me about otters"})).json()
+            else:
+                answers.append(await c.post(MESSAGE, json=approval(paused)))
+        await app.state.spyglass.history.close()
+        await runtime.stores.aclose()
+    assert paused["pending_confirmation"]["expires_in_seconds"] == 120
+    # A late answer continues the turn with the call recorded as expired (docs/decisions.md):
+    # nothing runs, and the conversation is not left dead.
+    assert answers[0].status_code == 200, answers[0].text
+    [event] = [e for e in answers[0].json()["events"] if e.get("capability") == "web.search"]
+    assert event["status"] == "denied" and event.get("code") == "INVALID_CONFIRMATION", event
+    assert searxng.queries == []
+
+
+async def test_two_workers_serve_one_home_and_share_its_state(
+    tmp_path: Path, model: FakeModel, searxng: SearXNGShaped
+) -> None:
+    home = tmp_path / "home"
+    PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
+    with ServeProcess(home, settings_env(model, searxng), api_token=TOKEN, workers=2) as serve:
+        # New connections each time, so the kernel spreads them over both workers.
+        results = []
+        for _ in range(4):
+            async with serve.client() as client:
+                paused = (await client.post(MESSAGE, json={"text": "otters?"})).json()
+            async with serve.client() as client:
+                results.append(await client.post(MESSAGE, json=approval(paused)))
+    assert [r.status_code for r in results] == [200] * 4
+    assert searxng.queries == ["otters"] * 4
