@@ -40,6 +40,7 @@ every exception class Spyglass defines is in this tree.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 
@@ -86,6 +87,7 @@ class CapabilityError(SpyglassError):
         retryable: bool = False,
         reason: str | None = None,
         status: Literal["failed", "rejected"] = "failed",
+        findings: Sequence[str] = (),
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -93,6 +95,8 @@ class CapabilityError(SpyglassError):
         self.retryable = retryable
         self.reason = reason
         self.status = status
+        #: Fixed identifiers of what a check found (``email``), audited; never content.
+        self.findings = tuple(findings)
 
 
 class UpstreamError(SpyglassError):

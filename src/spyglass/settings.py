@@ -195,6 +195,17 @@ class FetchSettings(_Section):
     user_agent: str = Field(
         default=DEFAULT_USER_AGENT, description="User-Agent sent with every fetch."
     )
+    provenance: Literal["off", "conversation"] = Field(
+        default="off",
+        description="conversation: in a conversation, only fetch URLs the user typed, a "
+        "search returned, or a page read there links to.",
+    )
+    provenance_hops: int = Field(
+        default=1,
+        ge=1,
+        le=5,
+        description="How many links away from a typed URL or search result a fetch may go.",
+    )
 
     # One table per hosted reader; each defaults to the same provider's [search.<name>].
     firecrawl: ProviderSettings = Field(
@@ -303,6 +314,44 @@ class HistorySettings(_Section):
     )
 
 
+class PrivacySettings(_Section):
+    """``[privacy]``: the check of every outgoing query and URL for private data."""
+
+    on_finding: Literal["default", "warn", "block"] = Field(
+        default="default",
+        description="warn: show findings to the approver; block: refuse the call; default: "
+        "warn where a person approves, block on delegated channels.",
+    )
+    personal_terms: list[str] = Field(
+        default_factory=list,
+        description="Your own words to watch for (names, address, employer), matched "
+        "ignoring case and accents.",
+    )
+    phone_region: str = Field(
+        default="US",
+        description="Region (ISO 3166 code) for phone numbers written without +country code.",
+    )
+    copied_words: int = Field(
+        default=8,
+        ge=4,
+        le=50,
+        description="Flag this many consecutive words copied from your messages.",
+    )
+
+    @field_validator("phone_region")
+    @classmethod
+    def _region(cls, value: str) -> str:
+        text = value.strip().upper()
+        if len(text) != 2 or not text.isascii() or not text.isalpha():
+            raise ValueError(f'{value!r} is not a two-letter region code such as "US" or "GB"')
+        return text
+
+    @field_validator("personal_terms")
+    @classmethod
+    def _terms(cls, value: list[str]) -> list[str]:
+        return [term.strip() for term in value if term.strip()]
+
+
 class StateSettings(_Section):
     """``[state]``: where live state (tokens, paused turns, sessions), history and audit live."""
 
@@ -391,6 +440,7 @@ class Settings(_Section):
     server: ServerSettings = Field(default_factory=ServerSettings)
     history: HistorySettings = Field(default_factory=HistorySettings)
     channels: ChannelSettings = Field(default_factory=ChannelSettings)
+    privacy: PrivacySettings = Field(default_factory=PrivacySettings)
     state: StateSettings = Field(default_factory=StateSettings)
 
     def public_dict(self) -> dict[str, Any]:

@@ -178,7 +178,8 @@ async def test_a_call_that_can_only_be_refused_is_refused_at_check_before_anyone
     assert outcome.error is not None
     assert outcome.error.code == "FETCH_TARGET_REJECTED"
     assert outcome.error.reason == reason
-    assert len(runtime.confirmations) == 0  # type: ignore[arg-type]
+    # No confirmation was ever issued: the audit log has no pending attempt.
+    assert "pending_confirmation" not in runtime.paths.audit_file.read_text()
     assert [e["stage"] for e in audit_events(runtime)] == ["check"]
     assert site.connections == 0
 
@@ -270,4 +271,5 @@ async def test_an_mcp_client_that_cannot_elicit_gets_the_real_reason_not_a_reque
     text = text_of(result)
     assert "FETCH_TARGET_REJECTED" in text
     assert "CONFIRMATION_REQUIRED" not in text
-    assert len(runtime.confirmations) == 0  # type: ignore[arg-type]
+    # No confirmation was ever issued: the audit log has no pending attempt.
+    assert "pending_confirmation" not in runtime.paths.audit_file.read_text()

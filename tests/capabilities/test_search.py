@@ -198,7 +198,8 @@ async def test_unusable_domain_filters_are_refused_at_check_before_approval(
     assert outcome.pending_confirmation is None
     assert outcome.error.code == "INVALID_ARGUMENTS"
     assert words in outcome.error.message
-    assert len(runtime.confirmations) == 0  # type: ignore[arg-type]
+    # No confirmation was ever issued: the audit log has no pending attempt.
+    assert "pending_confirmation" not in runtime.paths.audit_file.read_text()
 
 
 async def test_upper_case_and_trailing_dot_filters_are_normalised_and_applied(

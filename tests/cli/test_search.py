@@ -194,3 +194,14 @@ def test_an_upper_case_site_with_a_trailing_dot_is_normalised(
     result = run("search", "tea", "--yes", "--site", "TEA.Example.", home=home, env=_env(searxng))
     assert result.code == 0, result.stderr
     assert searxng.last.query["q"] == ["tea site:tea.example"]
+
+
+def test_the_terminal_prompt_lists_what_the_privacy_check_found(
+    home: Path, searxng: ReplayServer
+) -> None:
+    _enable(home)
+    query = "reply to jane.doe@example.com"
+    result = run_on_terminal("search", query, home=home, answer="n", env=_env(searxng))
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", result.stderr)
+    assert '! query contains an email address: "jane.doe@example.com"' in shown
+    assert result.code != 0 and searxng.requests == []

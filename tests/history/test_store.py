@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from spyglass.history.migrations import MIGRATIONS
 from spyglass.history.store import (
     HistoryStore,
     NullHistory,
@@ -209,7 +210,11 @@ def test_the_database_is_private_and_migrated_to_the_current_version(
     mode = stat.S_IMODE((tmp_path / "spyglass.db").stat().st_mode)
     assert mode == 0o600
     with sqlite3.connect(tmp_path / "spyglass.db") as raw:
-        assert raw.execute("PRAGMA user_version").fetchone()[0] == sqlite_store.version == 1
+        assert (
+            raw.execute("PRAGMA user_version").fetchone()[0]
+            == sqlite_store.version
+            == len(MIGRATIONS)
+        )
 
 
 def test_reopening_keeps_the_data_and_does_not_migrate_twice(tmp_path: Path, now: Now) -> None:
@@ -242,3 +247,44 @@ async def test_opening_the_history_prunes_expired_conversations(tmp_path: Path, 
     store = open_history(tmp_path / "h.db", enabled=True, retention_days=30)
     assert await store.conversations() == []  # 2026-01-01 is long past the real clock's window
     await store.close()
+
+
+async def test_a_receipt_is_stored_with_its_answer_and_listed_since_a_time(
+    store: HistoryStore, now: Now
+) -> None:
+    receipt = {"left_device": False, "summary": "Stayed on this device", "items": []}
+    await store.add_user("c1", "t1", "hello", title="hello")
+    now.value += timedelta(hours=1)
+    await store.save_assistant(
+        "c1", "t1", text="hi", reasoning="", events=[], citations=[], exchanges=[], receipt=receipt
+    )
+    now.value += timedelta(hours=9)
+    await store.add_user("c1", "t2", "again", title="again")
+    now.value += timedelta(hours=1)
+    await store.save_assistant(
+        "c1", "t2", text="hi", reasoning="", events=[], citations=[], exchanges=[]
+    )
+    messages = await store.messages("c1")
+    assert messages[1]["receipt"] == receipt and messages[3]["receipt"] is None
+    conversation = await store.conversation("c1")
+    assert conversation is not None and conversation["messages"][1]["receipt"] == receipt
+    (found,) = await store.receipts(datetime(2026, 1, 1, tzinfo=UTC))
+    assert found["receipt"] == receipt and found["title"] == "hello"
+    assert found["conversation_id"] == "c1" and found["turn_id"] == "t1"
+    assert await store.receipts(datetime(2026, 1, 1, 2, tzinfo=UTC)) == []
+
+
+def test_a_version_1_database_gains_receipts_without_losing_messages(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as raw:
+        raw.executescript(MIGRATIONS[0] + "PRAGMA user_version = 1;")
+        raw.execute("INSERT INTO conversations VALUES ('c', 't', 'x', 'x')")
+        raw.execute(
+            "INSERT INTO messages(conversation_id, turn_id, role, text, created_at) "
+            "VALUES ('c', 't1', 'user', 'old words', 'x')"
+        )
+    raw.close()
+    store = SQLiteHistory(path, retention_days=30)
+    (message,) = store.messages("c")
+    assert message["text"] == "old words" and message["receipt"] is None
+    store.close()

@@ -9,6 +9,8 @@ import mcp.types as types
 import pytest
 from mcp import Client
 
+from spyglass.core.context import InvocationContext
+from spyglass.core.outcome import Notice
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.core.registry import Registry
 from spyglass.mcp.confirmation import (
@@ -323,3 +325,24 @@ def test_request_state_round_trips_the_token_and_ignores_anything_else() -> None
     assert decode_state("not json") is None
     assert decode_state('{"v": 99, "token": "tok"}') is None
     assert decode_state('{"v": 1, "token": 5}') is None
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_the_approval_message_lists_what_the_checks_noticed(
+    paths: Paths, handler: Counted, era: str
+) -> None:
+    async def precheck(context: InvocationContext) -> list[Notice]:
+        text = context.arguments["text"]
+        at = text.index("jane@")
+        return [Notice("privacy.email", "contains an email address", "text", at, len(text))]
+
+    runtime = build_runtime(
+        paths, registry=Registry([make("web.echo", handler=handler, precheck=precheck)])
+    )
+    runtime.policy.set(WEB_ACCESS, True)
+    owner = Owner(action="decline")
+    async with Client(build_server(runtime), mode=era, elicitation_callback=owner) as client:
+        await client.call_tool("web_echo", {"text": "write to jane@example.com"})
+    (message,) = owner.messages
+    assert '! text contains an email address: "jane@example.com"' in message
+    assert handler.runs == []

@@ -14,6 +14,7 @@ from spyglass.fetch.guard import MAX_URL_CHARS
 from spyglass.fetch.hosted import service as hosted
 from spyglass.fetch.paging import Part, part
 from spyglass.fetch.private import NOTICE_KIND, NOTICE_MESSAGE
+from spyglass.privacy import check, provenance
 from spyglass.providers.readiness import fetch_problems
 
 if TYPE_CHECKING:
@@ -113,6 +114,9 @@ async def precheck(context: InvocationContext) -> Sequence[Notice]:
         target = FetchConfig.from_settings(context.settings.fetch).guard.check(url)
         if target.private:
             notices = [Notice(NOTICE_KIND, NOTICE_MESSAGE, argument="url"), *notices]
+    # Then where the URL came from (provenance mode) and what it would carry (privacy).
+    notices = [*notices, *await provenance.check_fetch(context)]
+    notices += await check.check_url(context)
     return notices
 
 

@@ -9,6 +9,7 @@ from spyglass.core.context import InvocationContext
 from spyglass.core.outcome import Code, Notice
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.errors import CapabilityError
+from spyglass.privacy import check
 from spyglass.providers.readiness import search_problems
 from spyglass.search import domains, service
 from spyglass.search.cleaning import MAX_SNIPPET_CHARS
@@ -126,8 +127,9 @@ def query_from(arguments: JSON) -> SearchQuery:
 
 
 async def precheck(context: InvocationContext) -> Sequence[Notice]:
-    """Refuse before anyone is asked: unusable domain filters, or routed providers that lack
-    an address or key."""
+    """Before anyone is asked: refuse unusable domain filters, or routed providers that lack
+    an address or key; then say (or, where nobody approves, refuse) what private data the
+    query would carry."""
     try:
         query_from(context.arguments)
     except domains.DomainFilterError as exc:
@@ -137,7 +139,7 @@ async def precheck(context: InvocationContext) -> Sequence[Notice]:
     service.check(
         context.settings.search, PROVIDERS, capability=NAME, invocation_id=context.invocation_id
     )
-    return []
+    return await check.check_query(context)
 
 
 DESCRIPTION = (

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+import re
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
 import typer
 
 from spyglass.cli.invoke import load_runtime
-from spyglass.cli.output import JSON_OPTION, print_json, stdout
+from spyglass.cli.output import EXIT_USAGE, JSON_OPTION, fail, print_json, stdout
+
+if TYPE_CHECKING:
+    from spyglass.runtime import Runtime
 
 app = typer.Typer(
-    help="Read the audit log of capability calls.", no_args_is_help=True, rich_markup_mode=None
+    help="Read the audit log of capability calls, and the receipts of answers.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
 COLUMNS = (
@@ -50,3 +60,72 @@ def tail(
     for event in events:
         table.add_row(*("" if event.get(c) is None else str(event.get(c)) for c in COLUMNS))
     console.print(table)
+
+
+_SPAN = re.compile(r"^\s*(\d{1,6})\s*([smhdw])\s*$", re.IGNORECASE)
+_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_since(text: str) -> timedelta:
+    """``90m``, ``12h``, ``1d``, ``2w`` → a time span; ``ValueError`` with the fix otherwise."""
+    match = _SPAN.match(text)
+    if match is None:
+        raise ValueError(
+            f"--since {text!r} is not a time span; write a number and a unit, e.g. 30m, 12h, "
+            "1d or 2w"
+        )
+    return timedelta(**{_UNITS[match.group(2).lower()]: int(match.group(1))})
+
+
+@app.command()
+def receipts(
+    since: str = typer.Option("1d", "--since", help="How far back: 30m, 12h, 1d, 2w."),
+    json_output: bool = JSON_OPTION,
+) -> None:
+    """Show what left this device for each answer, from the conversation history.
+
+    The audit log records that calls happened but never what they carried; receipts name the
+    queries and addresses, so they are kept with the conversations they belong to.
+    """
+    try:
+        span = parse_since(since)
+    except ValueError as exc:
+        fail(str(exc), EXIT_USAGE)
+    runtime = load_runtime()
+    found = asyncio.run(_receipts(runtime, datetime.now(UTC) - span))
+    if json_output:
+        print_json(found)
+        return
+    console = stdout()
+    if not runtime.settings.history.enabled:
+        console.print("Conversation history is off (history.enabled = false): no receipts kept.")
+        return
+    if not found:
+        console.print(f"No answers in the last {since.strip()}.")
+        return
+    from rich.text import Text  # only the commands that print styled lines load it
+
+    for item in found:
+        receipt = item["receipt"]
+        summary = receipt.get("summary", "") if isinstance(receipt, dict) else ""
+        left = isinstance(receipt, dict) and receipt.get("left_device")
+        console.print(
+            Text.assemble(
+                (f"{item['created_at']}  ", "dim"),
+                (f"{item['title']}\n  ", "bold"),
+                (str(summary), "yellow" if left else "green"),
+            )
+        )
+
+
+async def _receipts(runtime: Runtime, since: datetime) -> list[dict[str, Any]]:
+    """Receipts since ``since`` from the history store the settings name (none when off)."""
+    if not runtime.settings.history.enabled:
+        return []
+    if runtime.stores.backend == "embedded" and not runtime.paths.database_file.exists():
+        return []  # nothing was ever kept: do not create the database to say so
+    history = runtime.stores.history()
+    try:
+        return list(await history.receipts(since))
+    finally:
+        await history.close()

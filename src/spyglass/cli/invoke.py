@@ -27,6 +27,7 @@ from spyglass.cli.output import (
 )
 from spyglass.core.outcome import Outcome
 from spyglass.errors import ConfigError
+from spyglass.privacy.notices import lines as notice_lines
 
 if TYPE_CHECKING:
     from spyglass.runtime import Runtime
@@ -113,6 +114,8 @@ def _ask(runtime: Runtime, outcome: Outcome) -> bool:
     )
     for key, value in pending.arguments.items():
         console.print(Text.assemble((f"  {key}: ", "bold"), (_literal(value), "")))
+    for line in notice_lines(pending.notices, pending.arguments):
+        console.print(Text("  " + line, style="bold yellow" if line.startswith("!") else "dim"))
     try:
         answer = typer.prompt("Approve? [y/N]", default="", show_default=False, err=True)
     except (EOFError, typer.Abort):

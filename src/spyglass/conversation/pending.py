@@ -26,6 +26,7 @@ from spyglass.core.confirmation import TOKEN_TTL_SECONDS
 from spyglass.core.context import Turn
 from spyglass.errors import SpyglassError
 from spyglass.llm.toolcalls import ToolCall
+from spyglass.privacy.provenance import Source
 
 #: How long a claim lasts without renewal unless the store is told otherwise.
 DEFAULT_LEASE_SECONDS = 30.0
@@ -45,6 +46,8 @@ class TurnState:
     citations: Citations = field(default_factory=Citations)
     #: Raw tool exchanges of this turn, for history (re-wrapped when replayed).
     exchanges: list[dict[str, Any]] = field(default_factory=list)
+    #: One receipt entry per call of this turn (``spyglass.privacy.receipts.entry``).
+    receipt: list[dict[str, Any]] = field(default_factory=list)
     #: Things the person is told about the turn itself (``{"code", "message"}``).
     notices: list[dict[str, Any]] = field(default_factory=list)
     rounds: int = 0
@@ -179,12 +182,15 @@ def state_to_json(state: TurnState) -> str:
             "conversation_id": state.turn.conversation_id,
             "id": state.turn.id,
             "counts": dict(state.turn.counts),
+            "private_texts": list(state.turn.private_texts),
+            "sources": [source.to_dict() for source in state.turn.sources],
         },
         "text": state.text,
         "reasoning": state.reasoning,
         "events": state.events,
         "citations": state.citations.to_list(),
         "exchanges": state.exchanges,
+        "receipt": state.receipt,
         "rounds": state.rounds,
         "queue": [
             {"id": c.id, "name": c.name, "arguments": c.arguments, "recovered": c.recovered}
@@ -205,13 +211,18 @@ def state_from_json(text: str | bytes) -> TurnState:
         turn_id=data["turn_id"],
         messages=data["messages"],
         turn=Turn(
-            conversation_id=turn["conversation_id"], id=turn["id"], counts=Counter(turn["counts"])
+            conversation_id=turn["conversation_id"],
+            id=turn["id"],
+            counts=Counter(turn["counts"]),
+            private_texts=tuple(turn.get("private_texts", ())),
+            sources=[Source.from_dict(source) for source in turn.get("sources", [])],
         ),
         text=data["text"],
         reasoning=data["reasoning"],
         events=data["events"],
         citations=Citations(data["citations"]),
         exchanges=data["exchanges"],
+        receipt=data.get("receipt", []),
         rounds=data["rounds"],
         queue=[
             ToolCall(q["id"], q["name"], q["arguments"], bool(q["recovered"]))

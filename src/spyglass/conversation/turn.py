@@ -35,6 +35,8 @@ from spyglass.history.store import HistoryStore
 from spyglass.llm.client import Completion, ModelClient, ModelUnavailable, ToolsRefused
 from spyglass.llm.prompt import system_prompt
 from spyglass.llm.toolcalls import ToolCall
+from spyglass.privacy import receipts
+from spyglass.privacy.provenance import InMemoryProvenanceStore, ProvenanceStore, observed
 from spyglass.runtime import Runtime
 
 logger = logging.getLogger(__name__)
@@ -68,12 +70,14 @@ class ConversationService:
         pending: PendingTurnStore,
         *,
         channel: str = "console",
+        provenance: ProvenanceStore | None = None,
     ) -> None:
         self.runtime = runtime
         self.model = model
         self.history = history
         self.pending = pending
         self.channel = channel
+        self.provenance = provenance or InMemoryProvenanceStore()
 
     # -- what the model may use -----------------------------------------------------------
 
@@ -105,7 +109,8 @@ class ConversationService:
             )
         conversation_id = conversation_id or uuid.uuid4().hex
         turn_id = uuid.uuid4().hex
-        earlier = replay(await self.history.messages(conversation_id))
+        stored = await self.history.messages(conversation_id)
+        earlier = replay(stored)
         prompt = system_prompt(self._tools(), self.runtime.settings.llm.system_prompt)
         messages = [{"role": "system", "content": prompt}, *earlier]
         messages.append({"role": "user", "content": text})
@@ -114,7 +119,12 @@ class ConversationService:
             conversation_id=conversation_id,
             turn_id=turn_id,
             messages=messages,
-            turn=Turn(conversation_id=conversation_id, id=turn_id),
+            turn=Turn(
+                conversation_id=conversation_id,
+                id=turn_id,
+                private_texts=(*(m["text"] for m in stored if m["role"] == "user"), text),
+                sources=await self.provenance.sources(conversation_id),
+            ),
         )
 
     async def resume(self, conversation_id: str, token: str) -> TurnState:
@@ -217,7 +227,7 @@ class ConversationService:
                     yield "tool_end", event
                     yield "pending_confirmation", pending
                     return
-                yield "tool_end", self._record(state, call, outcome)
+                yield "tool_end", await self._record(state, call, outcome)
             final = state.rounds >= limits.max_tool_rounds
             reply = _Answer(tools=[] if final else self._tools())
             async for item in self._ask(state, reply):
@@ -325,11 +335,11 @@ class ConversationService:
             outcome = await executor.adeny(
                 token, channel=self.channel, conversation_id=state.conversation_id
             )
-        event = self._record(state, call, outcome, replace=state.waiting_event)
+        event = await self._record(state, call, outcome, replace=state.waiting_event)
         state.waiting = state.waiting_event = None
         return event
 
-    def _record(
+    async def _record(
         self, state: TurnState, call: ToolCall, outcome: Outcome, replace: int | None = None
     ) -> dict[str, Any]:
         """Give the model the outcome as a tool result and the person a ToolEvent."""
@@ -347,6 +357,15 @@ class ConversationService:
             }
         )
         state.citations.add_outcome(outcome)
+        state.receipt.append(receipts.entry(outcome, call.arguments))
+        found = observed(outcome, call.arguments, state.turn.sources)
+        if found:
+            state.turn.sources.extend(found)
+            try:
+                await self.provenance.add(state.conversation_id, found)
+            except StoreUnavailable as exc:
+                # This turn still knows them; only later turns would not.
+                logger.warning("could not keep where the URLs came from: %s", exc.message)
         event = tool_event(outcome, call.arguments)
         if replace is not None and replace < len(state.events):
             state.events[replace] = event
@@ -383,6 +402,7 @@ class ConversationService:
                 events=state.events,
                 citations=state.citations.to_list(),
                 exchanges=state.exchanges,
+                receipt=receipts.build(state.receipt),
             )
         except Exception:
             # History is a record, not the answer: a full disk must not break the reply.
@@ -426,4 +446,16 @@ def response(state: TurnState, pending: dict[str, Any] | None) -> dict[str, Any]
     data["pending_confirmation"] = pending
     if state.notices:
         data["notices"] = state.notices
+    waiting = []
+    if pending is not None:
+        waiting = [
+            {
+                "capability": pending["capability"],
+                "target": receipts.entry_target(pending["capability"], pending["arguments"]),
+                "status": "pending_confirmation",
+                "left": False,
+                "at": receipts.now(),
+            }
+        ]
+    data["receipt"] = receipts.build([*state.receipt, *waiting])
     return data

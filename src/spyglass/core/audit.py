@@ -36,6 +36,7 @@ AUDIT_FIELDS = (
     "duration_ms",
     "provider",
     "recovered",
+    "findings",
 )
 
 

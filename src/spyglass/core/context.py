@@ -62,6 +62,13 @@ class Turn:
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
     counts: Counter[str] = field(default_factory=Counter)
     cache: dict[str, Any] = field(default_factory=dict)
+    #: What the user wrote in this conversation (and other non-web content in it), for the
+    #: privacy check of outgoing queries and URLs. Filled by the conversation layer.
+    private_texts: tuple[str, ...] = ()
+    #: Where URLs seen in this conversation came from (``spyglass.privacy.provenance.Source``
+    #: records, oldest first), for provenance mode and the approval card. Filled by the
+    #: conversation layer.
+    sources: list[Any] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def would_exceed(self, name: str, limit: int) -> bool:

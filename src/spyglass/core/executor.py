@@ -10,9 +10,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -57,6 +58,11 @@ logger = logging.getLogger(__name__)
 #: capability can report its own, more precise, timeout first.
 TIMEOUT_GRACE_SECONDS = 2.0
 
+#: Notices of this kind prefix are privacy findings; their kinds are audited.
+FINDING_PREFIX = "privacy."
+_KIND = re.compile(r"[a-z][a-z0-9_]{0,31}")
+MAX_FINDINGS = 10
+
 POLICY_HINT = {
     WEB_ACCESS: (
         "web access is off. The owner can turn it on with `spyglass policy enable`, "
@@ -88,6 +94,8 @@ class _Attempt:
     capability: Capability | None = None
     confirmed_by: str | None = None
     recovered: bool = False
+    #: Kinds of private data the check found (``email``): fixed identifiers, never content.
+    findings: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -369,6 +377,7 @@ class Executor:
             try:
                 notices = tuple(await capability.precheck(context))
             except CapabilityError as exc:
+                attempt.findings = _finding_kinds(exc.findings)
                 return self._stop(
                     attempt,
                     "check",
@@ -378,6 +387,12 @@ class Executor:
                     retryable=exc.retryable,
                     reason=exc.reason,
                 )
+
+            attempt.findings = _finding_kinds(
+                n.kind.removeprefix(FINDING_PREFIX)
+                for n in notices
+                if n.kind.startswith(FINDING_PREFIX)
+            )
 
         # 5. confirm
         if capability.requires_confirmation:
@@ -687,4 +702,12 @@ class Executor:
             event["provider"] = provider
         if attempt.recovered:
             event["recovered"] = True
+        if attempt.findings:
+            event["findings"] = attempt.findings
         self.audit.record(event)
+
+
+def _finding_kinds(kinds: Iterable[str]) -> list[str]:
+    """Distinct kinds, kept only if they have the shape of an identifier: a capability
+    cannot smuggle content into the audit log through a finding."""
+    return list(dict.fromkeys(k for k in kinds if _KIND.fullmatch(k)))[:MAX_FINDINGS]

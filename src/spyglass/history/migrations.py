@@ -44,6 +44,20 @@ MIGRATIONS: tuple[str, ...] = (
         INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
     END;
     """,
+    # 2: what left the device during each answer, and where a conversation's URLs came from.
+    """
+    ALTER TABLE messages ADD COLUMN receipt TEXT;
+    CREATE TABLE provenance (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        url TEXT NOT NULL,
+        origin TEXT NOT NULL,
+        label TEXT NOT NULL,
+        hop INTEGER NOT NULL
+    );
+    CREATE INDEX provenance_by_conversation ON provenance(conversation_id, id);
+    CREATE INDEX messages_by_time ON messages(role, created_at);
+    """,
 )
 
 

@@ -48,7 +48,12 @@ class HistoryStore(Protocol):
         events: list[dict[str, Any]],
         citations: list[dict[str, Any]],
         exchanges: list[dict[str, Any]],
+        receipt: dict[str, Any] | None = None,
     ) -> None: ...
+    async def receipts(self, since: datetime) -> list[dict[str, Any]]:
+        """Receipts of answers given since ``since``, oldest first, with their conversation."""
+        ...
+
     async def messages(self, conversation_id: str) -> list[dict[str, Any]]: ...
     async def conversations(self, query: str | None = None) -> list[dict[str, Any]]: ...
     async def conversation(self, conversation_id: str) -> dict[str, Any] | None: ...
@@ -72,6 +77,9 @@ class NullHistory:
         return None
 
     async def messages(self, conversation_id: str) -> list[dict[str, Any]]:
+        return []
+
+    async def receipts(self, since: datetime) -> list[dict[str, Any]]:
         return []
 
     async def conversations(self, query: str | None = None) -> list[dict[str, Any]]:
@@ -117,6 +125,7 @@ class ThreadedHistory:
         events: list[dict[str, Any]],
         citations: list[dict[str, Any]],
         exchanges: list[dict[str, Any]],
+        receipt: dict[str, Any] | None = None,
     ) -> None:
         await asyncio.to_thread(
             functools.partial(
@@ -128,11 +137,15 @@ class ThreadedHistory:
                 events=events,
                 citations=citations,
                 exchanges=exchanges,
+                receipt=receipt,
             )
         )
 
     async def messages(self, conversation_id: str) -> list[dict[str, Any]]:
         return await asyncio.to_thread(self.store.messages, conversation_id)
+
+    async def receipts(self, since: datetime) -> list[dict[str, Any]]:
+        return await asyncio.to_thread(self.store.receipts, since)
 
     async def conversations(self, query: str | None = None) -> list[dict[str, Any]]:
         return await asyncio.to_thread(self.store.conversations, query)
@@ -227,6 +240,7 @@ class SQLiteHistory:
         events: list[dict[str, Any]],
         citations: list[dict[str, Any]],
         exchanges: list[dict[str, Any]],
+        receipt: dict[str, Any] | None = None,
     ) -> None:
         now = _stamp(self._clock())
         values = (
@@ -235,6 +249,7 @@ class SQLiteHistory:
             json.dumps(events, ensure_ascii=False),
             json.dumps(citations, ensure_ascii=False),
             json.dumps(exchanges, ensure_ascii=False),
+            None if receipt is None else json.dumps(receipt, ensure_ascii=False),
         )
         with self._lock, self._db:
             self._db.execute("BEGIN IMMEDIATE")
@@ -242,10 +257,12 @@ class SQLiteHistory:
                 return  # deleted while the turn ran: do not resurrect it
             self._db.execute(
                 "INSERT INTO messages(conversation_id, turn_id, role, text, reasoning, events, "
-                "citations, exchanges, created_at) VALUES (?,?,'assistant',?,?,?,?,?,?) "
+                "citations, exchanges, receipt, created_at) "
+                "VALUES (?,?,'assistant',?,?,?,?,?,?,?) "
                 "ON CONFLICT(turn_id, role) DO UPDATE SET text = excluded.text, "
                 "reasoning = excluded.reasoning, events = excluded.events, "
-                "citations = excluded.citations, exchanges = excluded.exchanges",
+                "citations = excluded.citations, exchanges = excluded.exchanges, "
+                "receipt = excluded.receipt",
                 (conversation_id, turn_id, *values, now),
             )
             self._db.execute(
@@ -258,6 +275,26 @@ class SQLiteHistory:
                 "SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conversation_id,)
             ).fetchall()
         return [_message(row) for row in rows]
+
+    def receipts(self, since: datetime) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT m.conversation_id, m.turn_id, m.created_at, m.receipt, c.title "
+                "FROM messages m JOIN conversations c ON c.id = m.conversation_id "
+                "WHERE m.role = 'assistant' AND m.receipt IS NOT NULL AND m.created_at >= ? "
+                "ORDER BY m.created_at, m.id",
+                (_stamp(since),),
+            ).fetchall()
+        return [
+            {
+                "conversation_id": row["conversation_id"],
+                "title": row["title"],
+                "turn_id": row["turn_id"],
+                "created_at": row["created_at"],
+                "receipt": json.loads(row["receipt"]),
+            }
+            for row in rows
+        ]
 
     def conversations(self, query: str | None = None) -> list[dict[str, Any]]:
         match = fts_query(query) if query else None
@@ -309,6 +346,7 @@ def _message(row: sqlite3.Row) -> dict[str, Any]:
         "events": json.loads(row["events"]),
         "citations": json.loads(row["citations"]),
         "exchanges": json.loads(row["exchanges"]),
+        "receipt": json.loads(row["receipt"]) if row["receipt"] else None,
         "created_at": row["created_at"],
     }
 
@@ -320,6 +358,8 @@ def _public(message: dict[str, Any]) -> dict[str, Any]:
         data["reasoning"] = message["reasoning"]
     data["events"] = message["events"]
     data["citations"] = message["citations"]
+    if message.get("receipt") is not None:
+        data["receipt"] = message["receipt"]
     data["created_at"] = message["created_at"]
     return data
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +30,8 @@ from spyglass.core.capability import Capability
 from spyglass.core.confirmation import TOKEN_TTL_SECONDS
 from spyglass.core.context import Turn
 from spyglass.core.executor import Executor
-from spyglass.core.outcome import Outcome
+from spyglass.core.outcome import Notice, Outcome
+from spyglass.privacy.notices import lines as notice_lines
 
 logger = logging.getLogger(__name__)
 
@@ -67,8 +69,11 @@ class CannotAsk:
     capability: Capability
 
 
-def approval_message(capability: Capability, arguments: dict[str, Any]) -> str:
-    """What the owner sees: which capability, the literal arguments, and that they leave."""
+def approval_message(
+    capability: Capability, arguments: dict[str, Any], notices: Sequence[Notice] = ()
+) -> str:
+    """What the owner sees: which capability, the literal arguments, that they leave, and
+    what the checks noticed (private data in the call, where its URL came from)."""
     lines = [
         f"Approve {capability.title} ({capability.name} v{capability.version})?",
         "This call leaves this device: what is shown below is sent to the internet.",
@@ -77,6 +82,8 @@ def approval_message(capability: Capability, arguments: dict[str, Any]) -> str:
     for key, value in arguments.items():
         shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         lines.append(f"{key}: {shown}")
+    if notices:
+        lines += ["", *notice_lines(notices, arguments)]
     return "\n".join(lines)
 
 
@@ -159,11 +166,11 @@ class ConfirmationFlow:
             return await self._cannot_ask(capability, pending.token)
         if uses_input_required(ctx.protocol_version):
             self._unanswered[pending.token] = anyio.current_time() + self.ask_timeout
-            return self._question(capability, arguments, pending.token)
+            return self._question(capability, arguments, pending.token, pending.notices)
         if not ctx.session.can_send_request:
             # A handshake-era channel with no way back to the client mid-call cannot ask either.
             return await self._cannot_ask(capability, pending.token)
-        return await self._ask_now(ctx, capability, arguments, pending.token, turn)
+        return await self._ask_now(ctx, capability, arguments, pending.token, turn, pending.notices)
 
     async def _cannot_ask(self, capability: Capability, token: str) -> CannotAsk:
         # Nobody can approve this attempt: spend its token now so the audit log ends it with
@@ -172,11 +179,15 @@ class ConfirmationFlow:
         return CannotAsk(capability)
 
     def _question(
-        self, capability: Capability, arguments: dict[str, Any], token: str
+        self,
+        capability: Capability,
+        arguments: dict[str, Any],
+        token: str,
+        notices: Sequence[Notice] = (),
     ) -> types.InputRequiredResult:
         request = types.ElicitRequest(
             params=types.ElicitRequestFormParams(
-                message=approval_message(capability, arguments),
+                message=approval_message(capability, arguments, notices),
                 requested_schema=APPROVAL_SCHEMA,
             )
         )
@@ -225,11 +236,12 @@ class ConfirmationFlow:
         arguments: dict[str, Any],
         token: str,
         turn: Turn,
+        notices: Sequence[Notice] = (),
     ) -> Outcome:
         try:
             with anyio.fail_after(self.ask_timeout):
                 answer = await ctx.session.elicit_form(
-                    message=approval_message(capability, arguments),
+                    message=approval_message(capability, arguments, notices),
                     requested_schema=APPROVAL_SCHEMA,
                     related_request_id=ctx.request_id,
                 )

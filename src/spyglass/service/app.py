@@ -16,6 +16,7 @@ from starlette.types import ASGIApp
 from spyglass.conversation.pending import PendingTurnStore
 from spyglass.conversation.turn import ConversationService
 from spyglass.errors import StoreUnavailable
+from spyglass.history.provenance import provenance_store
 from spyglass.history.store import HistoryStore
 from spyglass.llm.client import ModelClient
 from spyglass.runtime import Runtime
@@ -65,7 +66,9 @@ def create_app(
     authenticator = Authenticator(token, sessions)
     state = ServiceState(
         runtime=runtime,
-        conversations=ConversationService(runtime, model, history, pending),
+        conversations=ConversationService(
+            runtime, model, history, pending, provenance=provenance_store(history)
+        ),
         history=history,
         auth=authenticator,
         login_codes=stores.login_codes,

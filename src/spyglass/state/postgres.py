@@ -20,7 +20,7 @@ import logging
 import queue
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -33,6 +33,7 @@ from spyglass.core.policy import KNOWN_KEYS
 from spyglass.core.policy import default as policy_default
 from spyglass.errors import StoreUnavailable
 from spyglass.history.store import _public, _stamp, utc_now
+from spyglass.privacy.provenance import Source
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +82,21 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TRIGGER audit_events_append_only BEFORE UPDATE OR DELETE OR TRUNCATE
         ON audit_events FOR EACH STATEMENT EXECUTE FUNCTION spyglass_audit_append_only();
     CREATE TABLE policy (key TEXT PRIMARY KEY, enabled BOOLEAN NOT NULL);
+    """,
+    # 2: what left the device during each answer, and where a conversation's URLs came from
+    # (as the SQLite history's migration 2).
+    """
+    ALTER TABLE messages ADD COLUMN receipt TEXT;
+    CREATE TABLE provenance (
+        id BIGSERIAL PRIMARY KEY,
+        conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        url TEXT NOT NULL,
+        origin TEXT NOT NULL,
+        label TEXT NOT NULL,
+        hop INTEGER NOT NULL
+    );
+    CREATE INDEX provenance_by_conversation ON provenance(conversation_id, id);
+    CREATE INDEX messages_by_time ON messages(role, created_at);
     """,
 )
 
@@ -208,6 +224,7 @@ class PostgresHistory:
         events: list[dict[str, Any]],
         citations: list[dict[str, Any]],
         exchanges: list[dict[str, Any]],
+        receipt: dict[str, Any] | None = None,
     ) -> None:
         now = _stamp(self._clock())
         values = (
@@ -216,23 +233,26 @@ class PostgresHistory:
             json.dumps(events, ensure_ascii=False),
             json.dumps(citations, ensure_ascii=False),
             json.dumps(exchanges, ensure_ascii=False),
+            None if receipt is None else json.dumps(receipt, ensure_ascii=False),
         )
         # Only into a conversation that still exists: one deleted while the turn ran stays
         # deleted.
         await self._run(
             "WITH c AS (UPDATE conversations SET updated_at = %s WHERE id = %s RETURNING id) "
             "INSERT INTO messages(conversation_id, turn_id, role, text, reasoning, events, "
-            "citations, exchanges, created_at) SELECT id, %s, 'assistant', %s, %s, %s, %s, %s, %s "
+            "citations, exchanges, receipt, created_at) "
+            "SELECT id, %s, 'assistant', %s, %s, %s, %s, %s, %s, %s "
             "FROM c ON CONFLICT (turn_id, role) DO UPDATE SET text = excluded.text, "
             "reasoning = excluded.reasoning, events = excluded.events, "
-            "citations = excluded.citations, exchanges = excluded.exchanges",
+            "citations = excluded.citations, exchanges = excluded.exchanges, "
+            "receipt = excluded.receipt",
             (now, conversation_id, turn_id, *values, now),
             fetch=False,
         )
 
     async def messages(self, conversation_id: str) -> list[dict[str, Any]]:
         rows = await self._run(
-            "SELECT role, text, reasoning, events, citations, exchanges, created_at "
+            "SELECT role, text, reasoning, events, citations, exchanges, receipt, created_at "
             "FROM messages WHERE conversation_id = %s ORDER BY id",
             (conversation_id,),
         )
@@ -242,9 +262,24 @@ class PostgresHistory:
                 "events": json.loads(row["events"]),
                 "citations": json.loads(row["citations"]),
                 "exchanges": json.loads(row["exchanges"]),
+                "receipt": json.loads(row["receipt"]) if row["receipt"] else None,
             }
             for row in rows
         ]
+
+    async def receipts(self, since: datetime) -> list[dict[str, Any]]:
+        rows = await self._run(
+            "SELECT m.conversation_id, c.title, m.turn_id, m.created_at, m.receipt "
+            "FROM messages m JOIN conversations c ON c.id = m.conversation_id "
+            "WHERE m.role = 'assistant' AND m.receipt IS NOT NULL AND m.created_at >= %s "
+            "ORDER BY m.created_at, m.id",
+            (_stamp(since),),
+        )
+        return [{**row, "receipt": json.loads(row["receipt"])} for row in rows]
+
+    def provenance(self) -> PostgresProvenanceStore:
+        """Where this history's conversations keep their URLs' provenance."""
+        return PostgresProvenanceStore(self)
 
     async def conversations(self, query: str | None = None) -> list[dict[str, Any]]:
         if not query:
@@ -293,6 +328,42 @@ class PostgresHistory:
         if self._pool is not None:
             await self._pool.close()
             self._pool = None
+
+
+class PostgresProvenanceStore:
+    """:class:`~spyglass.privacy.provenance.ProvenanceStore` in the history database.
+
+    Rows go with their conversation (``ON DELETE CASCADE``); sources for a conversation that
+    was deleted while the turn ran are not kept.
+    """
+
+    def __init__(self, history: PostgresHistory) -> None:
+        self.history = history
+
+    async def add(self, conversation_id: str, sources: Sequence[Source]) -> None:
+        if not sources:
+            return
+        await self.history._run(
+            "INSERT INTO provenance(conversation_id, url, origin, label, hop) "
+            "SELECT c.id, s.url, s.origin, s.label, s.hop FROM conversations c, "
+            "unnest(%s::text[], %s::text[], %s::text[], %s::int[]) WITH ORDINALITY "
+            "AS s(url, origin, label, hop, n) WHERE c.id = %s ORDER BY s.n",
+            (
+                [s.url for s in sources],
+                [s.origin for s in sources],
+                [s.label for s in sources],
+                [s.hop for s in sources],
+                conversation_id,
+            ),
+            fetch=False,
+        )
+
+    async def sources(self, conversation_id: str) -> list[Source]:
+        rows = await self.history._run(
+            "SELECT url, origin, label, hop FROM provenance WHERE conversation_id = %s ORDER BY id",
+            (conversation_id,),
+        )
+        return [Source(row["url"], row["origin"], row["label"], row["hop"]) for row in rows]
 
 
 class PostgresAudit:

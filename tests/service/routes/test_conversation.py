@@ -423,3 +423,20 @@ async def test_an_sse_turn_with_a_broken_call_still_ends_with_done(
     names = [name for name, _ in events]
     assert names[0] == "turn" and names[-1] == "done"
     assert events[-1][1]["text"] == "Done anyway."
+
+
+async def test_the_answer_and_the_sse_done_event_carry_the_receipt(
+    client: httpx.AsyncClient, fake_model: FakeModel, web: LoopbackWeb, web_on: Runtime
+) -> None:
+    first = await ask_search(client, fake_model)
+    assert first["receipt"]["left_device"] is False
+    assert first["receipt"]["summary"] == (
+        "Stayed on this device; not sent: search 'otters' (waiting for your approval)"
+    )
+    response = await client.post(URL, json=answer(first), headers={"Accept": "text/event-stream"})
+    name, done = parse_sse(response.text)[-1]
+    assert name == "done"
+    assert done["receipt"]["left_device"] is True
+    assert done["receipt"]["summary"].startswith("Left this device: searched 'otters' (")
+    stored = await client.get(f"/api/v1/conversations/{first['conversation_id']}")
+    assert stored.json()["messages"][-1]["receipt"] == done["receipt"]

@@ -141,3 +141,31 @@ async def test_a_lone_surrogate_in_an_open_webui_body_is_a_422_not_a_500(
             )
             assert response.status_code == 422, response.text
             assert "not valid text" in response.json()["error"]["message"]
+
+
+async def test_a_query_or_url_carrying_private_data_is_blocked_since_nobody_approves_it(
+    paths: Paths,
+) -> None:
+    # The built-in capabilities: their privacy check runs before anything is sent.
+    runtime = build_runtime(paths, overrides={"channels.openwebui.confirmation": "delegated"})
+    runtime.policy.set("web_access_enabled", True)
+    app = create_app(runtime, port=PORT)
+    try:
+        async with bearer(app) as client:
+            search = await client.post(
+                "/api/v1/openwebui/search", json={"query": "ssn 123-45-6789 owner", "count": 3}
+            )
+            loader = await client.post(
+                "/api/v1/openwebui/loader",
+                json={"urls": ["https://e.example.com/?to=jane.doe%40example.com"]},
+            )
+    finally:
+        await app.state.spyglass.history.close()
+    assert search.status_code == 403
+    error = search.json()["error"]
+    assert error["code"] == "PRIVACY_BLOCKED" and "national ID number" in error["message"]
+    assert "6789" not in error["message"]
+    (document,) = loader.json()
+    assert document["page_content"] == "" and "email address" in document["metadata"]["error"]
+    events = [json.loads(line) for line in runtime.paths.audit_file.read_text().splitlines()]
+    assert [e.get("findings") for e in events] == [["government_id"], ["email"]]

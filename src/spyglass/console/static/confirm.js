@@ -3,6 +3,7 @@
 // is built only by this module — text from the model or the web can never produce one.
 
 import { h, hostOf } from "./dom.js";
+import { fillHighlighted, noticeList } from "./notices.js";
 
 const WORDS = {
   "web.search": { title: "Search the web for", note: "Approving sends this exact query to the search provider over the internet. It leaves this device." },
@@ -21,7 +22,7 @@ const EXTRAS = {
 /**
  * Show a pending confirmation and resolve with the owner's decision.
  * @param {HTMLElement} slot  where the card goes
- * @param {{token: string, capability: string, arguments: object, expires_in_seconds: number}} pending
+ * @param {{token: string, capability: string, arguments: object, expires_in_seconds: number, notices?: object[]}} pending
  * @returns {{element: HTMLElement, decision: Promise<"approve"|"deny"|"expired"|"dismissed">, remove: () => void}}
  */
 export function showConfirmation(slot, pending) {
@@ -38,7 +39,10 @@ export function showConfirmation(slot, pending) {
   approve.setAttribute("aria-label", `Approve: ${words.title}`);
 
   const value = h("div", { class: `confirm-value confirm-value-${pending.capability === "web.fetch" ? "url" : "query"}`, tabindex: "0", "aria-label": `${words.title}: ${literal}` });
-  value.textContent = literal;
+  const argument = pending.capability === "web.search" ? "query" : pending.capability === "web.fetch" ? "url" : null;
+  if (argument) fillHighlighted(value, literal, pending.notices, argument);
+  else value.textContent = literal;
+  const notices = noticeList(pending.notices);
 
   const extras = h("ul", { class: "confirm-extras" });
   for (const [key, raw] of Object.entries(args)) {
@@ -56,6 +60,7 @@ export function showConfirmation(slot, pending) {
     { class: "confirm-card", role: "alertdialog", tabindex: "-1", "aria-labelledby": titleId, "aria-describedby": `${titleId}-note` },
     h("div", { class: "confirm-head" }, h("h2", { id: titleId, class: "confirm-title", text: words.title }), countdown),
     value,
+    notices,
     where,
     extras.childElementCount ? extras : null,
     h("p", { class: "confirm-note", id: `${titleId}-note`, text: words.note }),

@@ -23,7 +23,8 @@ export class AssistantMessage {
     this.body = h("div", { class: "answer markdown" });
     this.notes = h("div", { class: "notes" });
     this.sources = h("div", { class: "sources", hidden: true });
-    this.element = h("li", { class: "message message-assistant" }, this.reasoning, this.tools, this.body, this.notes, this.sources);
+    this.receipt = h("p", { class: "receipt", hidden: true });
+    this.element = h("li", { class: "message message-assistant" }, this.reasoning, this.tools, this.body, this.notes, this.receipt, this.sources);
   }
 
   /** True once the answer has any text, a tool block or a note. */
@@ -94,6 +95,17 @@ export class AssistantMessage {
     this.sources.replaceChildren(h("h3", { class: "sources-title", text: "Sources" }), h("ol", { class: "sources-list" }, ...links));
   }
 
+  /** What left the device while this answer was made (text only). */
+  setReceipt(receipt) {
+    if (!receipt || typeof receipt.summary !== "string") return;
+    this.receipt.hidden = false;
+    this.receipt.className = `receipt ${receipt.left_device ? "receipt-left" : "receipt-stayed"}`;
+    this.receipt.replaceChildren(
+      h("span", { class: "receipt-icon", "aria-hidden": "true", text: receipt.left_device ? "↗" : "⌂" }),
+      h("span", { class: "receipt-text", text: receipt.summary }),
+    );
+  }
+
   note(text, kind = "info") {
     this.notes.append(h("p", { class: `note note-${kind}`, text }));
   }
@@ -109,6 +121,7 @@ export class AssistantMessage {
       if (!known) this.toolEnd(event);
     }
     if (Array.isArray(response.citations) && response.citations.length > 0) this.setCitations(response.citations);
+    this.setReceipt(response.receipt);
     this.renderNow();
   }
 
@@ -123,6 +136,7 @@ export class AssistantMessage {
     }
     view.text = String(stored.text ?? "");
     view.setCitations(stored.citations ?? []);
+    view.setReceipt(stored.receipt);
     view.renderNow();
     return view;
   }

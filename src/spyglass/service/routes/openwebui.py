@@ -46,9 +46,12 @@ def _raise_unless_ok(outcome: Outcome, *, stages: tuple[str, ...] | None = None)
     code = error.code if error else outcome.status.upper()
     message = error.message if error else f"the call ended {outcome.status}"
     default = 502 if outcome.status == "failed" else 503
-    status = {"POLICY_DISABLED": 403, "POLICY_UNREADABLE": 403, "INVALID_ARGUMENTS": 422}.get(
-        code, default
-    )
+    status = {
+        "POLICY_DISABLED": 403,
+        "POLICY_UNREADABLE": 403,
+        "PRIVACY_BLOCKED": 403,
+        "INVALID_ARGUMENTS": 422,
+    }.get(code, default)
     raise ApiError(status, code, message)
 
 

@@ -1,0 +1,85 @@
+"""Where a conversation's URLs came from, kept in the history database (``provenance`` table).
+
+It opens its own short connections to the file :class:`~spyglass.history.store.SQLiteHistory`
+created and migrated, so the two need not share a lock; rows go when their conversation is
+deleted or pruned (``ON DELETE CASCADE``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+from spyglass.history.store import HistoryStore, SQLiteHistory, ThreadedHistory
+from spyglass.privacy.provenance import InMemoryProvenanceStore, ProvenanceStore, Source
+
+
+class SQLiteProvenanceStore:
+    """:class:`~spyglass.privacy.provenance.ProvenanceStore` on the history database.
+
+    SQLite's calls block: each one runs on a worker thread, as :class:`ThreadedHistory`'s do.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @contextlib.contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        db = sqlite3.connect(self.path, isolation_level=None, timeout=5)
+        try:
+            db.execute("PRAGMA foreign_keys = ON")
+            yield db
+        finally:
+            db.close()
+
+    async def add(self, conversation_id: str, sources: Sequence[Source]) -> None:
+        await asyncio.to_thread(self.add_now, conversation_id, sources)
+
+    async def sources(self, conversation_id: str) -> list[Source]:
+        return await asyncio.to_thread(self.sources_now, conversation_id)
+
+    def add_now(self, conversation_id: str, sources: Sequence[Source]) -> None:
+        """:meth:`add`, blocking the calling thread."""
+        rows = [(conversation_id, s.url, s.origin, s.label, s.hop) for s in sources]
+        with self._connect() as db:
+            db.execute("BEGIN IMMEDIATE")
+            known = db.execute(
+                "SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)
+            ).fetchone()
+            if known is not None:  # deleted while the turn ran: nothing to attach them to
+                db.executemany(
+                    "INSERT INTO provenance(conversation_id, url, origin, label, hop) "
+                    "VALUES (?,?,?,?,?)",
+                    rows,
+                )
+            db.execute("COMMIT")
+
+    def sources_now(self, conversation_id: str) -> list[Source]:
+        """:meth:`sources`, blocking the calling thread."""
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT url, origin, label, hop FROM provenance WHERE conversation_id = ? "
+                "ORDER BY id",
+                (conversation_id,),
+            ).fetchall()
+        return [Source(url, origin, label, hop) for url, origin, label, hop in rows]
+
+
+def provenance_store(history: HistoryStore | SQLiteHistory) -> ProvenanceStore:
+    """The store that lives as long as ``history`` does: in its database, or in memory.
+
+    The embedded history (SQLite) keeps sources in its file; a history that offers its own
+    (``provenance()``: PostgreSQL for the shared backend) keeps them in its database; with
+    history off they last as long as the process.
+    """
+    if isinstance(history, ThreadedHistory):
+        return SQLiteProvenanceStore(history.store.path)
+    if isinstance(history, SQLiteHistory):
+        return SQLiteProvenanceStore(history.path)
+    own: Callable[[], ProvenanceStore] | None = getattr(history, "provenance", None)
+    if callable(own):
+        return own()
+    return InMemoryProvenanceStore()

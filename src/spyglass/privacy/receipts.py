@@ -1,0 +1,105 @@
+"""Receipts: what left this device while one answer was made.
+
+Every assistant message carries one: "Stayed on this device", or "Left this device: searched
+'zebra facts' (SearXNG), read zoo.example/zebra". Calls that were declined, refused before
+any connection, or that failed are listed as such. A receipt holds the queries and addresses
+themselves, so it lives with the conversation in history, never in the audit log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from spyglass.core.outcome import Outcome
+from spyglass.privacy.provenance import short
+
+#: How the provider ids read to a person.
+PROVIDER_NAMES = {
+    "searxng": "SearXNG",
+    "brave": "Brave",
+    "duckduckgo": "DuckDuckGo",
+    "kagi": "Kagi",
+    "tavily": "Tavily",
+    "exa": "Exa",
+    "firecrawl": "Firecrawl",
+    "jina": "Jina",
+}
+#: Outcome status → how a call that did not go out is described.
+NOT_SENT = {
+    "denied": "declined",
+    "rejected": "refused",
+    "pending_confirmation": "waiting for your approval",
+}
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def entry(outcome: Outcome, arguments: Any, at: str | None = None) -> dict[str, Any]:
+    """One call, as a receipt line. ``left`` says whether a request went out at all: only a
+    call that reached its execution and was not refused there can have sent anything."""
+    arguments = arguments if isinstance(arguments, dict) else {}
+    data: dict[str, Any] = {
+        "capability": outcome.capability,
+        "target": entry_target(outcome.capability, arguments),
+        "status": outcome.status,
+        "left": outcome.stage == "execute" and outcome.status in {"ok", "failed"},
+        "at": at or now(),
+    }
+    if outcome.provider is not None:
+        data["provider"] = outcome.provider
+    if outcome.error is not None:
+        data["code"] = outcome.error.code
+    return data
+
+
+def entry_target(capability: str, arguments: dict[str, Any]) -> str:
+    """The query or URL a call carries: what a receipt line names."""
+    if capability == "web.search":
+        return str(arguments.get("query", ""))
+    if capability == "web.fetch":
+        return str(arguments.get("url", ""))
+    return ""
+
+
+def _phrase(item: dict[str, Any], *, done: bool) -> str:
+    capability, target = item["capability"], item.get("target", "")
+    if capability == "web.search":
+        verb, what = ("searched" if done else "search"), f"'{target}'"
+    elif capability == "web.fetch":
+        verb, what = "read", short(target)
+    else:
+        verb, what = "ran" if done else "run", capability
+    return f"{verb} {what}"
+
+
+def _when(item: dict[str, Any]) -> str:
+    at = str(item.get("at", ""))
+    return f"{at[11:16]} UTC" if len(at) >= 16 else at
+
+
+def build(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The receipt of one answer from its calls, in the order they happened."""
+    left = [i for i in items if i.get("left")]
+    kept = [i for i in items if not i.get("left")]
+    parts: list[str] = []
+    for item in left:
+        provider = PROVIDER_NAMES.get(str(item.get("provider")))
+        detail = [provider] if provider and item["capability"] == "web.search" else []
+        detail.append(_when(item))
+        if item["status"] != "ok":
+            detail.append(f"failed: {item.get('code', 'error')}")
+        parts.append(f"{_phrase(item, done=True)} ({', '.join(d for d in detail if d)})")
+    unsent = [
+        f"{_phrase(i, done=False)} ({NOT_SENT.get(i['status'], i['status'])}"
+        + (f": {i['code']}" if i.get("code") and i["status"] != "denied" else "")
+        + ")"
+        for i in kept
+    ]
+    summary = "Left this device: " + ", ".join(parts) if left else "Stayed on this device"
+    if unsent:
+        summary += "; not sent: " + ", ".join(unsent)
+    return {"left_device": bool(left), "summary": summary, "items": list(items)}

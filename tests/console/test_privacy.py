@@ -1,0 +1,101 @@
+"""The privacy check on the card (notices, the flagged part highlighted as text) and the
+receipt under every answer, live and from history."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.console.harness import screenshot
+from tests.console.models import reactive
+from tests.support.fake_model import FakeModel, tool_call
+from tests.support.fetch_peers import Peer
+
+pytestmark = pytest.mark.browser
+
+EMAIL = "jane.doe@example.com"
+#: Markup in the query must stay text, even inside the highlighted span.
+QUERY = f"<b>reply</b> from {EMAIL} <img src=x onerror=alert(1)>"
+
+
+@pytest.fixture(autouse=True)
+def _model_reacts(model: FakeModel) -> None:
+    model.default = reactive
+
+
+def ask(page: Page, model: FakeModel, query: str) -> None:
+    expect(page.get_by_role("button", name="Send message")).to_be_visible()
+    model.script(tool_call("web_search", {"query": query}))
+    page.fill("#composer-input", "Find the reply to my letter")
+    page.keyboard.press("Enter")
+    expect(page.locator(".confirm-card")).to_be_visible()
+
+
+def test_the_card_names_the_finding_and_highlights_exactly_the_flagged_text(
+    page: Page, model: FakeModel, searxng: Peer
+) -> None:
+    ask(page, model, QUERY)
+    card = page.locator(".confirm-card")
+    value = card.locator(".confirm-value")
+    expect(value).to_have_text(QUERY)
+    mark = value.locator("mark.confirm-mark")
+    expect(mark).to_have_count(1)
+    expect(mark).to_have_text(EMAIL)
+    expect(mark).to_have_attribute("data-kinds", "privacy.email")
+    expect(value.locator("b, img")).to_have_count(0)
+    notice = card.locator(".confirm-notice-privacy")
+    expect(notice).to_have_text(re.compile(r"This query contains an email address"))
+    screenshot(page, "confirm-privacy")
+    assert searxng.requests["/search"] == 0
+
+
+def test_a_clean_query_has_no_highlight_and_no_notice(
+    page: Page, model: FakeModel, searxng: Peer
+) -> None:
+    ask(page, model, "sea otter tools")
+    card = page.locator(".confirm-card")
+    expect(card.locator(".confirm-value")).to_have_text("sea otter tools")
+    expect(card.locator("mark")).to_have_count(0)
+    expect(card.locator(".confirm-notices")).to_have_count(0)
+
+
+def test_the_receipt_under_the_answer_says_what_left_and_history_keeps_it(
+    page: Page, model: FakeModel, searxng: Peer
+) -> None:
+    ask(page, model, "how do sea otters use tools")
+    page.get_by_role("button", name="Approve: Search the web for").click()
+    receipt = page.locator(".message-assistant .receipt").last
+    expect(receipt.locator(".receipt-text")).to_have_text(
+        re.compile(
+            r"Left this device: searched 'how do sea otters use tools' \(SearXNG, \d\d:\d\d UTC\)"
+        )
+    )
+    expect(receipt).to_have_class(re.compile("receipt-left"))
+    # A second answer that needed no web says so.
+    page.fill("#composer-input", "thanks!")
+    page.keyboard.press("Enter")
+    last = page.locator(".message-assistant .receipt-text").last
+    expect(last).to_have_text("Stayed on this device")
+    expect(page.locator(".message-assistant .receipt")).to_have_count(2)
+    screenshot(page, "receipt")
+    # Reloaded from history, both receipts are still there.
+    page.reload()
+    page.locator(".history-title").first.click()
+    expect(page.locator(".message-assistant .receipt")).to_have_count(2)
+    expect(page.locator(".message-assistant .receipt").first).to_contain_text("Left this device")
+
+
+def test_a_fetch_card_says_the_address_did_not_come_from_the_conversation(
+    page: Page, model: FakeModel, searxng: Peer
+) -> None:
+    expect(page.get_by_role("button", name="Send message")).to_be_visible()
+    model.script(tool_call("web_fetch", {"url": "https://made-up.example.com/page"}))
+    page.fill("#composer-input", "what does that page say?")
+    page.keyboard.press("Enter")
+    notice = page.locator(".confirm-card .confirm-notice-info")
+    expect(notice).to_have_text(
+        re.compile(r"^\W*This address did not come from this conversation$")
+    )
+    expect(notice).to_have_attribute("data-kind", "provenance.unknown")

@@ -1,0 +1,63 @@
+"""Receipts say whether anything left the device, and how each call ended."""
+
+from __future__ import annotations
+
+from spyglass.core.outcome import ErrorInfo, Outcome
+from spyglass.privacy.receipts import build, entry
+
+AT = "2026-11-30T14:02:09Z"
+
+
+def outcome(capability: str, status: str, stage: str, code: str | None = None) -> Outcome:
+    error = ErrorInfo(code, "message") if code else None
+    provider = "searxng" if capability == "web.search" and stage == "execute" else None
+    return Outcome(status, capability, 1, "id", stage, error=error, provider=provider)  # type: ignore[arg-type]
+
+
+def test_an_answer_without_calls_stayed_on_this_device() -> None:
+    assert build([]) == {"left_device": False, "summary": "Stayed on this device", "items": []}
+
+
+def test_searches_and_reads_are_listed_with_provider_and_time() -> None:
+    items = [
+        entry(outcome("web.search", "ok", "execute"), {"query": "zebra facts"}, AT),
+        entry(outcome("web.fetch", "ok", "execute"), {"url": "https://zoo.example/zebra"}, AT),
+    ]
+    receipt = build(items)
+    assert receipt["left_device"] is True
+    assert receipt["summary"] == (
+        "Left this device: searched 'zebra facts' (SearXNG, 14:02 UTC), "
+        "read zoo.example/zebra (14:02 UTC)"
+    )
+    assert receipt["items"][0]["provider"] == "searxng"
+
+
+def test_declined_refused_and_failed_calls_appear_as_such() -> None:
+    items = [
+        entry(outcome("web.search", "denied", "confirm", "DENIED"), {"query": "a"}, AT),
+        entry(
+            outcome("web.fetch", "rejected", "check", "FETCH_NOT_PROVENANCED"),
+            {"url": "https://x.example/"},
+            AT,
+        ),
+        entry(
+            outcome("web.fetch", "failed", "execute", "FETCH_TIMEOUT"),
+            {"url": "https://y.example/"},
+            AT,
+        ),
+    ]
+    receipt = build(items)
+    assert receipt["left_device"] is True
+    assert receipt["summary"] == (
+        "Left this device: read y.example/ (14:02 UTC, failed: FETCH_TIMEOUT); not sent: "
+        "search 'a' (declined), read x.example/ (refused: FETCH_NOT_PROVENANCED)"
+    )
+    assert [i["left"] for i in receipt["items"]] == [False, False, True]
+
+
+def test_only_refused_calls_still_stayed_on_this_device() -> None:
+    items = [
+        entry(outcome("web.search", "rejected", "check", "PRIVACY_BLOCKED"), {"query": "q"}, AT)
+    ]
+    summary = build(items)["summary"]
+    assert summary == "Stayed on this device; not sent: search 'q' (refused: PRIVACY_BLOCKED)"
