@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from spyglass.core.encoding import printable
 from spyglass.core.outcome import Outcome
 from spyglass.privacy.provenance import short
 
@@ -58,10 +59,12 @@ def entry(outcome: Outcome, arguments: Any, at: str | None = None) -> dict[str, 
 
 def entry_target(capability: str, arguments: dict[str, Any]) -> str:
     """The query or URL a call carries: what a receipt line names."""
+    # A model's broken call can carry text UTF-8 cannot encode; the receipt is shown and
+    # stored, so it names such a call with the text repaired.
     if capability == "web.search":
-        return str(arguments.get("query", ""))
+        return str(printable(str(arguments.get("query", ""))))
     if capability == "web.fetch":
-        return str(arguments.get("url", ""))
+        return str(printable(str(arguments.get("url", ""))))
     return ""
 
 

@@ -25,6 +25,9 @@ export class PolicySwitches {
     // Until the service says otherwise: web access off, the capability switches at their default.
     this.values = { [WEB_ACCESS]: false, [WEB_SEARCH]: true, [WEB_FETCH]: true };
     this.saving = new Set();
+    // Counts the owner's changes, so a read that was answered after a change is not shown
+    // over it (a slow first load must not switch web access back off under the owner).
+    this.changes = 0;
     // Set when the policy file cannot be read: every switch is off until it is rewritten.
     this.problem = null;
     for (const [key, buttons] of Object.entries(ui.buttons)) {
@@ -36,8 +39,10 @@ export class PolicySwitches {
   async load(webAccess, problem = null) {
     this.showProblem(problem);
     this.show({ [WEB_ACCESS]: webAccess });
+    const changes = this.changes;
     try {
       const state = await getPolicy();
+      if (changes !== this.changes) return; // the owner changed a switch meanwhile: newer
       this.showProblem(state.problem || null);
       this.show(state);
     } catch (error) {
@@ -72,6 +77,7 @@ export class PolicySwitches {
   async toggle(key, button) {
     if (this.saving.has(key)) return;
     const previous = this.values[key];
+    this.changes += 1;
     this.saving.add(key);
     this.show({ [key]: !previous });
     button.classList.add("switch-saving");
