@@ -20,7 +20,7 @@ from spyglass.version import __version__
 if TYPE_CHECKING:
     from spyglass.capabilities import BUILTIN
     from spyglass.core.capability import Bounds, Capability, Network, SideEffect
-    from spyglass.core.context import InvocationContext, ServiceKey, Services, Turn
+    from spyglass.core.context import InvocationContext, SeamKey, Seams, Turn
     from spyglass.core.executor import Executor
     from spyglass.core.outcome import Code, ErrorInfo, Outcome, PendingConfirmation
     from spyglass.core.registry import Registry
@@ -41,8 +41,8 @@ _EXPORTS = {
     "Network": "spyglass.core.capability",
     "SideEffect": "spyglass.core.capability",
     "InvocationContext": "spyglass.core.context",
-    "ServiceKey": "spyglass.core.context",
-    "Services": "spyglass.core.context",
+    "SeamKey": "spyglass.core.context",
+    "Seams": "spyglass.core.context",
     "Turn": "spyglass.core.context",
     "Executor": "spyglass.core.executor",
     "Code": "spyglass.core.outcome",
@@ -78,8 +78,8 @@ __all__ = [
     "PendingConfirmation",
     "Registry",
     "Runtime",
-    "ServiceKey",
-    "Services",
+    "SeamKey",
+    "Seams",
     "Settings",
     "SideEffect",
     "SpyglassError",

@@ -12,7 +12,7 @@ from typing import Any
 
 from spyglass.capabilities import BUILTIN
 from spyglass.core.confirmation import ConfirmationStore
-from spyglass.core.context import Services
+from spyglass.core.context import Seams
 from spyglass.core.executor import Executor
 from spyglass.core.registry import Registry
 from spyglass.paths import Paths
@@ -37,8 +37,8 @@ class Runtime:
         return self.executor.registry
 
     @property
-    def services(self) -> Services:
-        return self.executor.services
+    def seams(self) -> Seams:
+        return self.executor.seams
 
     def problems(self) -> list[str]:
         """Configuration problems that keep capabilities from running, one line each."""

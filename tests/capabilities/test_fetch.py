@@ -34,7 +34,7 @@ def site(runtime: Runtime) -> Iterator[Peer]:
     with Peer(
         {"/": page(LONG), "/cjk": page("漢字" * 60_000, "text/plain; charset=utf-8")}
     ) as peer:
-        serve_public(runtime.services, {"example.com": peer})
+        serve_public(runtime.seams, {"example.com": peer})
         yield peer
 
 
@@ -188,7 +188,7 @@ async def test_a_delegated_channel_gets_the_real_reason_not_a_request_for_approv
     paths: Paths, site: Peer
 ) -> None:
     runtime = build_runtime(paths, overrides={"channels.mcp.confirmation": "delegated"})
-    serve_public(runtime.services, {"example.com": site})
+    serve_public(runtime.seams, {"example.com": site})
     runtime.policy.set(WEB_ACCESS, True)
     outcome = await runtime.executor.ainvoke(
         "web.fetch", 1, {"url": "http://127.0.0.1/"}, channel="mcp"

@@ -156,7 +156,7 @@ async def test_an_approved_call_is_checked_under_the_route_its_card_announced(
     runtime = build_runtime(paths, settings=settings)
     runtime.policy.set(WEB_ACCESS, True)
     with Peer({"/": page("<html><body><p>Local copy of the page.</p></body></html>")}) as peer:
-        serve_public(runtime.services, {"plain.example.com": peer})
+        serve_public(runtime.seams, {"plain.example.com": peer})
         direct_calls = 0
         for n in range(40):
             turn = Turn()

@@ -87,7 +87,7 @@ def test_a_fetched_hostile_page_is_shown_as_read_and_its_text_executes_nothing(
     page: Page, model: FakeModel, server: ConsoleServer
 ) -> None:
     with Peer({"/otters": static_page(HOSTILE_PAGE)}) as site:
-        serve_public(server.runtime.services, {"news.example.com": site})
+        serve_public(server.runtime.seams, {"news.example.com": site})
         model.script(tool_call("web_fetch", {"url": "http://news.example.com/otters"}))
         page.fill("#composer-input", "Read the otter news")
         page.keyboard.press("Enter")
@@ -114,7 +114,7 @@ def test_a_failed_fetch_is_shown_as_a_failure_with_the_reason(
     page: Page, model: FakeModel, server: ConsoleServer
 ) -> None:
     with Peer({"/gone": static_page("<h1>Gone</h1>", status=404)}) as site:
-        serve_public(server.runtime.services, {"news.example.com": site})
+        serve_public(server.runtime.seams, {"news.example.com": site})
         model.script(tool_call("web_fetch", {"url": "http://news.example.com/gone"}))
         page.fill("#composer-input", "Read the missing page")
         page.keyboard.press("Enter")

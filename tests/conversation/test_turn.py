@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from spyglass.conversation.pending import InMemoryPendingTurnStore
-from spyglass.conversation.turn import ConversationService, Event, TurnRefused
+from spyglass.conversation.turn import ConversationRunner, Event, TurnRefused
 from spyglass.history.store import NullHistory, SQLiteHistory, ThreadedHistory
 from spyglass.llm.client import ModelClient
 from spyglass.llm.toolsupport import ToolSupportMemory
@@ -29,18 +29,18 @@ from tests.support.web import LoopbackWeb
 
 
 @pytest.fixture
-async def service(service_runtime: Runtime) -> AsyncIterator[ConversationService]:
+async def service(service_runtime: Runtime) -> AsyncIterator[ConversationRunner]:
     history = ThreadedHistory(SQLiteHistory(service_runtime.paths.database_file, retention_days=30))
     model = ModelClient(service_runtime.settings.llm)
     # The embedded default: paused turns in the state file, on the executor's clock.
-    yield ConversationService(service_runtime, model, history, service_runtime.stores.pending)
+    yield ConversationRunner(service_runtime, model, history, service_runtime.stores.pending)
     await model.aclose()
     await history.close()
     await service_runtime.stores.aclose()
 
 
 async def run(
-    service: ConversationService, text_: str, conversation_id: str | None = None
+    service: ConversationRunner, text_: str, conversation_id: str | None = None
 ) -> list[Event]:
     state = await service.start(conversation_id, text_)
     return [event async for event in service.run(state)]
@@ -56,7 +56,7 @@ def audit_lines(runtime: Runtime) -> list[dict[str, Any]]:
 
 
 async def test_a_local_tool_runs_without_confirmation_and_is_not_wrapped(
-    service: ConversationService, fake_model: FakeModel
+    service: ConversationRunner, fake_model: FakeModel
 ) -> None:
     fake_model.script(tool_call("system_health", {}), text("All good."))
     body = done(await run(service, "are you ok?"))
@@ -67,7 +67,7 @@ async def test_a_local_tool_runs_without_confirmation_and_is_not_wrapped(
 
 
 async def test_endless_tool_calls_stop_at_the_round_cap_with_a_last_request_without_tools(
-    service: ConversationService, fake_model: FakeModel, service_runtime: Runtime
+    service: ConversationRunner, fake_model: FakeModel, service_runtime: Runtime
 ) -> None:
     fake_model.default = lambda body: (
         tool_call("system_health", {}) if body.get("tools") else text("Final answer.")
@@ -82,7 +82,7 @@ async def test_endless_tool_calls_stop_at_the_round_cap_with_a_last_request_with
 
 
 async def test_a_call_the_model_leaked_into_reasoning_is_run_and_audited_as_recovered(
-    service: ConversationService, fake_model: FakeModel, service_runtime: Runtime
+    service: ConversationRunner, fake_model: FakeModel, service_runtime: Runtime
 ) -> None:
     leaked = '<tool_call>{"name": "system_health", "arguments": {}}</tool_call>'
     fake_model.script(Reply(deltas=[{"reasoning_content": "check " + leaked}]), text("Fine."))
@@ -93,7 +93,7 @@ async def test_a_call_the_model_leaked_into_reasoning_is_run_and_audited_as_reco
 
 
 async def test_ollama_style_calls_each_ask_for_their_own_approval(
-    service: ConversationService,
+    service: ConversationRunner,
     fake_model: FakeModel,
     service_runtime: Runtime,
     web: LoopbackWeb,
@@ -124,7 +124,7 @@ async def test_ollama_style_calls_each_ask_for_their_own_approval(
 
 
 async def test_unknown_tools_and_bad_arguments_become_readable_tool_results(
-    service: ConversationService, fake_model: FakeModel
+    service: ConversationRunner, fake_model: FakeModel
 ) -> None:
     fake_model.script(
         Reply(
@@ -159,7 +159,7 @@ async def test_unknown_tools_and_bad_arguments_become_readable_tool_results(
 
 
 async def test_with_web_access_off_a_leaked_web_call_is_rejected_by_policy(
-    service: ConversationService, fake_model: FakeModel, web: LoopbackWeb
+    service: ConversationRunner, fake_model: FakeModel, web: LoopbackWeb
 ) -> None:
     fake_model.script(
         text('<tool_call>{"name": "web_search", "arguments": {"query": "x"}}</tool_call>'),
@@ -172,7 +172,7 @@ async def test_with_web_access_off_a_leaked_web_call_is_rejected_by_policy(
 
 
 async def test_a_later_turn_replays_earlier_results_with_a_fresh_boundary(
-    service: ConversationService, fake_model: FakeModel, service_runtime: Runtime
+    service: ConversationRunner, fake_model: FakeModel, service_runtime: Runtime
 ) -> None:
     service_runtime.policy.set("web_access_enabled", True)
     fake_model.script(tool_call("web_fetch", {"url": "https://example.org/hello"}), text("Read."))
@@ -197,7 +197,7 @@ async def test_a_later_turn_replays_earlier_results_with_a_fresh_boundary(
 
 
 async def test_a_cancelled_turn_keeps_what_was_produced(
-    service: ConversationService, fake_model: FakeModel
+    service: ConversationRunner, fake_model: FakeModel
 ) -> None:
     fake_model.script(Reply(deltas=[{"content": "Partial "}] + [{"content": "x"}] * 50, delay=0.05))
     state = await service.start(None, "long answer please")
@@ -219,7 +219,7 @@ async def test_a_cancelled_turn_keeps_what_was_produced(
 
 
 async def test_an_unknown_conversation_is_refused_when_history_is_on(
-    service: ConversationService,
+    service: ConversationRunner,
 ) -> None:
     with pytest.raises(TurnRefused) as refused:
         await service.start("nope", "hi")
@@ -230,7 +230,7 @@ async def test_with_history_off_any_conversation_id_is_accepted_and_nothing_is_s
     service_runtime: Runtime, fake_model: FakeModel
 ) -> None:
     model = ModelClient(service_runtime.settings.llm)
-    service = ConversationService(service_runtime, model, NullHistory(), InMemoryPendingTurnStore())
+    service = ConversationRunner(service_runtime, model, NullHistory(), InMemoryPendingTurnStore())
     fake_model.script(text("hi"))
     body = done(await run(service, "hello", "any-id"))
     await model.aclose()
@@ -239,7 +239,7 @@ async def test_with_history_off_any_conversation_id_is_accepted_and_nothing_is_s
 
 
 async def test_the_reasoning_behind_a_call_is_sent_back_with_it(
-    service: ConversationService, fake_model: FakeModel
+    service: ConversationRunner, fake_model: FakeModel
 ) -> None:
     call = tool_call("system_health", {})
     call.deltas.insert(1, {"reasoning_content": "I should check."})
@@ -252,7 +252,7 @@ async def test_the_reasoning_behind_a_call_is_sent_back_with_it(
 
 
 async def test_a_capability_switched_off_under_web_access_is_not_offered_to_the_model(
-    service: ConversationService, fake_model: FakeModel, service_runtime: Runtime
+    service: ConversationRunner, fake_model: FakeModel, service_runtime: Runtime
 ) -> None:
     service_runtime.policy.set("web_access_enabled", True)
     service_runtime.policy.set("web_fetch_enabled", False)
@@ -265,7 +265,7 @@ async def test_a_capability_switched_off_under_web_access_is_not_offered_to_the_
 
 @pytest.mark.parametrize("dialect", ["ollama", "ollama-0.3", "llama-server", "vllm", "vllm-0.6"])
 async def test_a_model_without_tool_support_still_answers_and_the_person_is_told_once(
-    service: ConversationService, fake_model: FakeModel, service_runtime: Runtime, dialect: str
+    service: ConversationRunner, fake_model: FakeModel, service_runtime: Runtime, dialect: str
 ) -> None:
     service_runtime.policy.set("web_access_enabled", True)
     fake_model.default = without_tool_support(lambda body: text("Otters hold hands."), dialect)
@@ -286,7 +286,7 @@ async def test_a_model_without_tool_support_still_answers_and_the_person_is_told
 
 
 async def test_a_refusal_of_tools_is_forgotten_after_a_while_and_tools_are_offered_again(
-    service: ConversationService, fake_model: FakeModel, service_runtime: Runtime, clock: Clock
+    service: ConversationRunner, fake_model: FakeModel, service_runtime: Runtime, clock: Clock
 ) -> None:
     service.model.tool_support = ToolSupportMemory(600, clock)
     fake_model.script(refuses_tools("ollama"), text("No tools."))
@@ -298,7 +298,7 @@ async def test_a_refusal_of_tools_is_forgotten_after_a_while_and_tools_are_offer
 
 
 async def test_a_reply_that_was_only_a_malformed_call_is_asked_for_again_without_tools(
-    service: ConversationService, fake_model: FakeModel, service_runtime: Runtime
+    service: ConversationRunner, fake_model: FakeModel, service_runtime: Runtime
 ) -> None:
     service_runtime.policy.set("web_access_enabled", True)
     broken = '<tool_call>{"name": "web_search", "arguments": {"query": </tool_call>'
@@ -316,7 +316,7 @@ async def test_a_reply_that_was_only_a_malformed_call_is_asked_for_again_without
 
 
 async def test_when_the_second_answer_is_empty_too_the_person_is_told_why(
-    service: ConversationService, fake_model: FakeModel
+    service: ConversationRunner, fake_model: FakeModel
 ) -> None:
     broken = Reply(deltas=[{"content": "<tool_call>{broken</tool_call>"}])
     fake_model.script(broken, Reply(deltas=[{"content": "<function=web_search>"}]))
@@ -327,7 +327,7 @@ async def test_when_the_second_answer_is_empty_too_the_person_is_told_why(
 
 
 async def test_an_answer_with_text_beside_a_malformed_call_is_not_asked_for_again(
-    service: ConversationService, fake_model: FakeModel
+    service: ConversationRunner, fake_model: FakeModel
 ) -> None:
     fake_model.script(Reply(deltas=[{"content": "Otters float. <tool_call>{broken</tool_call>"}]))
     body = done(await run(service, "otters?"))

@@ -16,7 +16,7 @@ from urllib.parse import quote_plus
 import pytest
 
 from spyglass.conversation.pending import InMemoryPendingTurnStore
-from spyglass.conversation.turn import ConversationService, Event
+from spyglass.conversation.turn import ConversationRunner, Event
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.history.provenance import provenance_store
 from spyglass.history.store import SQLiteHistory, ThreadedHistory
@@ -55,13 +55,13 @@ def make_runtime(
     overrides = {"llm.base_url": fake_model.base_url, "llm.model": "fake", **extra}
     runtime = build_runtime(paths, overrides=overrides)
     runtime.policy.set(WEB_ACCESS, True)
-    serve_public(runtime.services, peers)
+    serve_public(runtime.seams, peers)
     return runtime
 
 
 @pytest.fixture
-async def conversations() -> AsyncIterator[list[ConversationService]]:
-    made: list[ConversationService] = []
+async def conversations() -> AsyncIterator[list[ConversationRunner]]:
+    made: list[ConversationRunner] = []
     yield made
     for service in made:
         await service.model.aclose()
@@ -69,10 +69,10 @@ async def conversations() -> AsyncIterator[list[ConversationService]]:
 
 
 def service_for(
-    runtime: Runtime, made: list[ConversationService], channel: str = "console"
-) -> ConversationService:
+    runtime: Runtime, made: list[ConversationRunner], channel: str = "console"
+) -> ConversationRunner:
     history = ThreadedHistory(SQLiteHistory(runtime.paths.database_file, retention_days=30))
-    service = ConversationService(
+    service = ConversationRunner(
         runtime,
         ModelClient(runtime.settings.llm),
         history,
@@ -85,7 +85,7 @@ def service_for(
 
 
 async def turn(
-    service: ConversationService,
+    service: ConversationRunner,
     words: str | None,
     conversation_id: str | None = None,
     answer: tuple[str, bool] | None = None,
@@ -102,7 +102,7 @@ async def turn(
 
 
 async def read_the_injected_page(
-    service: ConversationService, fake_model: FakeModel
+    service: ConversationRunner, fake_model: FakeModel
 ) -> dict[str, Any]:
     """Turn 1: the private message. Turn 2: the user asks for a page; it is approved and read,
     and the model then proposes the attacker's URL. Returns the ``done`` data after that."""
@@ -126,7 +126,7 @@ async def test_with_provenance_on_the_leak_is_refused_before_any_card_is_shown(
     paths: Paths,
     fake_model: FakeModel,
     peers: dict[str, Peer],
-    conversations: list[ConversationService],
+    conversations: list[ConversationRunner],
 ) -> None:
     runtime = make_runtime(paths, fake_model, peers, **{"fetch.provenance": "conversation"})
     service = service_for(runtime, conversations)
@@ -153,7 +153,7 @@ async def test_with_provenance_off_the_card_flags_the_copied_words(
     paths: Paths,
     fake_model: FakeModel,
     peers: dict[str, Peer],
-    conversations: list[ConversationService],
+    conversations: list[ConversationRunner],
 ) -> None:
     runtime = make_runtime(paths, fake_model, peers)
     service = service_for(runtime, conversations)
@@ -181,7 +181,7 @@ async def test_on_a_delegated_channel_the_privacy_check_blocks_the_leak(
     paths: Paths,
     fake_model: FakeModel,
     peers: dict[str, Peer],
-    conversations: list[ConversationService],
+    conversations: list[ConversationRunner],
 ) -> None:
     runtime = make_runtime(
         paths, fake_model, peers, **{"channels.openwebui.confirmation": "delegated"}
@@ -209,7 +209,7 @@ async def test_provenance_outlives_a_restart_of_the_service(
     paths: Paths,
     fake_model: FakeModel,
     peers: dict[str, Peer],
-    conversations: list[ConversationService],
+    conversations: list[ConversationRunner],
 ) -> None:
     runtime = make_runtime(paths, fake_model, peers, **{"fetch.provenance": "conversation"})
     before = service_for(runtime, conversations)

@@ -147,11 +147,11 @@ def test_an_opened_private_address_that_is_this_machine_itself_is_refused() -> N
 
 @pytest.fixture
 def home_runtime(paths: Paths, wiki: Peer) -> Runtime:
-    from spyglass.fetch.services import DIALLER, RESOLVER
+    from spyglass.fetch.seams import DIALLER, RESOLVER
 
     runtime = build_runtime(paths, overrides={"fetch.private_network": ["wiki.home.arpa"]})
-    runtime.services.provide(RESOLVER, StaticResolver({"wiki.home.arpa": [WIKI]}))
-    runtime.services.provide(DIALLER, MappedDialler({WIKI: wiki.address}))
+    runtime.seams.provide(RESOLVER, StaticResolver({"wiki.home.arpa": [WIKI]}))
+    runtime.seams.provide(DIALLER, MappedDialler({WIKI: wiki.address}))
     runtime.policy.set(WEB_ACCESS, True)
     return runtime
 

@@ -14,7 +14,7 @@ from spyglass.core.capability import Network
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.core.registry import Registry
 from spyglass.errors import CapabilityError
-from spyglass.fetch.services import DIALLER, RESOLVER
+from spyglass.fetch.seams import DIALLER, RESOLVER
 from spyglass.mcp.server import build_server
 from spyglass.paths import Paths
 from spyglass.runtime import Runtime, build_runtime
@@ -146,8 +146,8 @@ async def test_an_approved_fetch_returns_the_page_as_markdown_with_a_next_part_h
     runtime = build_runtime(paths)
     runtime.policy.set(WEB_ACCESS, True)
     dialler = LoopbackDialler()
-    runtime.services.provide(RESOLVER, PublicResolver())
-    runtime.services.provide(DIALLER, dialler)
+    runtime.seams.provide(RESOLVER, PublicResolver())
+    runtime.seams.provide(DIALLER, dialler)
     owner = Owner()
     with serve("page") as peer:
         url = f"http://tides.example.org:{peer.port}/harbour"
@@ -225,8 +225,8 @@ async def test_no_host_shows_the_model_page_text_outside_the_envelope_or_twice(
 ) -> None:
     runtime = build_runtime(paths)
     runtime.policy.set(WEB_ACCESS, True)
-    runtime.services.provide(RESOLVER, PublicResolver())
-    runtime.services.provide(DIALLER, LoopbackDialler())
+    runtime.seams.provide(RESOLVER, PublicResolver())
+    runtime.seams.provide(DIALLER, LoopbackDialler())
     with serve("page") as peer:
         url = f"http://tides.example.org:{peer.port}/harbour"
         async with Client(

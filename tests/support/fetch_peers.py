@@ -8,7 +8,7 @@ Everything above the dialler, the guard, DNS checks, redirects and caps, runs fo
 Other suites (HTTP service, MCP) use :func:`serve_public` to let ``web.fetch`` read a page::
 
     with Peer({"/": page("<h1>Hi</h1>")}) as peer:
-        serve_public(runtime.services, {"example.com": peer})
+        serve_public(runtime.seams, {"example.com": peer})
         ...  # web.fetch http://example.com/ now reaches the loopback peer
 """
 
@@ -27,10 +27,10 @@ from collections.abc import Callable, Mapping, Sequence
 
 import httpcore
 
-from spyglass.core.context import Services
+from spyglass.core.context import Seams
 from spyglass.fetch.addresses import IPAddress, parse_address
 from spyglass.fetch.resolver import ResolutionError
-from spyglass.fetch.services import DIALLER, RESOLVER
+from spyglass.fetch.seams import DIALLER, RESOLVER
 from tests.support.loopback import LoopbackServer, QuietHandler
 
 #: Addresses the guard treats as public (not documentation ranges, which it refuses).
@@ -155,10 +155,10 @@ class Peer(LoopbackServer):
 
 
 def serve_public(
-    services: Services, sites: Mapping[str, Peer], *, extra: Mapping[str, Sequence[str]] = {}
+    seams: Seams, sites: Mapping[str, Peer], *, extra: Mapping[str, Sequence[str]] = {}
 ) -> tuple[StaticResolver, MappedDialler]:
     """Make each name in ``sites`` resolve to its own public-looking address that leads to
-    the peer, and install the resolver and dialler into ``services``."""
+    the peer, and install the resolver and dialler into ``seams``."""
     answers: dict[str, Sequence[str]] = {}
     routes: dict[str, tuple[str, int]] = {}
     for name, address in zip(sites, PUBLIC_V4, strict=False):
@@ -167,8 +167,8 @@ def serve_public(
     answers.update(extra)
     resolver = StaticResolver(answers)
     dialler = MappedDialler(routes)
-    services.provide(RESOLVER, resolver)
-    services.provide(DIALLER, dialler)
+    seams.provide(RESOLVER, resolver)
+    seams.provide(DIALLER, dialler)
     return resolver, dialler
 
 

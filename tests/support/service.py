@@ -55,7 +55,7 @@ def service_runtime(paths: Paths, fake_model: FakeModel, web: LoopbackWeb, clock
         overrides={"llm.base_url": fake_model.base_url, "llm.model": "fake"},
         registry=fixture_registry(),
     )
-    runtime.services.provide(WEB_BASE, web.base_url)
+    runtime.seams.provide(WEB_BASE, web.base_url)
     runtime.executor.clock = clock
     return runtime
 

@@ -17,7 +17,7 @@ import httpx
 
 from spyglass.capabilities import health
 from spyglass.core.capability import JSON, Bounds, Capability, Network, SideEffect
-from spyglass.core.context import InvocationContext, ServiceKey
+from spyglass.core.context import InvocationContext, SeamKey
 from spyglass.core.registry import Registry
 from spyglass.errors import CapabilityError
 from tests.support.loopback import LoopbackServer, QuietHandler
@@ -85,7 +85,7 @@ class LoopbackWeb(LoopbackServer):
         return Handler
 
 
-WEB_BASE = ServiceKey[str]("test.web_base", lambda settings: "http://127.0.0.1:9")
+WEB_BASE = SeamKey[str]("test.web_base", lambda settings: "http://127.0.0.1:9")
 
 SEARCH_ARGUMENTS: JSON = {
     "type": "object",
@@ -128,7 +128,7 @@ FETCH_RESULT: JSON = {
 
 
 async def _search(context: InvocationContext) -> JSON:
-    base = context.services.get(WEB_BASE)
+    base = context.seams.get(WEB_BASE)
     context.provider = "loopback"
     async with httpx.AsyncClient(trust_env=False) as client:
         try:
@@ -148,7 +148,7 @@ async def _search(context: InvocationContext) -> JSON:
 
 async def _fetch(context: InvocationContext) -> JSON:
     url = context.arguments["url"]
-    base = context.services.get(WEB_BASE)
+    base = context.seams.get(WEB_BASE)
     # The loopback web is reached for example.org URLs: /page/<last path segment>.
     name = urlsplit(url).path.rsplit("/", 1)[-1]
     async with httpx.AsyncClient(trust_env=False) as client:

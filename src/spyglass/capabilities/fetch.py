@@ -11,7 +11,7 @@ from spyglass.core.context import InvocationContext
 from spyglass.core.outcome import Notice
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.fetch.guard import MAX_URL_CHARS
-from spyglass.fetch.hosted import service as hosted
+from spyglass.fetch.hosted import dispatch as hosted
 from spyglass.fetch.paging import Part, part
 from spyglass.fetch.private import NOTICE_KIND, NOTICE_MESSAGE
 from spyglass.privacy import check, provenance
@@ -155,17 +155,17 @@ async def _download(context: InvocationContext, url: str) -> FetchedPage:
     # The fetch stack (httpx, the HTML extractor) is imported by the first fetch, not with
     # the schemas: listing, validating or refusing a call must not pay for it.
     from spyglass.fetch.fetcher import FetchConfig, Fetcher
-    from spyglass.fetch.services import DIALLER, RESOLVER, SSL_CONTEXT
+    from spyglass.fetch.seams import DIALLER, RESOLVER, SSL_CONTEXT
 
     # The settings model already validated the domain lists, so this cannot fail here.
     config = FetchConfig.from_settings(context.settings.fetch)
     robots: dict[str, RobotsRules] = context.turn.cache.setdefault(ROBOTS_KEY, {})
-    services = context.services
+    seams = context.seams
     async with Fetcher(
         config,
-        services.get(RESOLVER),
-        services.get(DIALLER),
-        ssl_context=services.get(SSL_CONTEXT),
+        seams.get(RESOLVER),
+        seams.get(DIALLER),
+        ssl_context=seams.get(SSL_CONTEXT),
     ) as fetcher:
         return await fetcher.fetch(url, robots_cache=robots)
 

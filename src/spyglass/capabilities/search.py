@@ -1,4 +1,4 @@
-"""``web.search`` v1: search the web through the provider the owner configured (design §7)."""
+"""``web.search`` v1: search the web through the provider the owner configured (docs/search.md)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from spyglass.core.policy import WEB_ACCESS
 from spyglass.errors import CapabilityError
 from spyglass.privacy import check
 from spyglass.providers.readiness import search_problems
-from spyglass.search import domains, service
+from spyglass.search import dispatch, domains
 from spyglass.search.cleaning import MAX_SNIPPET_CHARS
 from spyglass.search.model import SearchQuery
 from spyglass.search.providers import PROVIDERS
@@ -136,7 +136,7 @@ async def precheck(context: InvocationContext) -> Sequence[Notice]:
         raise CapabilityError(
             Code.INVALID_ARGUMENTS, f"invalid arguments: {exc}", status="rejected"
         ) from None
-    service.check(
+    dispatch.check(
         context.settings.search, PROVIDERS, capability=NAME, invocation_id=context.invocation_id
     )
     return await check.check_query(context)
@@ -173,13 +173,13 @@ def describe(settings: Settings) -> str:
 async def run(context: InvocationContext) -> JSON:
     # The providers and their HTTP client are imported by the first search, not with the
     # schemas: listing, validating or refusing a call must not pay for them.
-    from spyglass.search import service
+    from spyglass.search import dispatch
     from spyglass.search.providers import PROVIDERS
 
     def report(provider: str) -> None:
         context.provider = provider
 
-    return await service.search(
+    return await dispatch.search(
         query_from(context.arguments),
         context.settings.search,
         PROVIDERS,

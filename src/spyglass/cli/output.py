@@ -13,7 +13,7 @@ from rich.console import Console
 
 from spyglass.core.outcome import Outcome
 
-#: Exit codes, part of the CLI's contract (design §10).
+#: Exit codes, part of the CLI's contract (docs/cli.md, README).
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2

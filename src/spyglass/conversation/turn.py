@@ -1,4 +1,4 @@
-"""One conversation turn (design §9): stream → run proposed calls → append results → repeat.
+"""One conversation turn (docs/architecture.md): stream → run proposed calls → append results → repeat.
 
 A turn is an async generator of ``(event, data)`` pairs — the HTTP layer sends them as
 Server-Sent Events or collects them into one JSON answer. The turn always ends with
@@ -59,7 +59,7 @@ class TurnRefused(RequestRefused):
     """The request cannot start or resume a turn; ``code`` and ``status`` go to HTTP."""
 
 
-class ConversationService:
+class ConversationRunner:
     """Runs turns for one channel (``console`` for the console and the HTTP API)."""
 
     def __init__(

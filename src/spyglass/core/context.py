@@ -1,4 +1,4 @@
-"""What a capability sees while it runs: its arguments, its turn and its services."""
+"""What a capability sees while it runs: its arguments, its turn and its seams."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from spyglass.settings import Settings
 T = TypeVar("T")
 
 
-class ServiceKey(Generic[T]):
+class SeamKey(Generic[T]):
     """Names one injectable service and how to build its default from the settings."""
 
     def __init__(self, name: str, default: Callable[[Settings], T]) -> None:
@@ -23,10 +23,10 @@ class ServiceKey(Generic[T]):
         self.default = default
 
     def __repr__(self) -> str:
-        return f"ServiceKey({self.name!r})"
+        return f"SeamKey({self.name!r})"
 
 
-class Services:
+class Seams:
     """A small typed container of the seams capabilities use (resolver, dialler, providers).
 
     Production code gets the defaults built from settings; tests ``provide`` a real
@@ -35,14 +35,14 @@ class Services:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self._items: dict[ServiceKey[Any], Any] = {}
+        self._items: dict[SeamKey[Any], Any] = {}
         self._lock = threading.Lock()
 
-    def provide(self, key: ServiceKey[T], value: T) -> None:
+    def provide(self, key: SeamKey[T], value: T) -> None:
         with self._lock:
             self._items[key] = value
 
-    def get(self, key: ServiceKey[T]) -> T:
+    def get(self, key: SeamKey[T]) -> T:
         with self._lock:
             if key not in self._items:
                 self._items[key] = key.default(self.settings)
@@ -93,7 +93,7 @@ class InvocationContext:
     channel: str
     turn: Turn
     settings: Settings
-    services: Services
+    seams: Seams
     policy: PolicySource
     max_result_bytes: int
     provider: str | None = None

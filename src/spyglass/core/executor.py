@@ -28,7 +28,7 @@ from spyglass.core.confirmation import (
     canonical_json,
     new_token,
 )
-from spyglass.core.context import InvocationContext, Services, Turn
+from spyglass.core.context import InvocationContext, Seams, Turn
 from spyglass.core.expiry import IssuedTokens
 from spyglass.core.outcome import (
     Code,
@@ -110,7 +110,7 @@ class Executor:
         policy: PolicySource,
         audit: AuditSink,
         confirmations: ConfirmationStore,
-        services: Services | None = None,
+        seams: Seams | None = None,
         delegated_channels: frozenset[str] | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -119,7 +119,7 @@ class Executor:
         self.policy = policy
         self.audit = audit
         self.confirmations = confirmations
-        self.services = services or Services(settings)
+        self.seams = seams or Seams(settings)
         self.delegated_channels = (
             settings.channels.delegated() if delegated_channels is None else delegated_channels
         )
@@ -513,7 +513,7 @@ class Executor:
             channel=attempt.channel,
             turn=turn,
             settings=self.settings,
-            services=self.services,
+            seams=self.seams,
             policy=self.policy,
             max_result_bytes=capability.bounds.max_result_bytes,
             delegated=attempt.channel in self.delegated_channels,

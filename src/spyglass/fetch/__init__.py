@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from spyglass.fetch.guard import Guard, Target
     from spyglass.fetch.paging import Part, part
     from spyglass.fetch.resolver import ResolutionError, Resolver, SystemResolver
-    from spyglass.fetch.services import DIALLER, RESOLVER, SSL_CONTEXT
+    from spyglass.fetch.seams import DIALLER, RESOLVER, SSL_CONTEXT
 
 #: Where each public name lives. Imported on first use (PEP 562), so importing one light
 #: module of this package (the guard, paging) does not load httpx and the HTML extractor.
@@ -42,9 +42,9 @@ _HOMES = {
     "ResolutionError": "resolver",
     "Resolver": "resolver",
     "SystemResolver": "resolver",
-    "DIALLER": "services",
-    "RESOLVER": "services",
-    "SSL_CONTEXT": "services",
+    "DIALLER": "seams",
+    "RESOLVER": "seams",
+    "SSL_CONTEXT": "seams",
 }
 
 

@@ -1,4 +1,4 @@
-"""The error codes and refusal reasons of ``web.fetch`` (design §8), as ready exceptions.
+"""The error codes and refusal reasons of ``web.fetch`` (docs/fetch.md), as ready exceptions.
 
 Every failure the fetcher reports is a :class:`~spyglass.errors.CapabilityError` so the
 executor turns it into an Outcome. Messages say what happened and what to do; they never

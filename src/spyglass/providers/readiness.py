@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from spyglass.errors import CapabilityError
 from spyglass.fetch.hosted import READERS
+from spyglass.fetch.hosted.dispatch import NAMES as FETCH_NAMES
+from spyglass.fetch.hosted.dispatch import endpoint_for as reader_endpoint
 from spyglass.fetch.hosted.reader import DIRECT
-from spyglass.fetch.hosted.service import NAMES as FETCH_NAMES
-from spyglass.fetch.hosted.service import endpoint_for as reader_endpoint
 from spyglass.providers.routing import RoutingError, check_fallback, parse_weights
+from spyglass.search.dispatch import endpoint_for as search_endpoint
 from spyglass.search.providers import PROVIDERS
-from spyglass.search.service import endpoint_for as search_endpoint
 from spyglass.settings import Settings
 
 

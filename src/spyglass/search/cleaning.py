@@ -1,4 +1,4 @@
-"""Turning what providers send into the plain ``{title, url, snippet}`` results of design §7.
+"""Turning what providers send into the plain ``{title, url, snippet}`` results of docs/search.md.
 
 Provider text is untrusted: entities are decoded to a fixed point, then tags stripped (script
 and style bodies dropped), control characters removed and whitespace folded, so a result can

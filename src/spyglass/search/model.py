@@ -10,7 +10,7 @@ from spyglass.providers.exchange import Failures, ProviderFailure
 
 TimeRange = Literal["day", "week", "month", "year"]
 
-#: The error codes of design §7; each failure carries one of these.
+#: The search error codes (docs/search.md); each failure carries one of these.
 NOT_CONFIGURED = "SEARCH_" + exchange.NOT_CONFIGURED
 AUTH_FAILED = "SEARCH_" + exchange.AUTH_FAILED
 QUOTA_EXCEEDED = "SEARCH_" + exchange.QUOTA_EXCEEDED

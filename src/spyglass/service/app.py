@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp
 
 from spyglass.conversation.pending import PendingTurnStore
-from spyglass.conversation.turn import ConversationService
+from spyglass.conversation.turn import ConversationRunner
 from spyglass.errors import StoreUnavailable
 from spyglass.history.provenance import provenance_store
 from spyglass.history.store import HistoryStore
@@ -66,7 +66,7 @@ def create_app(
     authenticator = Authenticator(token, sessions)
     state = ServiceState(
         runtime=runtime,
-        conversations=ConversationService(
+        conversations=ConversationRunner(
             runtime, model, history, pending, provenance=provenance_store(history)
         ),
         history=history,

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from spyglass.conversation.turn import ConversationService
+from spyglass.conversation.turn import ConversationRunner
 from spyglass.history.store import HistoryStore
 from spyglass.runtime import Runtime
 from spyglass.service.auth import Authenticator
@@ -17,7 +17,7 @@ from spyglass.state.sessions import LoginCodeStore, SessionStore
 @dataclass
 class ServiceState:
     runtime: Runtime
-    conversations: ConversationService
+    conversations: ConversationRunner
     history: HistoryStore
     auth: Authenticator
     login_codes: LoginCodeStore

@@ -6,7 +6,7 @@ from typing import Any
 
 from spyglass.fetch.fetcher import FetchedPage
 from spyglass.fetch.hosted import READERS
-from spyglass.fetch.hosted.service import read
+from spyglass.fetch.hosted.dispatch import read
 from spyglass.settings import Settings
 from tests.search.replay import SECRET, ReplayServer
 

@@ -6,7 +6,7 @@ import pytest
 
 from spyglass.errors import CapabilityError
 from spyglass.fetch.hosted import READERS
-from spyglass.fetch.hosted.service import read
+from spyglass.fetch.hosted.dispatch import read
 from spyglass.settings import Settings
 from tests.fetch.hosted.replay import PAGE_URL, read_page
 from tests.search.replay import SECRET, ReplayServer, Reply

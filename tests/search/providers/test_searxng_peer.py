@@ -16,9 +16,9 @@ import pytest
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.paths import Paths
 from spyglass.runtime import build_runtime
+from spyglass.search.dispatch import search
 from spyglass.search.model import SearchFailure, SearchQuery
 from spyglass.search.providers import PROVIDERS
-from spyglass.search.service import search
 from spyglass.settings import SearchSettings
 from tests.search.searxng_peer import PYTHON_VARIABLE, FakeUpstream, Peer, start_peer
 

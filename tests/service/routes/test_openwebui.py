@@ -28,7 +28,7 @@ def delegated(paths: Paths, fake_model: FakeModel, web: LoopbackWeb) -> Iterator
         },
         registry=fixture_registry(),
     )
-    runtime.services.provide(WEB_BASE, web.base_url)
+    runtime.seams.provide(WEB_BASE, web.base_url)
     app = create_app(runtime, port=PORT)
     yield app
     asyncio.run(app.state.spyglass.history.close())
@@ -117,7 +117,7 @@ async def test_a_failed_search_is_an_error_not_an_empty_result_list(
 ) -> None:
     runtime: Runtime = delegated.state.spyglass.runtime
     runtime.policy.set("web_access_enabled", True)
-    runtime.services.provide(WEB_BASE, "http://127.0.0.1:9")  # nothing listens there
+    runtime.seams.provide(WEB_BASE, "http://127.0.0.1:9")  # nothing listens there
     async with bearer(delegated) as client:
         response = await client.post("/api/v1/openwebui/search", json={"query": "x", "count": 2})
     assert response.status_code == 502

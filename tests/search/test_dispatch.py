@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from spyglass.paths import Paths
+from spyglass.search.dispatch import endpoint_for, search
 from spyglass.search.model import SearchFailure, SearchQuery
 from spyglass.search.providers import PROVIDERS
-from spyglass.search.service import endpoint_for, search
 from spyglass.settings import MASK, SearchSettings, load_settings
 from tests.search.replay import SECRET, ReplayServer, Reply
 
