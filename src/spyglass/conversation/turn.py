@@ -1,4 +1,4 @@
-"""One conversation turn (docs/architecture.md): stream → run proposed calls → append results → repeat.
+"""One conversation turn: stream → run proposed calls → append results → repeat.
 
 A turn is an async generator of ``(event, data)`` pairs — the HTTP layer sends them as
 Server-Sent Events or collects them into one JSON answer. The turn always ends with

@@ -29,6 +29,25 @@ def _stamp(moment: datetime) -> str:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def assistant_values(
+    text: str,
+    reasoning: str,
+    events: list[dict[str, Any]],
+    citations: list[dict[str, Any]],
+    exchanges: list[dict[str, Any]],
+    receipt: dict[str, Any] | None,
+) -> tuple[str, str, str, str, str, str | None]:
+    """An assistant message's columns as every history store keeps them (JSON as text)."""
+    return (
+        text,
+        reasoning,
+        json.dumps(events, ensure_ascii=False),
+        json.dumps(citations, ensure_ascii=False),
+        json.dumps(exchanges, ensure_ascii=False),
+        None if receipt is None else json.dumps(receipt, ensure_ascii=False),
+    )
+
+
 class HistoryStore(Protocol):
     """Where the service keeps conversations. Coroutines: no store blocks the event loop."""
 
@@ -243,14 +262,7 @@ class SQLiteHistory:
         receipt: dict[str, Any] | None = None,
     ) -> None:
         now = _stamp(self._clock())
-        values = (
-            text,
-            reasoning,
-            json.dumps(events, ensure_ascii=False),
-            json.dumps(citations, ensure_ascii=False),
-            json.dumps(exchanges, ensure_ascii=False),
-            None if receipt is None else json.dumps(receipt, ensure_ascii=False),
-        )
+        values = assistant_values(text, reasoning, events, citations, exchanges, receipt)
         with self._lock, self._db:
             self._db.execute("BEGIN IMMEDIATE")
             if not self._known(conversation_id):

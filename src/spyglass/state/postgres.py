@@ -32,7 +32,7 @@ from spyglass.core.audit import AUDIT_FIELDS
 from spyglass.core.policy import KNOWN_KEYS
 from spyglass.core.policy import default as policy_default
 from spyglass.errors import StoreUnavailable
-from spyglass.history.store import _public, _stamp, utc_now
+from spyglass.history.store import _public, _stamp, assistant_values, utc_now
 from spyglass.privacy.provenance import Source
 
 logger = logging.getLogger(__name__)
@@ -227,14 +227,7 @@ class PostgresHistory:
         receipt: dict[str, Any] | None = None,
     ) -> None:
         now = _stamp(self._clock())
-        values = (
-            text,
-            reasoning,
-            json.dumps(events, ensure_ascii=False),
-            json.dumps(citations, ensure_ascii=False),
-            json.dumps(exchanges, ensure_ascii=False),
-            None if receipt is None else json.dumps(receipt, ensure_ascii=False),
-        )
+        values = assistant_values(text, reasoning, events, citations, exchanges, receipt)
         # Only into a conversation that still exists: one deleted while the turn ran stays
         # deleted.
         await self._run(
