@@ -42,6 +42,18 @@ def test_every_state_folder_spyglass_writes_is_created_private(tmp_path: Path) -
         assert mode(folder) == 0o700, folder
 
 
+async def test_a_fresh_home_first_written_by_the_state_store_is_private(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        paths = Paths(tmp_path / "home")
+        runtime = build_runtime(paths)
+        await runtime.stores.login_codes.issue()
+        await runtime.stores.aclose()
+    finally:
+        os.umask(old)
+    assert mode(paths.home) == 0o700
+
+
 def test_existing_world_readable_folders_are_tightened_at_start(tmp_path: Path) -> None:
     paths = Paths(tmp_path / "home")
     for folder in paths.folders:

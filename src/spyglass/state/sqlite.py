@@ -34,6 +34,7 @@ from spyglass.core.confirmation import (
     token_digest,
 )
 from spyglass.errors import StorageError
+from spyglass.paths import make_private_dir
 from spyglass.state.sessions import LOGIN_CODE_TTL_SECONDS, SESSION_TTL_SECONDS, Session
 
 T = TypeVar("T")
@@ -74,7 +75,7 @@ class StateDB:
             return self._db
         path = self.path
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            make_private_dir(path.parent)
             # Tokens are digests, but paused turns hold transcripts: owner-only, as history.
             path.touch(mode=0o600, exist_ok=True)
             path.chmod(0o600)
