@@ -94,9 +94,10 @@ class StateDB:
         return db
 
     async def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        return await asyncio.to_thread(self._locked, work)
+        return await asyncio.to_thread(self.run_blocking, work)
 
-    def _locked(self, work: Callable[[sqlite3.Connection], T]) -> T:
+    def run_blocking(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """``work`` on this thread, under the lock: for callers with no event loop."""
         with self._lock:
             return work(self._open())
 
@@ -154,7 +155,7 @@ class SQLiteConfirmationStore:
     def __len__(self) -> int:
         """How many unexpired confirmations are waiting (for tests and diagnostics)."""
         now = self.db.clock()
-        row = self.db._locked(
+        row = self.db.run_blocking(
             lambda db: db.execute(
                 "SELECT COUNT(*) FROM confirmations WHERE expires_at >= ?", (now,)
             ).fetchone()
