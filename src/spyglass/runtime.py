@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from spyglass.accounts.people import Actors, People
+from spyglass.accounts.store import AccountStore
 from spyglass.capabilities import BUILTIN
 from spyglass.core.confirmation import ConfirmationStore
 from spyglass.core.context import Seams
@@ -31,6 +33,18 @@ class Runtime:
     confirmations: ConfirmationStore
     executor: Executor
     stores: Stores
+    _actors: Actors | None = field(default=None, repr=False)
+
+    @property
+    def accounts(self) -> AccountStore:
+        return self.stores.accounts
+
+    @property
+    def actors(self) -> Actors:
+        """Turns accounts into the actor references calls carry (pseudonyms cached)."""
+        if self._actors is None:
+            self._actors = Actors(self.stores.accounts)
+        return self._actors
 
     @property
     def registry(self) -> Registry:
@@ -75,6 +89,7 @@ def build_runtime(
         policy=stores.policy,
         audit=stores.audit,
         confirmations=store,
+        people=People(stores.accounts, clock=lambda: holder[0].clock()),
     )
     holder.append(executor)
     runtime = Runtime(paths, settings, stores.policy, stores.audit, store, executor, stores)

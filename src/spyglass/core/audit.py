@@ -37,6 +37,8 @@ AUDIT_FIELDS = (
     "provider",
     "recovered",
     "findings",
+    # The person a call was made for, as a pseudonym: stable per person, never a name.
+    "actor",
 )
 
 

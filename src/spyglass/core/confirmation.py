@@ -47,6 +47,7 @@ def record_to_json(record: PendingRecord) -> str:
             "version": record.binding.version,
             "arguments": record.binding.arguments,
             "conversation_id": record.binding.conversation_id,
+            "account_id": record.binding.account_id,
             "invocation_id": record.invocation_id,
             "expires_at": record.expires_at,
         },
@@ -58,19 +59,26 @@ def record_to_json(record: PendingRecord) -> str:
 def record_from_json(token: str, text: str | bytes) -> PendingRecord:
     data = json.loads(text)
     binding = Binding(
-        data["capability"], data["version"], data["arguments"], data["conversation_id"]
+        data["capability"],
+        data["version"],
+        data["arguments"],
+        data["conversation_id"],
+        # Records written before accounts existed were all the owner's.
+        data.get("account_id"),
     )
     return PendingRecord(token, binding, data["invocation_id"], float(data["expires_at"]))
 
 
 @dataclass(frozen=True)
 class Binding:
-    """What a token authorises: this capability, version, arguments and conversation."""
+    """What a token authorises: this capability, version, arguments and conversation, for
+    this person (``account_id``; ``None`` where nobody signed in, as the local CLI)."""
 
     capability: str
     version: int
     arguments: str  # canonical JSON
     conversation_id: str | None
+    account_id: str | None = None
 
 
 @dataclass(frozen=True)

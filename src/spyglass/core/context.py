@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from spyglass.core.actor import Actor
 from spyglass.core.policy import PolicySource
 from spyglass.settings import Settings
 
@@ -99,3 +100,5 @@ class InvocationContext:
     provider: str | None = None
     #: True on a channel whose approval is delegated to its host (nobody here sees the call).
     delegated: bool = False
+    #: The person the call is made for; ``None`` where nobody signed in (the local CLI).
+    actor: Actor | None = None

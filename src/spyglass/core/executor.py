@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from spyglass.core.actor import AWAITING_APPROVAL, Actor, PersonalPolicy
 from spyglass.core.audit import AuditSink
 from spyglass.core.capability import Capability
 from spyglass.core.confirmation import (
@@ -94,6 +95,9 @@ class _Attempt:
     capability: Capability | None = None
     confirmed_by: str | None = None
     recovered: bool = False
+    actor: Actor | None = None
+    #: The settings this call runs with (the person's own provider keys), once known.
+    settings: Settings | None = None
     #: Kinds of private data the check found (``email``): fixed identifiers, never content.
     findings: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
@@ -113,6 +117,7 @@ class Executor:
         seams: Seams | None = None,
         delegated_channels: frozenset[str] | None = None,
         clock: Callable[[], float] = time.time,
+        people: PersonalPolicy | None = None,
     ) -> None:
         self.registry = registry
         self.settings = settings
@@ -124,6 +129,8 @@ class Executor:
             settings.channels.delegated() if delegated_channels is None else delegated_channels
         )
         self.clock = clock
+        #: Each person's own permissions, asked in the policy stage for calls made for one.
+        self.people = people
         #: Tokens issued here and not yet settled, to audit the ones nobody answers.
         self.issued = IssuedTokens(remember_seconds=TOKEN_TTL_SECONDS)
 
@@ -139,6 +146,7 @@ class Executor:
         turn: Turn | None = None,
         confirmation_token: str | None = None,
         recovered: bool = False,
+        actor: Actor | None = None,
     ) -> Outcome:
         """Synchronous form of :meth:`ainvoke`, for code that has no event loop."""
         return asyncio.run(
@@ -150,6 +158,7 @@ class Executor:
                 turn=turn,
                 confirmation_token=confirmation_token,
                 recovered=recovered,
+                actor=actor,
             )
         )
 
@@ -163,17 +172,20 @@ class Executor:
         turn: Turn | None = None,
         confirmation_token: str | None = None,
         recovered: bool = False,
+        actor: Actor | None = None,
     ) -> Outcome:
         """Run one invocation attempt through every stage and audit it exactly once.
 
         ``version=None`` means the newest registered version (what a model's tool call
-        names). ``recovered`` marks a call parsed out of text a model leaked.
+        names). ``recovered`` marks a call parsed out of text a model leaked. ``actor`` is
+        the person the call is made for (``None``: nobody signed in, the local owner).
         """
         attempt = _Attempt(
             invocation_id=uuid.uuid4().hex,
             channel=channel,
             started=time.perf_counter(),
             recovered=recovered,
+            actor=actor,
         )
         turn = turn or Turn()
         await self.sweep_expired()
@@ -181,20 +193,38 @@ class Executor:
         self._audit(attempt, outcome)
         return outcome
 
-    def deny(self, token: str, *, channel: str, conversation_id: str | None = None) -> Outcome:
+    def deny(
+        self,
+        token: str,
+        *,
+        channel: str,
+        conversation_id: str | None = None,
+        actor: Actor | None = None,
+    ) -> Outcome:
         """Synchronous form of :meth:`adeny`, for code that has no event loop."""
-        return asyncio.run(self.adeny(token, channel=channel, conversation_id=conversation_id))
+        return asyncio.run(
+            self.adeny(token, channel=channel, conversation_id=conversation_id, actor=actor)
+        )
 
     async def adeny(
-        self, token: str, *, channel: str, conversation_id: str | None = None
+        self,
+        token: str,
+        *,
+        channel: str,
+        conversation_id: str | None = None,
+        actor: Actor | None = None,
     ) -> Outcome:
-        """The owner said no: the token is spent and a ``denied`` outcome is audited.
+        """The person said no: the token is spent and a ``denied`` outcome is audited.
 
-        A token that had already expired is also audited as the expiry of its card.
+        A token that had already expired is also audited as the expiry of its card. Only the
+        person the call was proposed for can decline it with the token.
         """
         await self.sweep_expired()
         attempt = _Attempt(
-            invocation_id=uuid.uuid4().hex, channel=channel, started=time.perf_counter()
+            invocation_id=uuid.uuid4().hex,
+            channel=channel,
+            started=time.perf_counter(),
+            actor=actor,
         )
         try:
             record = await self.confirmations.take(token) if isinstance(token, str) else None
@@ -202,6 +232,11 @@ class Executor:
             outcome = self._unavailable(attempt, exc)
             self._audit(attempt, outcome)
             return outcome
+        if record is not None and record.binding.account_id != _account(actor):
+            # Someone else's call: it stays theirs, and the answer is the one an unknown
+            # token gets, so its existence does not leak.
+            await self._restore(record)
+            record = None
         if record is not None:
             self._settled(record, channel)
         if (record is None and isinstance(token, str) and self._was_expired(token)) or (
@@ -239,7 +274,9 @@ class Executor:
         self._audit(attempt, outcome)
         return outcome
 
-    async def refuse_confirmation(self, *, channel: str, reason: str = "unknown") -> Outcome:
+    async def refuse_confirmation(
+        self, *, channel: str, reason: str = "unknown", actor: Actor | None = None
+    ) -> Outcome:
         """Audit an answer to a confirmation that a front end refused before it reached here.
 
         For tokens a front end cannot even match to a paused call (forged, replayed, from
@@ -249,7 +286,10 @@ class Executor:
         """
         await self.sweep_expired()
         attempt = _Attempt(
-            invocation_id=uuid.uuid4().hex, channel=channel, started=time.perf_counter()
+            invocation_id=uuid.uuid4().hex,
+            channel=channel,
+            started=time.perf_counter(),
+            actor=actor,
         )
         outcome = self._stop(
             attempt,
@@ -349,6 +389,23 @@ class Executor:
                 "POST /api/v1/policy",
             )
             return self._stop(attempt, "policy", "rejected", Code.POLICY_DISABLED, hint)
+        # The person's own permissions, under the owner's switches: they can only narrow.
+        actor = attempt.actor
+        if actor is not None and self.people is not None:
+            try:
+                personal = await self.people.refusal(actor, cname, arguments)
+                attempt.settings = await self.people.settings(actor, self.settings)
+            except StoreUnavailable as exc:
+                return self._unavailable(attempt, exc, stage="policy")
+            if personal is not None:
+                return self._stop(
+                    attempt,
+                    "policy",
+                    "rejected",
+                    personal.code,
+                    personal.message,
+                    reason=personal.reason,
+                )
 
         # The turn cap is an execution bound, but checking it before asking the owner avoids
         # asking for approval of a call that could never run.
@@ -360,10 +417,17 @@ class Executor:
         # the pending call's invocation id and sees what the person was shown (the provider
         # a weighted route picks is pinned by that id).
         approved = False
-        needs_owner = (
-            capability.requires_confirmation and attempt.channel not in self.delegated_channels
+        waits = self._waits_for_approver(attempt)
+        needs_owner = capability.requires_confirmation and (
+            waits or attempt.channel not in self.delegated_channels
         )
         if needs_owner and token is not None:
+            if waits:
+                # Someone else approves this person's calls: the token works only once they
+                # have, and is never spent while they have not decided.
+                stop = await self._approver_decision(attempt, token)
+                if stop is not None:
+                    return stop
             refusal = await self._consume(attempt, capability, arguments, turn, token)
             if refusal is not None:
                 return refusal
@@ -396,17 +460,69 @@ class Executor:
 
         # 5. confirm
         if capability.requires_confirmation:
-            if attempt.channel in self.delegated_channels:
+            if attempt.channel in self.delegated_channels and not waits:
                 attempt.confirmed_by = "delegated"
             elif not approved:
                 return await self._pending(attempt, capability, arguments, turn, notices)
             else:
-                attempt.confirmed_by = "owner"
+                attempt.confirmed_by = "approver" if waits else "owner"
 
         # 6. execute, bounded
         if not turn.reserve(cname, limit):
             return self._turn_limit(attempt, capability)
+        if actor is not None and self.people is not None:
+            try:
+                spent = await self.people.spend(actor, cname)
+            except StoreUnavailable as exc:
+                return self._unavailable(attempt, exc, stage="policy")
+            if spent is not None:
+                return self._stop(
+                    attempt, "policy", "rejected", spent.code, spent.message, reason=spent.reason
+                )
         return await self._execute(attempt, capability, arguments, turn)
+
+    def _waits_for_approver(self, attempt: _Attempt) -> bool:
+        return (
+            attempt.actor is not None and attempt.actor.needs_approval and self.people is not None
+        )
+
+    async def _approver_decision(self, attempt: _Attempt, token: str) -> Outcome | None:
+        """A stop while the approver has not approved; ``None`` once they have."""
+        assert attempt.actor is not None and self.people is not None
+        try:
+            decision = await self.people.decision(attempt.actor, token)
+        except StoreUnavailable as exc:
+            return self._unavailable(attempt, exc)
+        if decision == "approved":
+            return None
+        if decision == "waiting":
+            return self._stop(
+                attempt,
+                "confirm",
+                "rejected",
+                AWAITING_APPROVAL,
+                "this call is still waiting for an owner or a parent to approve it; it has not "
+                "run. Ask again once they have answered",
+                retryable=True,
+            )
+        # Denied: the token is spent, so the call can never run, and recorded as declined.
+        try:
+            record = await self.confirmations.take(token)
+        except StoreUnavailable as exc:
+            return self._unavailable(attempt, exc)
+        if record is not None and record.binding.account_id != _account(attempt.actor):
+            await self._restore(record)
+            record = None
+        if record is not None:
+            self._settled(record, attempt.channel)
+            attempt.invocation_id = record.invocation_id
+        return self._stop(
+            attempt,
+            "confirm",
+            "denied",
+            Code.DENIED,
+            "an owner or a parent declined this call; it did not run",
+        )
 
     async def _pending(
         self,
@@ -419,13 +535,29 @@ class Executor:
         record = PendingRecord(
             token=new_token(),
             binding=Binding(
-                capability.name, capability.version, canonical_json(arguments), turn.conversation_id
+                capability.name,
+                capability.version,
+                canonical_json(arguments),
+                turn.conversation_id,
+                _account(attempt.actor),
             ),
             invocation_id=attempt.invocation_id,
             expires_at=self.clock() + TOKEN_TTL_SECONDS,
         )
+        waiting_for: str | None = None
         try:
             await self.confirmations.put(record)
+            if self._waits_for_approver(attempt):
+                assert attempt.actor is not None and self.people is not None
+                waiting_for = await self.people.ask(
+                    attempt.actor,
+                    record.token,
+                    capability.name,
+                    arguments,
+                    notices,
+                    turn.conversation_id,
+                    record.expires_at,
+                )
         except StoreUnavailable as exc:
             return self._unavailable(attempt, exc)
         self.issued.issue(record.token, record.expires_at, attempt.channel)
@@ -442,6 +574,7 @@ class Executor:
                 arguments=arguments,
                 expires_in_seconds=TOKEN_TTL_SECONDS,
                 notices=notices,
+                waiting_for=waiting_for,
             ),
         )
 
@@ -459,6 +592,11 @@ class Executor:
         except StoreUnavailable as exc:
             # Fail closed: without the store nobody can tell whether this call was approved.
             return self._unavailable(attempt, exc)
+        if record is not None and record.binding.account_id != _account(attempt.actor):
+            # Another person's token (guessed, swapped or replayed): it stays theirs, and the
+            # answer is the one an unknown token gets, so its existence does not leak.
+            await self._restore(record)
+            record = None
         if record is not None:
             self._settled(record, attempt.channel)
         # Expired: taken here past its time, or already found unanswered by the sweep.
@@ -482,7 +620,13 @@ class Executor:
                 "this confirmation is unknown or was already used; ask again",
                 reason="unknown",
             )
-        expected = Binding(cname, cversion, canonical_json(arguments), turn.conversation_id)
+        expected = Binding(
+            cname,
+            cversion,
+            canonical_json(arguments),
+            turn.conversation_id,
+            _account(attempt.actor),
+        )
         if record.binding.conversation_id != expected.conversation_id:
             return self._stop(
                 attempt,
@@ -504,6 +648,14 @@ class Executor:
         attempt.invocation_id = record.invocation_id
         return None
 
+    async def _restore(self, record: PendingRecord) -> None:
+        """Put back a record taken by someone it does not belong to (before it was settled,
+        so its expiry is still tracked under the channel it was issued on)."""
+        try:
+            await self.confirmations.put(record)
+        except StoreUnavailable:
+            logger.warning("a confirmation taken by the wrong person could not be put back")
+
     def _context(
         self, attempt: _Attempt, capability: Capability, arguments: dict[str, Any], turn: Turn
     ) -> InvocationContext:
@@ -512,11 +664,13 @@ class Executor:
             invocation_id=attempt.invocation_id,
             channel=attempt.channel,
             turn=turn,
-            settings=self.settings,
+            settings=attempt.settings or self.settings,
             seams=self.seams,
             policy=self.policy,
             max_result_bytes=capability.bounds.max_result_bytes,
-            delegated=attempt.channel in self.delegated_channels,
+            delegated=attempt.channel in self.delegated_channels
+            and not self._waits_for_approver(attempt),
+            actor=attempt.actor,
         )
 
     async def _execute(
@@ -612,11 +766,13 @@ class Executor:
             "answer with what you have",
         )
 
-    def _unavailable(self, attempt: _Attempt, exc: StoreUnavailable) -> Outcome:
-        logger.warning("confirmation store unavailable: %s", exc.message)
+    def _unavailable(
+        self, attempt: _Attempt, exc: StoreUnavailable, *, stage: Stage = "confirm"
+    ) -> Outcome:
+        logger.warning("state store unavailable: %s", exc.message)
         return self._stop(
             attempt,
-            "confirm",
+            stage,
             "failed",
             Code.STORE_UNAVAILABLE,
             f"the {exc.store} state store cannot be reached, so this call cannot be confirmed "
@@ -704,7 +860,13 @@ class Executor:
             event["recovered"] = True
         if attempt.findings:
             event["findings"] = attempt.findings
+        if attempt.actor is not None:
+            event["actor"] = attempt.actor.pseudonym
         self.audit.record(event)
+
+
+def _account(actor: Actor | None) -> str | None:
+    return None if actor is None else actor.account_id
 
 
 def _finding_kinds(kinds: Iterable[str]) -> list[str]:

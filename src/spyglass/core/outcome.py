@@ -84,9 +84,12 @@ class PendingConfirmation:
     arguments: dict[str, Any]
     expires_in_seconds: int
     notices: tuple[Notice, ...] = ()
+    #: Who must approve it when the person asking may not ("an owner or a parent"); the
+    #: token then works only once one of them has approved.
+    waiting_for: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "token": self.token,
             "capability": self.capability,
             "version": self.version,
@@ -94,6 +97,9 @@ class PendingConfirmation:
             "expires_in_seconds": self.expires_in_seconds,
             "notices": [notice.to_dict() for notice in self.notices],
         }
+        if self.waiting_for is not None:
+            data["waiting_for"] = self.waiting_for
+        return data
 
 
 @dataclass(frozen=True)

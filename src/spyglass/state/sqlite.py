@@ -56,6 +56,62 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TABLE sessions (digest TEXT PRIMARY KEY, csrf TEXT NOT NULL, expires_at REAL NOT NULL);
     CREATE TABLE login_codes (digest TEXT PRIMARY KEY, expires_at REAL NOT NULL);
     """,
+    # 2: household accounts (spyglass.accounts): people, their credentials, keys, daily
+    # counts, which conversations are whose, and calls waiting for an owner or a parent.
+    """
+    CREATE TABLE accounts (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        role TEXT NOT NULL,
+        disabled INTEGER NOT NULL DEFAULT 0,
+        parent INTEGER NOT NULL DEFAULT 0,
+        overrides TEXT NOT NULL DEFAULT '{}',
+        password TEXT,
+        created_at REAL NOT NULL
+    );
+    -- The single owner of an install from before accounts becomes its first account: their
+    -- API token, console sessions and conversations stay theirs.
+    INSERT INTO accounts(id, name, role, created_at) VALUES ('owner', 'owner', 'owner', 0);
+    CREATE TABLE account_credentials (
+        digest TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        expires_at REAL NOT NULL
+    );
+    CREATE INDEX account_credentials_by_account ON account_credentials(account_id, kind);
+    CREATE TABLE account_keys (
+        account_id TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        secret TEXT NOT NULL,
+        PRIMARY KEY (account_id, provider)
+    );
+    CREATE TABLE account_usage (
+        account_id TEXT NOT NULL,
+        day TEXT NOT NULL,
+        calls INTEGER NOT NULL,
+        PRIMARY KEY (account_id, day)
+    );
+    CREATE TABLE account_conversations (
+        conversation_id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        shared INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX account_conversations_by_account ON account_conversations(account_id);
+    CREATE TABLE approvals (
+        id TEXT PRIMARY KEY,
+        digest TEXT NOT NULL UNIQUE,
+        account_id TEXT NOT NULL,
+        conversation_id TEXT,
+        capability TEXT NOT NULL,
+        arguments TEXT NOT NULL,
+        notices TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        expires_at REAL NOT NULL,
+        decision TEXT NOT NULL DEFAULT 'waiting',
+        decided_by TEXT
+    );
+    CREATE TABLE install_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """,
 )
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from spyglass.accounts.store import AccountStore
 from spyglass.conversation.pending import PendingTurnStore
 from spyglass.core.audit import AuditLog, AuditSink
 from spyglass.core.confirmation import ConfirmationStore
@@ -61,6 +62,8 @@ class Stores:
     policy: OwnerPolicy
     #: Opens the history store (the service does; the CLI never needs it).
     history: Callable[[], HistoryStore]
+    #: The household's accounts (spyglass.accounts), in the state database.
+    accounts: AccountStore
     probes: dict[str, Probe] = field(default_factory=dict)
     #: Brings the schemas up to date (blocking: run it on a worker thread); returns versions.
     upgrade: Callable[[], dict[str, int]] = dict
@@ -118,6 +121,9 @@ def open_stores(settings: Settings, paths: Paths, clock: Callable[[], float]) ->
             return store
 
         probe = postgres.PostgresHistory(database_url, retention_days=1, timeout=timeout)
+        from spyglass.accounts.postgres import PostgresRunner
+
+        people = PostgresRunner(database_url, timeout=timeout)
         return Stores(
             backend="shared",
             confirmations=redis.RedisConfirmationStore(server),
@@ -127,11 +133,13 @@ def open_stores(settings: Settings, paths: Paths, clock: Callable[[], float]) ->
             audit=audit,
             policy=policy,
             history=shared_history,
+            accounts=AccountStore(people, clock),
             probes={"redis": server, "postgresql": probe},
-            closers=[server.aclose, probe.close, audit.close, policy.close],
+            closers=[server.aclose, probe.close, audit.close, policy.close, people.close],
             upgrade=lambda: {"postgresql": postgres.upgrade(database_url, timeout)},
         )
 
+    from spyglass.accounts.sqlite import SQLiteRunner
     from spyglass.state import sqlite
 
     db = sqlite.StateDB(paths.state_file, clock)
@@ -152,6 +160,7 @@ def open_stores(settings: Settings, paths: Paths, clock: Callable[[], float]) ->
         audit=AuditLog(paths.audit_file),
         policy=PolicyFile(paths.policy_file),
         history=embedded_history,
+        accounts=AccountStore(SQLiteRunner(db), clock),
         probes={"sqlite": db},
         closers=[db.close],
         upgrade=lambda: {"sqlite": db.upgrade()},

@@ -1,0 +1,1 @@
+"""A household: accounts, roles, per-person permissions and approval by a parent."""

@@ -1,0 +1,230 @@
+"""Each person's permissions as the executor asks for them (:class:`PersonalPolicy`).
+
+The owner's switches are checked first by the executor and always win; what is asked here
+can only narrow them: the person's capabilities (within their role's), their own domain
+lists, their daily call budget, which provider keys their calls may spend, and whether their
+calls wait for an owner or a parent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+from spyglass import hostnames
+from spyglass.accounts.model import OWNER_ID, Account
+from spyglass.accounts.store import AccountStore
+from spyglass.core.actor import (
+    BUDGET_EXCEEDED,
+    PERSONAL_POLICY,
+    Actor,
+    Decision,
+    Refusal,
+)
+from spyglass.core.outcome import Notice
+from spyglass.errors import StoreUnavailable
+from spyglass.settings import ProviderSettings, Settings
+
+#: The install secret the audit pseudonyms are keyed with.
+ACTOR_SECRET = "actor"  # noqa: S105 - the name of a secret, not one
+APPROVERS = "an owner or a parent"
+
+
+class Actors:
+    """Turns accounts into :class:`Actor` references with stable pseudonyms.
+
+    The pseudonym is an HMAC of the account id under a secret made once per install: the
+    same person always gets the same one, and the audit log alone tells nobody who it is.
+    """
+
+    def __init__(self, store: AccountStore) -> None:
+        self.store = store
+        self._key: bytes | None = None
+
+    async def pseudonym(self, account_id: str) -> str:
+        if self._key is None:
+            self._key = (await self.store.install_secret(ACTOR_SECRET)).encode()
+        digest = hmac.new(self._key, account_id.encode(), hashlib.sha256).hexdigest()
+        return "p-" + digest[:20]
+
+    async def actor(self, account: Account) -> Actor:
+        return Actor(
+            account_id=account.id,
+            pseudonym=await self.pseudonym(account.id),
+            needs_approval=account.needs_approval,
+        )
+
+
+def today(clock: Callable[[], float]) -> str:
+    """The day a call is counted against (UTC, so every process agrees)."""
+    return datetime.fromtimestamp(clock(), UTC).strftime("%Y-%m-%d")
+
+
+def _host(arguments: Mapping[str, Any]) -> str | None:
+    url = arguments.get("url")
+    if not isinstance(url, str):
+        return None
+    try:
+        host = urlsplit(url.strip()).hostname
+    except ValueError:
+        return None
+    if not host:
+        return None
+    try:
+        return hostnames.normalise(host)
+    except hostnames.HostnameError:
+        return None
+
+
+def _domains(arguments: Mapping[str, Any], name: str) -> list[str]:
+    value = arguments.get(name)
+    return [v.strip().lower().removeprefix("*.") for v in value] if isinstance(value, list) else []
+
+
+class People:
+    """The production :class:`~spyglass.core.actor.PersonalPolicy`, over the account store."""
+
+    def __init__(self, store: AccountStore, clock: Callable[[], float]) -> None:
+        self.store = store
+        self.clock = clock
+
+    async def _account(self, actor: Actor) -> Account | None:
+        account = await self.store.get(actor.account_id)
+        return None if account is None or account.disabled else account
+
+    async def refusal(
+        self, actor: Actor, capability: str, arguments: Mapping[str, Any]
+    ) -> Refusal | None:
+        account = await self._account(actor)
+        if account is None:
+            return Refusal(
+                PERSONAL_POLICY,
+                "this account is disabled or no longer exists; ask the owner",
+                reason="account",
+            )
+        if capability not in account.capabilities:
+            return Refusal(
+                PERSONAL_POLICY,
+                f"{capability} is not among what this account may use; the owner can allow it "
+                f"with `spyglass users allow {account.name} {capability}` or in the console's "
+                "Settings → People",
+                reason="capability",
+            )
+        refusal = self._domain_refusal(account, arguments)
+        if refusal is not None:
+            return refusal
+        budget = account.daily_budget
+        if budget is not None and await self.store.used(account.id, today(self.clock)) >= budget:
+            return _spent(budget)
+        return None
+
+    def _domain_refusal(self, account: Account, arguments: Mapping[str, Any]) -> Refusal | None:
+        deny, allow = account.deny_domains, account.allow_domains
+        host = _host(arguments)
+        if host is not None:
+            if any(hostnames.within(host, d) for d in deny):
+                return _domain(host, "is on this account's list of sites it may not read")
+            if allow and not any(hostnames.within(host, d) for d in allow):
+                return _domain(host, "is not among the sites this account may read")
+        for domain in _domains(arguments, "include_domains"):
+            if any(hostnames.within(domain, d) for d in deny):
+                return _domain(domain, "is on this account's list of sites it may not search")
+        return None
+
+    async def settings(self, actor: Actor, settings: Settings) -> Settings:
+        account = await self._account(actor)
+        if account is None:
+            return settings
+        keys = await self.store.keys(account.id)
+        return personal_settings(settings, account, keys)
+
+    async def spend(self, actor: Actor, capability: str) -> Refusal | None:
+        account = await self._account(actor)
+        if account is None:
+            return Refusal(PERSONAL_POLICY, "this account is disabled or no longer exists")
+        budget = account.daily_budget
+        if not await self.store.spend(account.id, today(self.clock), budget):
+            assert budget is not None
+            return _spent(budget)
+        return None
+
+    async def ask(
+        self,
+        actor: Actor,
+        token: str,
+        capability: str,
+        arguments: Mapping[str, Any],
+        notices: Sequence[Notice],
+        conversation_id: str | None,
+        expires_at: float,
+    ) -> str:
+        await self.store.ask(
+            token,
+            actor.account_id,
+            conversation_id,
+            capability,
+            arguments,
+            [n.to_dict() for n in notices],
+            expires_at,
+        )
+        approvers = [a.name for a in await self.store.all() if a.may_approve]
+        if not approvers:  # pragma: no cover - there is always an owner
+            return APPROVERS
+        return f"{APPROVERS} ({', '.join(approvers)})"
+
+    async def decision(self, actor: Actor, token: str) -> Decision:
+        return await self.store.decision(token, actor.account_id)
+
+
+def _spent(budget: int) -> Refusal:
+    return Refusal(
+        BUDGET_EXCEEDED,
+        f"this account's {budget} calls for today are used up; it can call again tomorrow "
+        "(UTC), or the owner can raise its daily budget",
+        reason="budget",
+    )
+
+
+def _domain(host: str, why: str) -> Refusal:
+    return Refusal(
+        PERSONAL_POLICY,
+        f"{host} {why}; the owner can change this account's site lists",
+        reason="domain",
+    )
+
+
+def personal_settings(settings: Settings, account: Account, keys: Mapping[str, str]) -> Settings:
+    """``settings`` as one person's calls see them.
+
+    - provider keys: the person's own where they have one; the owner's only if the person may
+      spend them, otherwise none (a keyed provider then refuses before anyone is asked);
+    - the person's denied sites join ``fetch.deny_domains``, so every redirect hop is checked
+      against them too; their allowed sites become ``fetch.allow_domains`` when the owner has
+      none (with the owner's own list, the policy stage checks the person's on the URL).
+    """
+    if account.id == OWNER_ID and not keys:
+        return settings
+    copy = settings.model_copy(deep=True)
+    for section in (copy.search, copy.fetch):
+        for name, provider in section.provider_sections().items():
+            own = keys.get(name)
+            if own is not None:
+                key: Any = own
+            elif account.owner_keys:
+                continue
+            else:
+                key = None
+            replaced = ProviderSettings(base_url=provider.base_url, api_key=key)
+            setattr(section, name, replaced)
+    if account.deny_domains:
+        copy.fetch.deny_domains = [*copy.fetch.deny_domains, *account.deny_domains]
+    if account.allow_domains and not copy.fetch.allow_domains:
+        copy.fetch.allow_domains = list(account.allow_domains)
+    return copy
+
+
+__all__ = ["Actors", "People", "StoreUnavailable", "personal_settings", "today"]

@@ -1,0 +1,63 @@
+"""The accounts store on the shared backend: PostgreSQL, next to history and the audit log."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import psycopg
+
+from spyglass.accounts.store import Execute
+from spyglass.state.postgres import connect, unavailable
+
+T = TypeVar("T")
+
+
+class PostgresRunner:
+    """Runs a unit of work in one transaction on a worker thread, over one connection that
+    is replaced when the server dropped it."""
+
+    def __init__(self, url: str, *, timeout: float) -> None:
+        self.url = url
+        self.timeout = timeout
+        self._lock = threading.Lock()
+        self._db: psycopg.Connection[Any] | None = None
+
+    async def transaction(self, work: Callable[[Execute], T]) -> T:
+        return await asyncio.to_thread(self._run, work)
+
+    def _run(self, work: Callable[[Execute], T]) -> T:
+        with self._lock:
+            for attempt in (1, 2):
+                try:
+                    if self._db is None or self._db.closed:
+                        self._db = connect(self.url, self.timeout)
+                    db = self._db
+                    with db.transaction():
+                        return work(_executor(db))
+                except psycopg.OperationalError as exc:
+                    # A connection the server dropped: one fresh try, then report.
+                    if self._db is not None:
+                        self._db.close()
+                    self._db = None
+                    if attempt == 2:
+                        raise unavailable(exc) from exc
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+
+def _executor(db: psycopg.Connection[Any]) -> Execute:
+    def execute(sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        # The store writes placeholders the SQLite way; none of its statements has a
+        # literal question mark.
+        cursor = db.execute(sql.replace("?", "%s").encode(), params)
+        return cursor.fetchall() if cursor.description else []
+
+    return execute

@@ -1,0 +1,28 @@
+"""The accounts store on the embedded backend: the SQLite state file (``state.db``)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from spyglass.accounts.store import Execute
+from spyglass.state.sqlite import StateDB
+
+T = TypeVar("T")
+
+
+class SQLiteRunner:
+    """Runs a unit of work in ``BEGIN IMMEDIATE`` … ``COMMIT`` on the state file, off-loop."""
+
+    def __init__(self, db: StateDB) -> None:
+        self.db = db
+
+    async def transaction(self, work: Callable[[Execute], T]) -> T:
+        def run(db: sqlite3.Connection) -> T:
+            def execute(sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+                return db.execute(sql, params).fetchall()
+
+            return work(execute)
+
+        return await self.db.run(self.db.transaction(run))

@@ -1,0 +1,522 @@
+"""Where accounts live: one SQL store over the state database of either backend.
+
+The tables come from the state stores' migrations (the SQLite state file's and
+PostgreSQL's), so an install's accounts sit next to its other state and are upgraded by
+``spyglass db upgrade`` like the rest. The same statements run on both through a tiny
+:class:`Runner`: SQLite (embedded) or PostgreSQL (shared).
+
+Login codes, sessions and API tokens are kept as SHA-256 digests, as every other credential
+of Spyglass: a copy of the database signs nobody in.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+from spyglass.accounts.model import OWNER_ID, Account, AccountError, check_name
+from spyglass.accounts.roles import Role
+from spyglass.core.actor import Decision
+from spyglass.core.confirmation import token_digest
+
+T = TypeVar("T")
+
+#: ``execute(sql, params)`` → rows; placeholders are written ``?``.
+Execute = Callable[[str, tuple[Any, ...]], list[tuple[Any, ...]]]
+
+#: Expiry of credentials that last until revoked (API tokens).
+NEVER = 1e18
+
+LOGIN = "login"
+SESSION = "session"
+API_TOKEN = "token"  # noqa: S105 - a kind of credential, not one
+
+_SELECT = (
+    "SELECT id, name, role, disabled, parent, overrides, password IS NOT NULL, created_at, "
+    "password FROM accounts"
+)
+BY_ID = _SELECT + " WHERE id = ?"
+BY_NAME = _SELECT + " WHERE name = ?"
+ALL = _SELECT + " ORDER BY created_at, name"
+
+
+class Runner(Protocol):
+    """Runs ``work`` in one transaction on a worker thread; raises ``StoreUnavailable``."""
+
+    async def transaction(self, work: Callable[[Execute], T]) -> T: ...
+
+
+@dataclass(frozen=True)
+class WaitingCall:
+    """A call in the approvers' queue."""
+
+    id: str
+    account_id: str
+    conversation_id: str | None
+    capability: str
+    arguments: dict[str, Any]
+    notices: list[dict[str, Any]]
+    created_at: float
+    expires_at: float
+    decision: Decision
+    decided_by: str | None
+
+
+def _account(row: Sequence[Any]) -> Account:
+    return Account(
+        id=row[0],
+        name=row[1],
+        role=Role(row[2]),
+        disabled=bool(row[3]),
+        parent=bool(row[4]),
+        overrides=json.loads(row[5] or "{}"),
+        has_password=bool(row[6]),
+        created_at=float(row[7]),
+    )
+
+
+def _waiting(row: Sequence[Any]) -> WaitingCall:
+    return WaitingCall(
+        id=row[0],
+        account_id=row[1],
+        conversation_id=row[2],
+        capability=row[3],
+        arguments=json.loads(row[4]),
+        notices=json.loads(row[5]),
+        created_at=float(row[6]),
+        expires_at=float(row[7]),
+        decision=row[8],
+        decided_by=row[9],
+    )
+
+
+class AccountStore:
+    """Accounts, their credentials, keys, daily counts, conversations and waiting calls."""
+
+    def __init__(self, runner: Runner, clock: Callable[[], float]) -> None:
+        self.runner = runner
+        self.clock = clock
+
+    # -- accounts -------------------------------------------------------------------------
+
+    async def create(self, name: str, role: Role, *, parent: bool = False) -> Account:
+        name = check_name(name)
+        account = Account(
+            id=uuid.uuid4().hex, name=name, role=role, parent=parent, created_at=self.clock()
+        )
+
+        def work(run: Execute) -> None:
+            if run("SELECT 1 FROM accounts WHERE name = ?", (name,)):
+                raise AccountError(f"there is already an account called {name!r}")
+            run(
+                "INSERT INTO accounts(id, name, role, parent, created_at) VALUES (?,?,?,?,?)",
+                (account.id, name, role.value, int(parent), account.created_at),
+            )
+
+        await self.runner.transaction(work)
+        return account
+
+    async def get(self, account_id: str) -> Account | None:
+        rows = await self.runner.transaction(lambda run: run(BY_ID, (account_id,)))
+        return _account(rows[0]) if rows else None
+
+    async def find(self, name: str) -> Account | None:
+        folded = name.strip().lower()
+        rows = await self.runner.transaction(lambda run: run(BY_NAME, (folded,)))
+        return _account(rows[0]) if rows else None
+
+    async def all(self) -> list[Account]:
+        rows = await self.runner.transaction(lambda run: run(ALL, ()))
+        return [_account(row) for row in rows]
+
+    async def update(
+        self,
+        account_id: str,
+        *,
+        role: Role | None = None,
+        disabled: bool | None = None,
+        parent: bool | None = None,
+        overrides: Mapping[str, Any] | None = None,
+    ) -> Account:
+        """Change an account; ``overrides`` are merged in (a ``None`` value removes one)."""
+
+        def work(run: Execute) -> Account:
+            rows = run(BY_ID, (account_id,))
+            if not rows:
+                raise AccountError("there is no such account")
+            current = _account(rows[0])
+            new_role = role or current.role
+            if current.role is Role.OWNER and (new_role is not Role.OWNER or disabled):
+                owners = run(
+                    "SELECT COUNT(*) FROM accounts WHERE role = ? AND disabled = 0",
+                    (Role.OWNER.value,),
+                )
+                if owners[0][0] <= 1:
+                    raise AccountError(
+                        "this is the only owner: make someone else an owner first, so the "
+                        "house is never left without one"
+                    )
+            merged = dict(current.overrides)
+            for key, value in (overrides or {}).items():
+                if value is None and key != "daily_budget":
+                    merged.pop(key, None)
+                else:
+                    merged[key] = value
+            run(
+                "UPDATE accounts SET role = ?, disabled = ?, parent = ?, overrides = ? "
+                "WHERE id = ?",
+                (
+                    new_role.value,
+                    int(current.disabled if disabled is None else disabled),
+                    int(current.parent if parent is None else parent),
+                    json.dumps(merged, sort_keys=True),
+                    account_id,
+                ),
+            )
+            if disabled:
+                # A disabled person is signed out everywhere at once.
+                run("DELETE FROM account_credentials WHERE account_id = ?", (account_id,))
+            rows = run(BY_ID, (account_id,))
+            return _account(rows[0])
+
+        return await self.runner.transaction(work)
+
+    async def remove(self, account_id: str) -> list[str]:
+        """Delete an account and everything that was only theirs; returns their
+        conversations' ids (the caller deletes or keeps the conversations themselves)."""
+
+        def work(run: Execute) -> list[str]:
+            rows = run("SELECT role FROM accounts WHERE id = ?", (account_id,))
+            if not rows:
+                raise AccountError("there is no such account")
+            if rows[0][0] == Role.OWNER.value:
+                owners = run("SELECT COUNT(*) FROM accounts WHERE role = ?", (Role.OWNER.value,))
+                if owners[0][0] <= 1:
+                    raise AccountError("the only owner cannot be removed")
+            owned = [
+                r[0]
+                for r in run(
+                    "SELECT conversation_id FROM account_conversations WHERE account_id = ?",
+                    (account_id,),
+                )
+            ]
+            run("DELETE FROM account_credentials WHERE account_id = ?", (account_id,))
+            run("DELETE FROM account_keys WHERE account_id = ?", (account_id,))
+            run("DELETE FROM account_usage WHERE account_id = ?", (account_id,))
+            run("DELETE FROM approvals WHERE account_id = ?", (account_id,))
+            run("DELETE FROM accounts WHERE id = ?", (account_id,))
+            return owned
+
+        return await self.runner.transaction(work)
+
+    async def set_password(self, account_id: str, hashed: str | None) -> None:
+        await self.runner.transaction(
+            lambda run: run("UPDATE accounts SET password = ? WHERE id = ?", (hashed, account_id))
+        )
+
+    async def password(self, name: str) -> tuple[Account, str] | None:
+        """The account called ``name`` and its password hash, if it has one."""
+        folded = name.strip().lower()
+        rows = await self.runner.transaction(lambda run: run(BY_NAME, (folded,)))
+        if not rows or rows[0][8] is None:
+            return None
+        return _account(rows[0]), rows[0][8]
+
+    # -- credentials ----------------------------------------------------------------------
+
+    async def issue(self, account_id: str, kind: str, ttl: float | None) -> str:
+        """A new secret of ``kind`` for the account. A new API token replaces the old one."""
+        secret = secrets.token_urlsafe(32)
+        now = self.clock()
+        expires = NEVER if ttl is None else now + ttl
+        await self.bind(secret, account_id, kind, expires, replace=kind == API_TOKEN)
+        return secret
+
+    async def bind(
+        self, secret: str, account_id: str, kind: str, expires_at: float, *, replace: bool = False
+    ) -> None:
+        """Record that ``secret`` (kept as its digest) signs ``account_id`` in until then."""
+        now = self.clock()
+
+        def work(run: Execute) -> None:
+            run("DELETE FROM account_credentials WHERE expires_at <= ?", (now,))
+            if replace:
+                run(
+                    "DELETE FROM account_credentials WHERE account_id = ? AND kind = ?",
+                    (account_id, kind),
+                )
+            run(
+                "INSERT INTO account_credentials(digest, account_id, kind, expires_at) "
+                "VALUES (?,?,?,?)",
+                (token_digest(secret), account_id, kind, expires_at),
+            )
+
+        await self.runner.transaction(work)
+
+    async def resolve(self, kind: str, secret: str, *, consume: bool = False) -> Account | None:
+        """The enabled account ``secret`` signs in, or ``None``; ``consume`` spends it."""
+        digest = token_digest(secret)
+        now = self.clock()
+
+        def work(run: Execute) -> Account | None:
+            rows = run(
+                "SELECT account_id, expires_at FROM account_credentials "
+                "WHERE digest = ? AND kind = ?",
+                (digest, kind),
+            )
+            if not rows:
+                return None
+            if consume:
+                run("DELETE FROM account_credentials WHERE digest = ?", (digest,))
+            if float(rows[0][1]) <= now:
+                return None
+            found = run(BY_ID, (rows[0][0],))
+            if not found:
+                return None
+            account = _account(found[0])
+            return None if account.disabled else account
+
+        return await self.runner.transaction(work)
+
+    async def revoke(self, secret: str) -> None:
+        digest = token_digest(secret)
+        await self.runner.transaction(
+            lambda run: run("DELETE FROM account_credentials WHERE digest = ?", (digest,))
+        )
+
+    # -- provider keys --------------------------------------------------------------------
+
+    async def set_key(self, account_id: str, provider: str, secret: str | None) -> None:
+        def work(run: Execute) -> None:
+            run(
+                "DELETE FROM account_keys WHERE account_id = ? AND provider = ?",
+                (account_id, provider),
+            )
+            if secret:
+                run(
+                    "INSERT INTO account_keys(account_id, provider, secret) VALUES (?,?,?)",
+                    (account_id, provider, secret),
+                )
+
+        await self.runner.transaction(work)
+
+    async def keys(self, account_id: str) -> dict[str, str]:
+        """The person's own provider keys: for the call that uses them, never for display."""
+        rows = await self.runner.transaction(
+            lambda run: run(
+                "SELECT provider, secret FROM account_keys WHERE account_id = ?", (account_id,)
+            )
+        )
+        return {provider: secret for provider, secret in rows}
+
+    # -- daily budget ---------------------------------------------------------------------
+
+    async def spend(self, account_id: str, day: str, limit: int | None) -> bool:
+        """Count one call today, unless the day's ``limit`` is reached (atomically)."""
+
+        def work(run: Execute) -> bool:
+            rows = run(
+                "SELECT calls FROM account_usage WHERE account_id = ? AND day = ?",
+                (account_id, day),
+            )
+            used = int(rows[0][0]) if rows else 0
+            if limit is not None and used >= limit:
+                return False
+            run(
+                "INSERT INTO account_usage(account_id, day, calls) VALUES (?,?,1) "
+                "ON CONFLICT (account_id, day) DO UPDATE SET calls = account_usage.calls + 1",
+                (account_id, day),
+            )
+            run("DELETE FROM account_usage WHERE account_id = ? AND day < ?", (account_id, day))
+            return True
+
+        return await self.runner.transaction(work)
+
+    async def used(self, account_id: str, day: str) -> int:
+        rows = await self.runner.transaction(
+            lambda run: run(
+                "SELECT calls FROM account_usage WHERE account_id = ? AND day = ?",
+                (account_id, day),
+            )
+        )
+        return int(rows[0][0]) if rows else 0
+
+    # -- the install's secret -------------------------------------------------------------
+
+    async def install_secret(self, name: str) -> str:
+        """A random secret made once per install (the same in every process)."""
+        fresh = secrets.token_hex(32)
+
+        def work(run: Execute) -> str:
+            run(
+                "INSERT INTO install_secrets(name, value) VALUES (?,?) "
+                "ON CONFLICT (name) DO NOTHING",
+                (name, fresh),
+            )
+            return str(run("SELECT value FROM install_secrets WHERE name = ?", (name,))[0][0])
+
+        return await self.runner.transaction(work)
+
+    # -- conversations --------------------------------------------------------------------
+
+    async def claim(self, conversation_id: str, account_id: str) -> str:
+        """Record a new conversation as ``account_id``'s; returns whose it is."""
+
+        def work(run: Execute) -> str:
+            run(
+                "INSERT INTO account_conversations(conversation_id, account_id) VALUES (?,?) "
+                "ON CONFLICT (conversation_id) DO NOTHING",
+                (conversation_id, account_id),
+            )
+            rows = run(
+                "SELECT account_id FROM account_conversations WHERE conversation_id = ?",
+                (conversation_id,),
+            )
+            return str(rows[0][0])
+
+        return await self.runner.transaction(work)
+
+    async def holder(self, conversation_id: str) -> tuple[str, bool]:
+        """Whose conversation it is and whether they share it. Conversations from before
+        accounts existed are the owner's."""
+        rows = await self.runner.transaction(
+            lambda run: run(
+                "SELECT account_id, shared FROM account_conversations WHERE conversation_id = ?",
+                (conversation_id,),
+            )
+        )
+        return (str(rows[0][0]), bool(rows[0][1])) if rows else (OWNER_ID, False)
+
+    async def conversations(self) -> dict[str, tuple[str, bool]]:
+        """Every recorded conversation: its person and whether it is shared."""
+        rows = await self.runner.transaction(
+            lambda run: run(
+                "SELECT conversation_id, account_id, shared FROM account_conversations", ()
+            )
+        )
+        return {row[0]: (str(row[1]), bool(row[2])) for row in rows}
+
+    async def share(self, conversation_id: str, shared: bool) -> None:
+        await self.runner.transaction(
+            lambda run: run(
+                "UPDATE account_conversations SET shared = ? WHERE conversation_id = ?",
+                (int(shared), conversation_id),
+            )
+        )
+
+    async def hand_over(self, conversation_ids: Sequence[str], account_id: str) -> None:
+        """Give conversations to another person (a removed person's history, kept)."""
+
+        def work(run: Execute) -> None:
+            for conversation_id in conversation_ids:
+                run(
+                    "UPDATE account_conversations SET account_id = ?, shared = 0 "
+                    "WHERE conversation_id = ?",
+                    (account_id, conversation_id),
+                )
+
+        await self.runner.transaction(work)
+
+    async def forget(self, conversation_id: str) -> None:
+        await self.runner.transaction(
+            lambda run: run(
+                "DELETE FROM account_conversations WHERE conversation_id = ?", (conversation_id,)
+            )
+        )
+
+    # -- calls waiting for an owner or a parent -------------------------------------------
+
+    async def ask(
+        self,
+        token: str,
+        account_id: str,
+        conversation_id: str | None,
+        capability: str,
+        arguments: Mapping[str, Any],
+        notices: Sequence[Mapping[str, Any]],
+        expires_at: float,
+    ) -> str:
+        """Queue a call for approval; returns its id in the queue (never the token)."""
+        call_id = uuid.uuid4().hex
+        now = self.clock()
+
+        def work(run: Execute) -> None:
+            # Answered or expired entries are kept for a while, so a page can still tell
+            # the person what happened; past that they are dropped.
+            run("DELETE FROM approvals WHERE expires_at < ?", (now - 3600,))
+            run(
+                "INSERT INTO approvals(id, digest, account_id, conversation_id, capability, "
+                "arguments, notices, created_at, expires_at) VALUES (?,?,?,?,?,?,?,?,?)",
+                (
+                    call_id,
+                    token_digest(token),
+                    account_id,
+                    conversation_id,
+                    capability,
+                    json.dumps(dict(arguments), ensure_ascii=False),
+                    json.dumps([dict(n) for n in notices], ensure_ascii=False),
+                    now,
+                    expires_at,
+                ),
+            )
+
+        await self.runner.transaction(work)
+        return call_id
+
+    async def waiting(self, *, account_id: str | None = None) -> list[WaitingCall]:
+        """Calls not yet expired, oldest first (only ``account_id``'s when given)."""
+        now = self.clock()
+        sql = (
+            "SELECT id, account_id, conversation_id, capability, arguments, notices, "
+            "created_at, expires_at, decision, decided_by FROM approvals WHERE expires_at >= ?"
+        )
+        params: tuple[Any, ...] = (now,)
+        if account_id is not None:
+            sql += " AND account_id = ?"
+            params += (account_id,)
+        rows = await self.runner.transaction(lambda run: run(sql + " ORDER BY created_at", params))
+        return [_waiting(row) for row in rows]
+
+    async def waiting_call(self, call_id: str) -> WaitingCall | None:
+        rows = await self.runner.transaction(
+            lambda run: run(
+                "SELECT id, account_id, conversation_id, capability, arguments, notices, "
+                "created_at, expires_at, decision, decided_by FROM approvals WHERE id = ?",
+                (call_id,),
+            )
+        )
+        return _waiting(rows[0]) if rows else None
+
+    async def decide(self, call_id: str, approver_id: str, approve: bool) -> WaitingCall | None:
+        """Answer a waiting call once; ``None`` if unknown, answered already or expired."""
+        now = self.clock()
+        decision = "approved" if approve else "denied"
+
+        def work(run: Execute) -> WaitingCall | None:
+            rows = run(
+                "UPDATE approvals SET decision = ?, decided_by = ? "
+                "WHERE id = ? AND decision = 'waiting' AND expires_at >= ? "
+                "RETURNING id, account_id, conversation_id, capability, arguments, notices, "
+                "created_at, expires_at, decision, decided_by",
+                (decision, approver_id, call_id, now),
+            )
+            return _waiting(rows[0]) if rows else None
+
+        return await self.runner.transaction(work)
+
+    async def decision(self, token: str, account_id: str) -> Decision:
+        """What was decided about ``account_id``'s call under ``token`` (unknown: waiting)."""
+        rows = await self.runner.transaction(
+            lambda run: run(
+                "SELECT decision FROM approvals WHERE digest = ? AND account_id = ?",
+                (token_digest(token), account_id),
+            )
+        )
+        if not rows:
+            return "waiting"
+        value = str(rows[0][0])
+        return "approved" if value == "approved" else "denied" if value == "denied" else "waiting"

@@ -1,0 +1,3 @@
+from tests.accounts.support import clock, store
+
+__all__ = ["clock", "store"]

@@ -1,0 +1,226 @@
+"""The accounts store: the same answers on SQLite (embedded) and PostgreSQL (shared)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from spyglass.accounts.model import OWNER_ID, AccountError
+from spyglass.accounts.roles import Role
+from spyglass.accounts.store import API_TOKEN, LOGIN, SESSION, AccountStore
+from spyglass.state.sqlite import MIGRATIONS, StateDB
+from tests.accounts.support import Clock
+
+
+async def test_a_fresh_install_has_exactly_one_account_the_owner(store: AccountStore) -> None:
+    accounts = await store.all()
+    assert [(a.id, a.name, a.role) for a in accounts] == [(OWNER_ID, "owner", Role.OWNER)]
+
+
+async def test_an_added_account_is_found_by_id_and_by_name_in_any_case(
+    store: AccountStore,
+) -> None:
+    added = await store.create("Sam", Role.MEMBER)
+    assert added.name == "sam"
+    assert await store.get(added.id) == added
+    assert await store.find("SAM") == added
+    assert [a.name for a in await store.all()] == ["owner", "sam"]
+
+
+async def test_a_second_account_with_the_same_name_is_refused(store: AccountStore) -> None:
+    await store.create("sam", Role.MEMBER)
+    with pytest.raises(AccountError, match="already an account called 'sam'"):
+        await store.create("Sam", Role.CHILD)
+
+
+@pytest.mark.parametrize("name", ["", " ", "a b", "-x", "x" * 41, "ünï", "a/b"])
+async def test_a_name_that_is_not_a_simple_word_is_refused_with_the_rule(
+    store: AccountStore, name: str
+) -> None:
+    with pytest.raises(AccountError, match="1 to 40 letters"):
+        await store.create(name, Role.MEMBER)
+
+
+async def test_the_last_owner_can_be_neither_demoted_nor_disabled_nor_removed(
+    store: AccountStore,
+) -> None:
+    with pytest.raises(AccountError, match="only owner"):
+        await store.update(OWNER_ID, role=Role.MEMBER)
+    with pytest.raises(AccountError, match="only owner"):
+        await store.update(OWNER_ID, disabled=True)
+    with pytest.raises(AccountError, match="only owner"):
+        await store.remove(OWNER_ID)
+    second = await store.create("pat", Role.OWNER)
+    assert (await store.update(OWNER_ID, role=Role.MEMBER)).role is Role.MEMBER
+    assert (await store.get(second.id)) is not None
+
+
+async def test_overrides_merge_and_a_none_removes_one(store: AccountStore) -> None:
+    kid = await store.create("kid", Role.CHILD)
+    changed = await store.update(kid.id, overrides={"deny_domains": ["example.com"]})
+    changed = await store.update(kid.id, overrides={"daily_budget": 5})
+    assert changed.deny_domains == ("example.com",)
+    assert changed.daily_budget == 5
+    changed = await store.update(kid.id, overrides={"deny_domains": None, "daily_budget": None})
+    assert changed.deny_domains == ()
+    assert changed.daily_budget is None  # an explicit "no limit"
+
+
+async def test_a_login_code_signs_its_account_in_once(store: AccountStore, clock: Clock) -> None:
+    sam = await store.create("sam", Role.MEMBER)
+    code = await store.issue(sam.id, LOGIN, 600)
+    found = await store.resolve(LOGIN, code, consume=True)
+    assert found is not None and found.id == sam.id
+    assert await store.resolve(LOGIN, code, consume=True) is None
+
+
+async def test_an_expired_login_code_signs_nobody_in(store: AccountStore, clock: Clock) -> None:
+    sam = await store.create("sam", Role.MEMBER)
+    code = await store.issue(sam.id, LOGIN, 600)
+    clock.now += 601
+    assert await store.resolve(LOGIN, code, consume=True) is None
+
+
+async def test_a_credential_of_one_kind_is_not_another(store: AccountStore) -> None:
+    sam = await store.create("sam", Role.MEMBER)
+    code = await store.issue(sam.id, LOGIN, 600)
+    assert await store.resolve(SESSION, code) is None
+    assert await store.resolve(API_TOKEN, code) is None
+
+
+async def test_a_new_api_token_replaces_the_old_one(store: AccountStore) -> None:
+    sam = await store.create("sam", Role.MEMBER)
+    first = await store.issue(sam.id, API_TOKEN, None)
+    second = await store.issue(sam.id, API_TOKEN, None)
+    assert await store.resolve(API_TOKEN, first) is None
+    found = await store.resolve(API_TOKEN, second)
+    assert found is not None and found.id == sam.id
+
+
+async def test_disabling_an_account_signs_it_out_everywhere(store: AccountStore) -> None:
+    sam = await store.create("sam", Role.MEMBER)
+    token = await store.issue(sam.id, API_TOKEN, None)
+    session = await store.issue(sam.id, SESSION, 3600)
+    await store.update(sam.id, disabled=True)
+    assert await store.resolve(API_TOKEN, token) is None
+    assert await store.resolve(SESSION, session) is None
+    await store.update(sam.id, disabled=False)
+    assert await store.resolve(API_TOKEN, token) is None  # re-enabling restores nothing
+
+
+async def test_credentials_are_kept_only_as_digests(tmp_path: Path, clock: Clock) -> None:
+    from spyglass.accounts.sqlite import SQLiteRunner
+
+    db = StateDB(tmp_path / "state.db", clock)
+    store = AccountStore(SQLiteRunner(db), clock)
+    sam = await store.create("sam", Role.MEMBER)
+    token = await store.issue(sam.id, API_TOKEN, None)
+    await store.set_key(sam.id, "brave", "brave-key-of-sam")
+    db.close()
+    # Closing checkpoints the write-ahead log into the file.
+    raw = b"".join(p.read_bytes() for p in tmp_path.glob("state.db*"))
+    assert token.encode() not in raw
+    assert b"sam" in raw  # the file was read: the account is there, its token is not
+
+
+async def test_the_daily_budget_is_counted_atomically_and_resets_the_next_day(
+    store: AccountStore,
+) -> None:
+    kid = await store.create("kid", Role.CHILD)
+    answers = await asyncio.gather(*(store.spend(kid.id, "2026-11-30", 3) for _ in range(6)))
+    assert sorted(answers) == [False, False, False, True, True, True]
+    assert await store.used(kid.id, "2026-11-30") == 3
+    assert await store.spend(kid.id, "2026-12-01", 3)
+    assert await store.used(kid.id, "2026-12-01") == 1
+
+
+async def test_no_limit_counts_without_refusing(store: AccountStore) -> None:
+    for _ in range(5):
+        assert await store.spend(OWNER_ID, "2026-11-30", None)
+    assert await store.used(OWNER_ID, "2026-11-30") == 5
+
+
+async def test_the_install_secret_is_made_once_and_then_always_the_same(
+    store: AccountStore,
+) -> None:
+    first, second = await asyncio.gather(store.install_secret("a"), store.install_secret("a"))
+    assert first == second == await store.install_secret("a")
+    assert await store.install_secret("b") != first
+
+
+async def test_conversations_from_before_accounts_are_the_owners(store: AccountStore) -> None:
+    assert await store.holder("old-conversation") == (OWNER_ID, False)
+
+
+async def test_a_conversation_is_claimed_once_and_cannot_change_hands_by_claiming(
+    store: AccountStore,
+) -> None:
+    sam = await store.create("sam", Role.MEMBER)
+    assert await store.claim("c1", sam.id) == sam.id
+    assert await store.claim("c1", OWNER_ID) == sam.id
+    await store.share("c1", True)
+    assert await store.holder("c1") == (sam.id, True)
+
+
+async def test_removing_an_account_returns_its_conversations_and_drops_its_secrets(
+    store: AccountStore,
+) -> None:
+    sam = await store.create("sam", Role.MEMBER)
+    await store.claim("c1", sam.id)
+    await store.set_key(sam.id, "brave", "k")
+    token = await store.issue(sam.id, API_TOKEN, None)
+    assert await store.remove(sam.id) == ["c1"]
+    assert await store.get(sam.id) is None
+    assert await store.keys(sam.id) == {}
+    assert await store.resolve(API_TOKEN, token) is None
+    await store.hand_over(["c1"], OWNER_ID)
+    assert await store.holder("c1") == (OWNER_ID, False)
+
+
+async def test_a_waiting_call_is_decided_once_and_only_before_it_expires(
+    store: AccountStore, clock: Clock
+) -> None:
+    kid = await store.create("kid", Role.CHILD)
+    call_id = await store.ask(
+        "tok", kid.id, "c1", "web.search", {"query": "otters"}, [], clock.now + 120
+    )
+    assert await store.decision("tok", kid.id) == "waiting"
+    [waiting] = await store.waiting()
+    assert (waiting.id, waiting.arguments, waiting.decision) == (
+        call_id,
+        {"query": "otters"},
+        "waiting",
+    )
+    decided = await store.decide(call_id, OWNER_ID, approve=True)
+    assert decided is not None and decided.decided_by == OWNER_ID
+    assert await store.decide(call_id, OWNER_ID, approve=False) is None
+    assert await store.decision("tok", kid.id) == "approved"
+    # The same token presented for another person decides nothing.
+    assert await store.decision("tok", OWNER_ID) == "waiting"
+    late = await store.ask("tok2", kid.id, "c1", "web.search", {"query": "x"}, [], clock.now + 1)
+    clock.now += 2
+    assert await store.decide(late, OWNER_ID, approve=True) is None
+    assert await store.decision("tok2", kid.id) == "waiting"
+
+
+def test_an_existing_single_owner_state_file_is_upgraded_with_its_owner_as_first_account(
+    tmp_path: Path, clock: Clock
+) -> None:
+    path = tmp_path / "state.db"
+    old = sqlite3.connect(path, isolation_level=None)
+    old.executescript("BEGIN;" + MIGRATIONS[0] + "PRAGMA user_version = 1;COMMIT;")
+    old.execute("INSERT INTO sessions(digest, csrf, expires_at) VALUES ('d', 'c', 1e12)")
+    old.close()
+    from spyglass.accounts.sqlite import SQLiteRunner
+
+    db = StateDB(path, clock)
+    assert db.upgrade() == len(MIGRATIONS)
+    store = AccountStore(SQLiteRunner(db), clock)
+    accounts = asyncio.run(store.all())
+    assert [(a.id, a.role) for a in accounts] == [(OWNER_ID, Role.OWNER)]
+    rows = db.run_blocking(lambda c: c.execute("SELECT digest FROM sessions").fetchall())
+    assert rows == [("d",)]
+    db.close()
