@@ -203,7 +203,8 @@ async def test_a_waiting_call_is_decided_once_and_only_before_it_expires(
     late = await store.ask("tok2", kid.id, "c1", "web.search", {"query": "x"}, [], clock.now + 1)
     clock.now += 2
     assert await store.decide(late, OWNER_ID, approve=True) is None
-    assert await store.decision("tok2", kid.id) == "waiting"
+    # Not approved in time counts as not approved.
+    assert await store.decision("tok2", kid.id) == "denied"
 
 
 def test_an_existing_single_owner_state_file_is_upgraded_with_its_owner_as_first_account(

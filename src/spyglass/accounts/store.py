@@ -509,14 +509,19 @@ class AccountStore:
         return await self.runner.transaction(work)
 
     async def decision(self, token: str, account_id: str) -> Decision:
-        """What was decided about ``account_id``'s call under ``token`` (unknown: waiting)."""
+        """What was decided about ``account_id``'s call under ``token``: unknown is waiting,
+        and a call nobody approved before it expired counts as denied."""
         rows = await self.runner.transaction(
             lambda run: run(
-                "SELECT decision FROM approvals WHERE digest = ? AND account_id = ?",
+                "SELECT decision, expires_at FROM approvals WHERE digest = ? AND account_id = ?",
                 (token_digest(token), account_id),
             )
         )
         if not rows:
             return "waiting"
         value = str(rows[0][0])
-        return "approved" if value == "approved" else "denied" if value == "denied" else "waiting"
+        if value == "approved":
+            return "approved"
+        if value == "denied" or float(rows[0][1]) < self.clock():
+            return "denied"
+        return "waiting"

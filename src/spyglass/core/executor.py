@@ -516,6 +516,26 @@ class Executor:
         if record is not None:
             self._settled(record, attempt.channel)
             attempt.invocation_id = record.invocation_id
+        if (record is None and self._was_expired(token)) or (
+            record is not None and record.expires_at < self.clock()
+        ):
+            return self._stop(
+                attempt,
+                "confirm",
+                "denied",
+                Code.INVALID_CONFIRMATION,
+                "nobody approved this call before it expired; it did not run. Ask again",
+                reason="expired",
+            )
+        if record is None:
+            return self._stop(
+                attempt,
+                "confirm",
+                "rejected",
+                Code.INVALID_CONFIRMATION,
+                "this confirmation is unknown or was already used; ask again",
+                reason="unknown",
+            )
         return self._stop(
             attempt,
             "confirm",
