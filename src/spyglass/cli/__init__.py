@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from spyglass.cli import audit, config, db, mcp, policy, search, serve
+from spyglass.cli import audit, config, db, mcp, policy, search, serve, users
 from spyglass.cli import fetch as fetch_command
 from spyglass.cli.argv import undecodable
 from spyglass.cli.capabilities import capabilities, invoke
@@ -56,6 +56,7 @@ app.add_typer(audit.app, name="audit")
 app.add_typer(config.app, name="config")
 app.add_typer(mcp.app, name="mcp")
 app.add_typer(db.app, name="db")
+app.add_typer(users.app, name="users")
 
 
 def main() -> None:
