@@ -10,6 +10,7 @@ from fastapi import FastAPI
 
 from spyglass.paths import Paths
 from spyglass.service.auth import load_or_create_token
+from spyglass.state.sqlite import MIGRATIONS
 from tests.support.service import BASE_URL
 from tests.support.stores import LiveStores
 
@@ -72,7 +73,7 @@ async def test_health_needs_no_credentials(app: FastAPI) -> None:
         "status": "ok",
         "version": "0.1.0",
         "backend": "embedded",
-        "stores": {"sqlite": {"status": "ok", "version": 1}},
+        "stores": {"sqlite": {"status": "ok", "version": len(MIGRATIONS)}},
         "problems": [],
     }
 
@@ -92,7 +93,10 @@ async def test_the_login_link_sets_a_strict_httponly_cookie_and_redirects(app: F
             "web_access_enabled",
             "policy_problem",
             "version",
+            "account",
         }
+        # The link `spyglass serve` prints signs the owner in.
+        assert session.json()["account"]["role"] == "owner"
         again = await client.get(f"/login?code={code}")
     assert again.status_code == 401
     assert "text/html" in again.headers["content-type"]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import secrets
+
 from spyglass.accounts.model import AccountError
 
 MIN_LENGTH = 10
@@ -30,3 +33,12 @@ def verify_password(hashed: str, password: str) -> bool:
         return PasswordHasher().verify(hashed, password)
     except (Argon2Error, InvalidHashError):
         return False
+
+
+@functools.cache
+def dummy_hash() -> str:
+    """A hash of a random password, verified against when no account has the name asked
+    for, so that answer takes as long as a wrong password."""
+    from argon2 import PasswordHasher
+
+    return PasswordHasher().hash(secrets.token_urlsafe(16))

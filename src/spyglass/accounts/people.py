@@ -56,6 +56,7 @@ class Actors:
             account_id=account.id,
             pseudonym=await self.pseudonym(account.id),
             needs_approval=account.needs_approval,
+            capabilities=account.capabilities,
         )
 
 

@@ -16,7 +16,7 @@ import secrets
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from spyglass.accounts.model import OWNER_ID, Account, AccountError, check_name
 from spyglass.accounts.roles import Role
@@ -178,8 +178,14 @@ class AccountStore:
                 ),
             )
             if disabled:
-                # A disabled person is signed out everywhere at once.
-                run("DELETE FROM account_credentials WHERE account_id = ?", (account_id,))
+                # A disabled person is signed out everywhere at once: their links and token
+                # are gone, and their sessions' bindings now name a disabled account. The
+                # bindings themselves stay, so a session is never mistaken for one from
+                # before accounts existed (which would be the owner's).
+                run(
+                    "DELETE FROM account_credentials WHERE account_id = ? AND kind <> ?",
+                    (account_id, SESSION),
+                )
             rows = run(BY_ID, (account_id,))
             return _account(rows[0])
 
@@ -204,7 +210,11 @@ class AccountStore:
                     (account_id,),
                 )
             ]
-            run("DELETE FROM account_credentials WHERE account_id = ?", (account_id,))
+            # Session bindings stay until they expire, naming an account that is gone.
+            run(
+                "DELETE FROM account_credentials WHERE account_id = ? AND kind <> ?",
+                (account_id, SESSION),
+            )
             run("DELETE FROM account_keys WHERE account_id = ?", (account_id,))
             run("DELETE FROM account_usage WHERE account_id = ?", (account_id,))
             run("DELETE FROM approvals WHERE account_id = ?", (account_id,))
@@ -276,6 +286,28 @@ class AccountStore:
                 return None
             found = run(BY_ID, (rows[0][0],))
             if not found:
+                return None
+            account = _account(found[0])
+            return None if account.disabled else account
+
+        return await self.runner.transaction(work)
+
+    async def session(self, secret: str) -> Account | Literal["unbound"] | None:
+        """The person a console session is bound to: ``"unbound"`` when none is (a session
+        from before accounts existed), ``None`` when theirs is disabled, gone or expired."""
+        digest = token_digest(secret)
+        now = self.clock()
+
+        def work(run: Execute) -> Account | Literal["unbound"] | None:
+            rows = run(
+                "SELECT account_id, expires_at FROM account_credentials "
+                "WHERE digest = ? AND kind = ?",
+                (digest, SESSION),
+            )
+            if not rows:
+                return "unbound"
+            found = run(BY_ID, (rows[0][0],))
+            if float(rows[0][1]) <= now or not found:
                 return None
             account = _account(found[0])
             return None if account.disabled else account

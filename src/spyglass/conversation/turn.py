@@ -25,6 +25,7 @@ from spyglass.conversation.pending import (
     held,
 )
 from spyglass.conversation.transcript import is_untrusted, replay, tool_message, tool_payload
+from spyglass.core.actor import Actor
 from spyglass.core.capability import Capability
 from spyglass.core.context import Turn
 from spyglass.core.encoding import printable
@@ -81,20 +82,25 @@ class ConversationRunner:
 
     # -- what the model may use -----------------------------------------------------------
 
-    def offered(self) -> list[Capability]:
-        """Capabilities whose owner switch is on (web access off → no web tools at all)."""
+    def offered(self, actor: Actor | None = None) -> list[Capability]:
+        """Capabilities whose owner switch is on (web access off → no web tools at all) and,
+        for a person, that they may use."""
         policy, settings = self.runtime.policy, self.runtime.settings
         return [
-            c for c in self.runtime.registry.latest() if capability_allowed(policy, c, settings)
+            c
+            for c in self.runtime.registry.latest()
+            if capability_allowed(policy, c, settings, actor)
         ]
 
-    def _tools(self) -> list[Capability]:
+    def _tools(self, actor: Actor | None = None) -> list[Capability]:
         """What the model is offered now: nothing while its server refuses it tools."""
-        return [] if self.model.tools_refused() else self.offered()
+        return [] if self.model.tools_refused() else self.offered(actor)
 
     # -- starting and resuming ------------------------------------------------------------
 
-    async def start(self, conversation_id: str | None, text: str) -> TurnState:
+    async def start(
+        self, conversation_id: str | None, text: str, actor: Actor | None = None
+    ) -> TurnState:
         """A new turn on a new or existing conversation. Raises :class:`TurnRefused`."""
         # Any request is a chance to audit confirmations that expired unanswered.
         await self.runtime.executor.sweep_expired()
@@ -111,7 +117,7 @@ class ConversationRunner:
         turn_id = uuid.uuid4().hex
         stored = await self.history.messages(conversation_id)
         earlier = replay(stored)
-        prompt = system_prompt(self._tools(), self.runtime.settings.llm.system_prompt)
+        prompt = system_prompt(self._tools(actor), self.runtime.settings.llm.system_prompt)
         messages = [{"role": "system", "content": prompt}, *earlier]
         messages.append({"role": "user", "content": text})
         await self.history.add_user(conversation_id, turn_id, text, title=text[:TITLE_CHARS])
@@ -127,7 +133,9 @@ class ConversationRunner:
             ),
         )
 
-    async def resume(self, conversation_id: str, token: str) -> TurnState:
+    async def resume(
+        self, conversation_id: str, token: str, actor: Actor | None = None
+    ) -> TurnState:
         """The paused turn a confirmation token belongs to. Raises :class:`TurnRefused`."""
         try:
             paused = await self.pending.take(token, conversation_id)
@@ -143,7 +151,7 @@ class ConversationRunner:
         if paused is None:
             # Forged, replayed, foreign or long expired: it never reaches the executor's
             # confirm stage, but the refusal is audited all the same (without the token).
-            await self.runtime.executor.refuse_confirmation(channel=self.channel)
+            await self.runtime.executor.refuse_confirmation(channel=self.channel, actor=actor)
             raise TurnRefused(
                 "INVALID_CONFIRMATION",
                 "this confirmation is unknown, already answered, expired or belongs to "
@@ -158,7 +166,10 @@ class ConversationRunner:
     # -- running --------------------------------------------------------------------------
 
     async def run(
-        self, state: TurnState, answer: tuple[str, bool] | None = None
+        self,
+        state: TurnState,
+        answer: tuple[str, bool] | None = None,
+        actor: Actor | None = None,
     ) -> AsyncGenerator[Event, None]:
         """Drive the turn to its end or to the next confirmation, yielding events."""
         yield "turn", {"conversation_id": state.conversation_id, "turn_id": state.turn_id}
@@ -168,7 +179,7 @@ class ConversationRunner:
         try:
             async with held(self.pending, state, self.runtime.settings.state.lease_seconds):
                 try:
-                    async for event in self._steps(state, answer):
+                    async for event in self._steps(state, answer, actor):
                         if event[0] == "pending_confirmation":
                             paused = event[1]
                         elif event[0] == "tool_end" and claim is not None:
@@ -194,12 +205,12 @@ class ConversationRunner:
         yield "done", response(state, paused)
 
     async def _steps(
-        self, state: TurnState, answer: tuple[str, bool] | None
+        self, state: TurnState, answer: tuple[str, bool] | None, actor: Actor | None = None
     ) -> AsyncIterator[Event]:
         if answer is not None and state.waiting is not None:
             # (A turn carried on after a crash may have handled its answer already.)
             token, approve = answer
-            event = await self._answer(state, token, approve)
+            event = await self._answer(state, token, approve, actor)
             yield "tool_end", event
         limits = self.runtime.settings.llm
         while True:
@@ -214,6 +225,7 @@ class ConversationRunner:
                     channel=self.channel,
                     turn=state.turn,
                     recovered=call.recovered,
+                    actor=actor,
                 )
                 if outcome.pending_confirmation is not None:
                     pending = outcome.pending_confirmation.to_dict()
@@ -229,7 +241,7 @@ class ConversationRunner:
                     return
                 yield "tool_end", await self._record(state, call, outcome)
             final = state.rounds >= limits.max_tool_rounds
-            reply = _Answer(tools=[] if final else self._tools())
+            reply = _Answer(tools=[] if final else self._tools(actor))
             async for item in self._ask(state, reply):
                 yield item
             if _nothing_left(reply):
@@ -317,7 +329,9 @@ class ConversationRunner:
         state.notices.append(notice)
         return notice
 
-    async def _answer(self, state: TurnState, token: str, approve: bool) -> dict[str, Any]:
+    async def _answer(
+        self, state: TurnState, token: str, approve: bool, actor: Actor | None = None
+    ) -> dict[str, Any]:
         waiting = state.waiting or {}
         call = state.queue[0]
         executor = self.runtime.executor
@@ -330,10 +344,11 @@ class ConversationRunner:
                 turn=state.turn,
                 confirmation_token=token,
                 recovered=call.recovered,
+                actor=actor,
             )
         else:
             outcome = await executor.adeny(
-                token, channel=self.channel, conversation_id=state.conversation_id
+                token, channel=self.channel, conversation_id=state.conversation_id, actor=actor
             )
         event = await self._record(state, call, outcome, replace=state.waiting_event)
         state.waiting = state.waiting_event = None

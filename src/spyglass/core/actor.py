@@ -35,6 +35,9 @@ class Actor:
     pseudonym: str
     #: Their calls are approved by an owner or a parent, never by themselves.
     needs_approval: bool = False
+    #: What they may use, as known when their request began (what the model is offered);
+    #: ``None``: whatever the owner's switches allow. The executor asks afresh per call.
+    capabilities: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from spyglass.errors import StorageError
 from spyglass.paths import make_private_dir
 
 if TYPE_CHECKING:
+    from spyglass.core.actor import Actor
     from spyglass.core.capability import Capability
     from spyglass.settings import Settings
 
@@ -103,16 +104,26 @@ def switch_off(policy: PolicySource, capability: Capability) -> str | None:
 
 
 def capability_allowed(
-    policy: PolicySource, capability: Capability, settings: Settings | None = None
+    policy: PolicySource,
+    capability: Capability,
+    settings: Settings | None = None,
+    actor: Actor | None = None,
 ) -> bool:
     """Whether the owner's switches let ``capability`` run (and so be offered at all).
 
     The one place that decides it: the executor's policy stage, the tools a model is offered
     and the MCP tool list all ask here. Given ``settings``, a capability whose configuration
     cannot work (a keyed provider without its key) is not allowed either, so it is never
-    offered; the executor reports that case precisely in the capability's own check.
+    offered; the executor reports that case precisely in the capability's own check. Given
+    an ``actor``, a capability outside what that person may use is not offered to them.
     """
     if settings is not None and capability.problems(settings):
+        return False
+    if (
+        actor is not None
+        and actor.capabilities is not None
+        and (capability.name not in actor.capabilities)
+    ):
         return False
     return switch_off(policy, capability) is None
 

@@ -17,17 +17,19 @@ from spyglass.conversation.pending import PendingTurnStore
 from spyglass.conversation.turn import ConversationRunner
 from spyglass.errors import StoreUnavailable
 from spyglass.history.provenance import provenance_store
-from spyglass.history.store import HistoryStore
+from spyglass.history.store import HistoryStore, NullHistory
 from spyglass.llm.client import ModelClient
 from spyglass.runtime import Runtime
 from spyglass.service import errors
 from spyglass.service.auth import Authenticator, AuthGate, load_or_create_token
 from spyglass.service.middleware import BodyLimit, HostCheck, SecurityHeaders, allowed_hosts
+from spyglass.service.routes import approvals as approvals_routes
 from spyglass.service.routes import capabilities as capabilities_routes
 from spyglass.service.routes import console as console_routes
 from spyglass.service.routes import conversation as conversation_routes
 from spyglass.service.routes import history as history_routes
 from spyglass.service.routes import openwebui as openwebui_routes
+from spyglass.service.routes import people as people_routes
 from spyglass.service.routes import policy as policy_routes
 from spyglass.service.state import ServiceState
 from spyglass.version import __version__
@@ -63,7 +65,7 @@ def create_app(
     pending = pending or stores.pending
     sessions = stores.sessions
     token = api_token or load_or_create_token(runtime.paths.api_token_file)
-    authenticator = Authenticator(token, sessions)
+    authenticator = Authenticator(token, sessions, stores.accounts, runtime.actors)
     state = ServiceState(
         runtime=runtime,
         conversations=ConversationRunner(
@@ -73,6 +75,8 @@ def create_app(
         auth=authenticator,
         login_codes=stores.login_codes,
         sessions=sessions,
+        accounts=stores.accounts,
+        unrecorded=ConversationRunner(runtime, model, NullHistory(), pending),
     )
 
     @contextlib.asynccontextmanager
@@ -111,6 +115,8 @@ def create_app(
         capabilities_routes,
         history_routes,
         openwebui_routes,
+        people_routes,
+        approvals_routes,
     ):
         app.include_router(module.router)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]

@@ -1,10 +1,14 @@
-"""Who may call the service: the API token, one-time console login codes, session cookies.
+"""Who may call the service, and as whom: API tokens, one-time login codes, session cookies.
 
-- The API token lives in ``$SPYGLASS_HOME/api-token`` (created 0600 on first start) and is
-  sent as ``Authorization: Bearer``.
-- ``spyglass serve`` prints a one-time URL ``/login?code=…`` (single use, 10 minutes) that
-  swaps the code for an HttpOnly, SameSite=Strict session cookie.
+- The owner's API token lives in ``$SPYGLASS_HOME/api-token`` (created 0600 on first start);
+  every other person's comes from ``spyglass users api-token NAME``. Both are sent as
+  ``Authorization: Bearer``.
+- ``spyglass serve`` prints a one-time URL ``/login?code=…`` for the owner and ``spyglass
+  users add|login-link`` one for a person (single use, 10 minutes); it swaps the code for an
+  HttpOnly, SameSite=Strict session cookie bound to that person.
 - A request authenticated by cookie that changes something must carry ``X-CSRF-Token``.
+- Every authenticated request carries its :class:`Principal` (the person and their actor
+  reference) in ``request.state.principal``.
 """
 
 from __future__ import annotations
@@ -18,6 +22,10 @@ from pathlib import Path
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from spyglass.accounts.model import OWNER_ID, Account
+from spyglass.accounts.people import Actors
+from spyglass.accounts.store import API_TOKEN, AccountStore
+from spyglass.core.actor import Actor
 from spyglass.errors import StoreUnavailable
 from spyglass.paths import make_private_dir
 from spyglass.service.errors import ApiError, error_response
@@ -51,38 +59,66 @@ def load_or_create_token(path: Path) -> str:
 
 @dataclass(frozen=True)
 class Principal:
-    """An authenticated caller; ``csrf_token`` is set for console sessions."""
+    """An authenticated caller: who they are and the actor their calls carry;
+    ``csrf_token`` is set for console sessions."""
 
     kind: str  # "bearer" or "cookie"
+    account: Account
+    actor: Actor
     csrf_token: str | None = None
 
 
 class Authenticator:
-    def __init__(self, token: str, sessions: SessionStore) -> None:
+    def __init__(
+        self,
+        token: str,
+        sessions: SessionStore,
+        accounts: AccountStore,
+        actors: Actors | None = None,
+    ) -> None:
         self.token = token
         self.sessions = sessions
+        self.accounts = accounts
+        self.actors = actors or Actors(accounts)
 
     async def identify(self, request: HTTPConnection) -> Principal | None:
+        try:
+            return await self._identify(request)
+        except StoreUnavailable as exc:
+            raise ApiError(
+                503,
+                "STORE_UNAVAILABLE",
+                f"credentials cannot be checked: the {exc.store} state store cannot be "
+                "reached; try again once it is back",
+            ) from None
+
+    async def _identify(self, request: HTTPConnection) -> Principal | None:
         header = request.headers.get("authorization", "")
         scheme, _, value = header.partition(" ")
         if scheme.lower() == "bearer" and value.strip():
-            if hmac.compare_digest(value.strip().encode(), self.token.encode()):
-                return Principal("bearer")
-            return None
+            sent = value.strip()
+            if hmac.compare_digest(sent.encode(), self.token.encode()):
+                # The token file is the owner's, as it was before accounts existed.
+                return await self._principal("bearer", await self.accounts.get(OWNER_ID))
+            return await self._principal("bearer", await self.accounts.resolve(API_TOKEN, sent))
         session_id = request.cookies.get(COOKIE)
         if session_id:
-            try:
-                session = await self.sessions.get(session_id)
-            except StoreUnavailable as exc:
-                raise ApiError(
-                    503,
-                    "STORE_UNAVAILABLE",
-                    f"console sessions cannot be checked: the {exc.store} state store cannot "
-                    "be reached; try again once it is back",
-                ) from None
-            if session is not None:
-                return Principal("cookie", session.csrf_token)
+            session = await self.sessions.get(session_id)
+            if session is None:
+                return None
+            bound = await self.accounts.session(session_id)
+            # A session from before accounts existed has no person bound to it: it is the
+            # owner's (only the owner could sign in then).
+            account = await self.accounts.get(OWNER_ID) if bound == "unbound" else bound
+            return await self._principal("cookie", account, session.csrf_token)
         return None
+
+    async def _principal(
+        self, kind: str, account: Account | None, csrf: str | None = None
+    ) -> Principal | None:
+        if account is None or account.disabled:
+            return None
+        return Principal(kind, account, await self.actors.actor(account), csrf)
 
     async def require(self, request: HTTPConnection, method: str) -> Principal:
         """The caller, or 401; cookie callers of a mutating method also need the CSRF header."""
@@ -109,8 +145,11 @@ class Authenticator:
         return principal
 
 
-#: Reachable without credentials: health, the console's page and files, and the login link.
-PUBLIC_PATHS = frozenset({"/api/v1/health", "/", "/login", "/favicon.ico"})
+#: Reachable without credentials: health, the console's page and files, the login link and
+#: the password sign-in.
+PUBLIC_PATHS = frozenset(
+    {"/api/v1/health", "/", "/login", "/favicon.ico", "/api/v1/session/password"}
+)
 
 
 def is_public(path: str) -> bool:
@@ -127,9 +166,10 @@ class AuthGate:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and not is_public(scope["path"]):
             try:
-                await self.authenticator.require(HTTPConnection(scope), scope["method"])
+                principal = await self.authenticator.require(HTTPConnection(scope), scope["method"])
             except ApiError as exc:
                 response = error_response(exc.status, exc.code, exc.message, exc.headers)
                 await response(scope, receive, send)
                 return
+            scope.setdefault("state", {})["principal"] = principal
         await self.app(scope, receive, send)

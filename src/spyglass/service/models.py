@@ -107,3 +107,46 @@ class OpenWebUILoad(_Checked):
     model_config = ConfigDict(extra="ignore", strict=True)
 
     urls: list[str] = Field(min_length=1, max_length=20)
+
+
+class PasswordLogin(_Body):
+    """Sign in with an account's name and password (set by `spyglass users password`)."""
+
+    name: str = Field(min_length=1, max_length=40)
+    password: str = Field(min_length=1, max_length=1024)
+
+
+class PersonNew(_Body):
+    """A person to add: their name and role (owner, member, child, guest)."""
+
+    name: str = Field(min_length=1, max_length=40)
+    role: str = Field(default="member", min_length=1, max_length=20)
+    parent: bool = Field(default=False, description="Approves other people's waiting calls.")
+
+
+class PersonChange(_Body):
+    """What to change about a person; fields left out stay as they are."""
+
+    role: str | None = Field(default=None, min_length=1, max_length=20)
+    disabled: bool | None = None
+    parent: bool | None = None
+    capabilities: list[str] | None = Field(default=None, max_length=20)
+    allow_domains: list[str] | None = Field(default=None, max_length=200)
+    deny_domains: list[str] | None = Field(default=None, max_length=200)
+    #: A number of calls per day; ``no_daily_limit`` removes the limit instead.
+    daily_budget: int | None = Field(default=None, ge=0, le=100000)
+    no_daily_limit: bool = Field(default=False, description="true removes the daily limit.")
+    owner_keys: bool | None = None
+    needs_approval: bool | None = None
+
+
+class ApprovalAnswer(_Body):
+    """An owner's or parent's answer to a waiting call."""
+
+    approve: bool = Field(description="true lets the call run once; false declines it.")
+
+
+class ShareBody(_Body):
+    """Whether the owners may read this conversation."""
+
+    shared: bool

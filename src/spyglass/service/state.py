@@ -7,10 +7,12 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from spyglass.accounts.store import AccountStore
 from spyglass.conversation.turn import ConversationRunner
 from spyglass.history.store import HistoryStore
 from spyglass.runtime import Runtime
-from spyglass.service.auth import Authenticator
+from spyglass.service.auth import Authenticator, Principal
+from spyglass.service.errors import ApiError
 from spyglass.state.sessions import LoginCodeStore, SessionStore
 
 
@@ -22,6 +24,15 @@ class ServiceState:
     auth: Authenticator
     login_codes: LoginCodeStore
     sessions: SessionStore
+    accounts: AccountStore
+    #: Turns of people whose role keeps no history (guests): nothing is stored.
+    unrecorded: ConversationRunner | None = None
+
+    def runner(self, principal: Principal) -> ConversationRunner:
+        """The conversation runner for this person's turns."""
+        if not principal.account.permissions.keeps_history and self.unrecorded is not None:
+            return self.unrecorded
+        return self.conversations
 
 
 def service_state(request: Request) -> ServiceState:
@@ -29,5 +40,25 @@ def service_state(request: Request) -> ServiceState:
     return state
 
 
+def caller(request: Request) -> Principal:
+    """The authenticated person (set by the auth gate before the route runs)."""
+    principal: Principal | None = getattr(request.state, "principal", None)
+    if principal is None:
+        raise ApiError(401, "UNAUTHORIZED", "sign in first", headers={"WWW-Authenticate": "Bearer"})
+    return principal
+
+
 #: A route parameter typed ``State`` receives the service state.
 State = Annotated[ServiceState, Depends(service_state)]
+#: A route parameter typed ``Caller`` receives the signed-in person.
+Caller = Annotated[Principal, Depends(caller)]
+
+
+def require_owner(principal: Principal) -> None:
+    """403 unless the caller manages the household (an owner)."""
+    if not principal.account.manages:
+        raise ApiError(
+            403,
+            "OWNER_ONLY",
+            "only an owner can do this; ask the owner of this Spyglass",
+        )

@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse
 
 from spyglass.service.errors import ApiError
 from spyglass.service.models import InvokeRequest
-from spyglass.service.state import State
+from spyglass.service.state import Caller, State
 
 router = APIRouter(tags=["capabilities"])
 
@@ -26,14 +26,14 @@ def list_capabilities(state: State) -> dict[str, Any]:
     operation_id="invokeCapability",
     summary="Invoke a capability directly (same confirmation flow); answers the Outcome",
 )
-async def invoke(name: str, body: InvokeRequest, state: State) -> JSONResponse:
+async def invoke(name: str, body: InvokeRequest, state: State, principal: Caller) -> JSONResponse:
     executor = state.runtime.executor
     if executor.registry.get(name) is None:
         known = ", ".join(sorted({c.name for c in executor.registry}))
         raise ApiError(404, "NOT_FOUND", f"no capability named {name[:64]!r}; known: {known}")
     confirmation = body.confirmation
     if confirmation is not None and not confirmation.approve:
-        outcome = await executor.adeny(confirmation.token, channel=CHANNEL)
+        outcome = await executor.adeny(confirmation.token, channel=CHANNEL, actor=principal.actor)
     else:
         outcome = await executor.ainvoke(
             name,
@@ -41,6 +41,7 @@ async def invoke(name: str, body: InvokeRequest, state: State) -> JSONResponse:
             body.arguments,
             channel=CHANNEL,
             confirmation_token=confirmation.token if confirmation else None,
+            actor=principal.actor,
         )
     if outcome.error is not None and outcome.error.code == "INVALID_CONFIRMATION":
         raise ApiError(400, "INVALID_CONFIRMATION", outcome.error.message)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,15 +15,22 @@ from fastapi.responses import (
     Response,
 )
 
+from spyglass.accounts.model import OWNER_ID, Account
+from spyglass.accounts.passwords import dummy_hash, verify_password
+from spyglass.accounts.store import LOGIN, SESSION
 from spyglass.console import STATIC_DIR
 from spyglass.core.policy import WEB_ACCESS, policy_problem
 from spyglass.service.auth import COOKIE
 from spyglass.service.errors import ApiError
-from spyglass.service.state import State
+from spyglass.service.models import PasswordLogin
+from spyglass.service.state import Caller, State, require_owner
 from spyglass.state.sessions import SESSION_TTL_SECONDS
 from spyglass.version import __version__
 
 router = APIRouter()
+
+#: How much longer a session's binding to its person is kept than the session itself.
+BINDING_GRACE_SECONDS = 24 * 3600
 
 EXPIRED_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Spyglass: link expired</title></head>
@@ -56,15 +64,24 @@ async def health(state: State) -> Response:
 @router.get(
     "/api/v1/session", operation_id="getSession", tags=["meta"], summary="The caller's session"
 )
-async def session(request: Request, state: State) -> dict[str, Any]:
-    principal = await state.auth.identify(request)
-    csrf = principal.csrf_token if principal and principal.csrf_token else ""
+async def session(principal: Caller, state: State) -> dict[str, Any]:
+    csrf = principal.csrf_token or ""
     problem = policy_problem(state.runtime.policy)
+    account = principal.account
     return {
         "csrf_token": csrf,
         "web_access_enabled": state.runtime.policy.read()[WEB_ACCESS],
         "policy_problem": problem.to_dict() if problem is not None else None,
         "version": __version__,
+        # Who is signed in and what the console should offer them.
+        "account": {
+            "name": account.name,
+            "role": account.role.value,
+            "manages": account.manages,
+            "may_approve": account.may_approve,
+            "needs_approval": account.needs_approval,
+            "capabilities": sorted(account.capabilities),
+        },
     }
 
 
@@ -88,19 +105,49 @@ async def sign_out(request: Request, state: State) -> Response:
     tags=["meta"],
     summary="A new one-time console login code (what `spyglass serve --print-login-url` uses)",
 )
-async def create_login_code(request: Request, state: State) -> dict[str, Any]:
+async def create_login_code(principal: Caller, state: State) -> dict[str, Any]:
+    require_owner(principal)
     code = await state.login_codes.issue()
     return {"code": code, "path": f"/login?code={code}", "expires_in_seconds": 600}
 
 
 @router.get("/login", include_in_schema=False)
 async def login(state: State, code: Annotated[str, Query(max_length=200)] = "") -> Response:
-    if not code or not await state.login_codes.redeem(code):
+    account = await state.accounts.resolve(LOGIN, code, consume=True) if code else None
+    # The link `spyglass serve` prints is the owner's.
+    if account is None and code and await state.login_codes.redeem(code):
+        account = await state.accounts.get(OWNER_ID)
+    if account is None or account.disabled:
         return HTMLResponse(EXPIRED_PAGE, status_code=401)
-    response = RedirectResponse("/", status_code=303)
+    return await _signed_in(state, account, RedirectResponse("/", status_code=303))
+
+
+@router.post(
+    "/api/v1/session/password",
+    operation_id="signInWithPassword",
+    tags=["meta"],
+    summary="Sign in to the console with an account's name and password",
+)
+async def password_login(body: PasswordLogin, state: State) -> Response:
+    found = await state.accounts.password(body.name)
+    # The same answer for an unknown name, a wrong password and an account with none, and
+    # the same work (one verification), so neither names nor passwords can be probed.
+    hashed = found[1] if found is not None else dummy_hash()
+    ok = await asyncio.to_thread(verify_password, hashed, body.password)
+    if found is None or not ok or found[0].disabled:
+        raise ApiError(401, "UNAUTHORIZED", "wrong name or password")
+    return await _signed_in(state, found[0], JSONResponse({"signed_in": found[0].name}))
+
+
+async def _signed_in(state: State, account: Account, response: Response) -> Response:
+    """``response`` with a new session cookie bound to ``account``."""
+    session_id = await state.sessions.create()
+    # The binding outlives the session, so a live session is never found unbound.
+    expires = state.runtime.clock() + SESSION_TTL_SECONDS + BINDING_GRACE_SECONDS
+    await state.accounts.bind(session_id, account.id, SESSION, expires)
     response.set_cookie(
         COOKIE,
-        await state.sessions.create(),
+        session_id,
         max_age=SESSION_TTL_SECONDS,
         httponly=True,
         samesite="strict",

@@ -8,10 +8,12 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from spyglass.conversation.turn import TurnRefused
+from spyglass.service.auth import Principal
 from spyglass.service.errors import ApiError
 from spyglass.service.models import MessageRequest
+from spyglass.service.ownership import UNKNOWN_CONVERSATION, owns
 from spyglass.service.sse import EventStreamResponse
-from spyglass.service.state import State
+from spyglass.service.state import Caller, ServiceState, State
 
 router = APIRouter(tags=["conversation"])
 
@@ -22,20 +24,39 @@ router = APIRouter(tags=["conversation"])
     summary="Start or continue a turn, or answer a pending confirmation",
     responses={200: {"content": {"text/event-stream": {}}}},
 )
-async def send_message(body: MessageRequest, request: Request, state: State) -> Response:
-    service = state.conversations
+async def send_message(
+    body: MessageRequest, request: Request, state: State, principal: Caller
+) -> Response:
+    service = state.runner(principal)
+    actor = principal.actor
     answer: tuple[str, bool] | None = None
     try:
         if body.confirmation is not None:
             assert body.conversation_id is not None  # checked by the model
-            turn = await service.resume(body.conversation_id, body.confirmation.token)
-            answer = (body.confirmation.token, body.confirmation.approve)
+            token = body.confirmation.token
+            if not await owns(state, principal, body.conversation_id):
+                # Another person's conversation answers exactly as an unknown token does.
+                await service.resume(UNKNOWN_CONVERSATION, token, actor)
+            if body.confirmation.approve and actor.needs_approval:
+                await _approved_yet(state, principal, token)
+            turn = await service.resume(body.conversation_id, token, actor)
+            answer = (token, body.confirmation.approve)
         else:
             assert body.text is not None
-            turn = await service.start(body.conversation_id, body.text)
+            if body.conversation_id is not None and not await owns(
+                state, principal, body.conversation_id
+            ):
+                raise TurnRefused(
+                    "NOT_FOUND",
+                    f"no conversation with id {body.conversation_id[:64]!r}; leave out "
+                    "conversation_id to start a new one",
+                    404,
+                )
+            turn = await service.start(body.conversation_id, body.text, actor)
+            await state.accounts.claim(turn.conversation_id, principal.account.id)
     except TurnRefused as exc:
         raise ApiError(exc.status, exc.code, exc.message) from None
-    events = service.run(turn, answer)
+    events = service.run(turn, answer, actor)
     if "text/event-stream" in request.headers.get("accept", ""):
         return _Raw(EventStreamResponse(events))
     error: dict[str, Any] | None = None
@@ -67,3 +88,16 @@ class _Raw(Response):
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         await self.inner(scope, receive, send)
+
+
+async def _approved_yet(state: ServiceState, principal: Principal, token: str) -> None:
+    """409 while the person's call still waits for an owner or a parent: their turn is left
+    paused as it is, so the answer can come later."""
+    decision = await state.accounts.decision(token, principal.account.id)
+    if decision == "waiting":
+        raise ApiError(
+            409,
+            "AWAITING_APPROVAL",
+            "this call is waiting for an owner or a parent to approve it; it has not run. "
+            "Send the approval again once they have answered",
+        )

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
+from spyglass.accounts.model import OWNER_ID
 from spyglass.service.errors import ApiError
-from spyglass.service.state import State
+from spyglass.service.models import ShareBody
+from spyglass.service.ownership import may_read, owns
+from spyglass.service.state import Caller, State
 
 router = APIRouter(tags=["history"])
 
@@ -24,9 +28,21 @@ def _missing(conversation_id: str) -> ApiError:
 )
 async def list_conversations(
     state: State,
+    principal: Caller,
     q: Annotated[str | None, Query(max_length=500)] = None,
 ) -> dict[str, Any]:
-    return {"conversations": await state.history.conversations(q)}
+    """The caller's own conversations (and, for an owner, those others share)."""
+    found = await state.history.conversations(q)
+    holders = await state.accounts.conversations()
+    me = principal.account
+    sees_shared = me.manages
+
+    def visible(conversation_id: str) -> bool:
+        # Conversations from before accounts existed are the owner's.
+        holder, shared = holders.get(conversation_id, (OWNER_ID, False))
+        return holder == me.id or (shared and sees_shared)
+
+    return {"conversations": [c for c in found if visible(c["id"])]}
 
 
 @router.get(
@@ -34,7 +50,9 @@ async def list_conversations(
     operation_id="getConversation",
     summary="One conversation with its messages",
 )
-async def get_conversation(conversation_id: str, state: State) -> dict[str, Any]:
+async def get_conversation(conversation_id: str, state: State, principal: Caller) -> dict[str, Any]:
+    if not await may_read(state, principal, conversation_id):
+        raise _missing(conversation_id)
     conversation = await state.history.conversation(conversation_id)
     if conversation is None:
         raise _missing(conversation_id)
@@ -47,7 +65,60 @@ async def get_conversation(conversation_id: str, state: State) -> dict[str, Any]
     summary="Delete a conversation and its messages",
     status_code=204,
 )
-async def delete_conversation(conversation_id: str, state: State) -> Response:
+async def delete_conversation(conversation_id: str, state: State, principal: Caller) -> Response:
+    if not await owns(state, principal, conversation_id):
+        raise _missing(conversation_id)
     if not await state.history.delete(conversation_id):
         raise _missing(conversation_id)
+    await state.accounts.forget(conversation_id)
     return Response(status_code=204)
+
+
+@router.put(
+    "/api/v1/conversations/{conversation_id}/shared",
+    operation_id="shareConversation",
+    summary="Share one's own conversation with the owners (true), or stop sharing (false)",
+)
+async def share_conversation(
+    conversation_id: str, body: ShareBody, state: State, principal: Caller
+) -> dict[str, Any]:
+    if not await owns(state, principal, conversation_id) or not await state.history.exists(
+        conversation_id
+    ):
+        raise _missing(conversation_id)
+    await state.accounts.claim(conversation_id, principal.account.id)
+    await state.accounts.share(conversation_id, body.shared)
+    return {"conversation_id": conversation_id, "shared": body.shared}
+
+
+@router.get(
+    "/api/v1/receipts",
+    operation_id="listReceipts",
+    summary="What left the house with each answer: an owner sees everyone's, others their own",
+)
+async def list_receipts(
+    state: State,
+    principal: Caller,
+    days: Annotated[int, Query(ge=1, le=365)] = 7,
+) -> dict[str, Any]:
+    since = datetime.now(UTC) - timedelta(days=days)
+    found = await state.history.receipts(since)
+    holders = await state.accounts.conversations()
+    names = {a.id: a.name for a in await state.accounts.all()}
+    me = principal.account
+    out = []
+    for receipt in found:
+        holder, _ = holders.get(str(receipt.get("conversation_id")), (OWNER_ID, False))
+        if holder == me.id or me.manages:
+            # What left the house, by whom; never the conversation itself.
+            mine = holder == me.id
+            # Someone else's receipt says what left the house, never which conversation or
+            # its title (the person's own words).
+            entry = {
+                k: v
+                for k, v in receipt.items()
+                if mine or k not in ("conversation_id", "title", "turn_id")
+            }
+            entry["person"] = names.get(holder, "someone removed")
+            out.append(entry)
+    return {"receipts": out}

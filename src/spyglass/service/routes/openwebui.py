@@ -14,7 +14,7 @@ from fastapi import APIRouter
 from spyglass.core.outcome import Outcome
 from spyglass.service.errors import ApiError
 from spyglass.service.models import OpenWebUILoad, OpenWebUISearch
-from spyglass.service.state import ServiceState, State
+from spyglass.service.state import Caller, ServiceState, State
 
 router = APIRouter(tags=["openwebui"])
 
@@ -51,6 +51,8 @@ def _raise_unless_ok(outcome: Outcome, *, stages: tuple[str, ...] | None = None)
         "POLICY_UNREADABLE": 403,
         "PRIVACY_BLOCKED": 403,
         "INVALID_ARGUMENTS": 422,
+        "PERSON_NOT_ALLOWED": 403,
+        "BUDGET_EXCEEDED": 429,
     }.get(code, default)
     raise ApiError(status, code, message)
 
@@ -60,13 +62,14 @@ def _raise_unless_ok(outcome: Outcome, *, stages: tuple[str, ...] | None = None)
     operation_id="openWebUISearch",
     summary="Open WebUI external web search: {query, count} → [{link, title, snippet}]",
 )
-async def search(body: OpenWebUISearch, state: State) -> list[dict[str, Any]]:
+async def search(body: OpenWebUISearch, state: State, principal: Caller) -> list[dict[str, Any]]:
     _require_delegated(state)
     outcome = await state.runtime.executor.ainvoke(
         "web.search",
         None,
         {"query": body.query, "count": min(body.count, SEARCH_MAX)},
         channel=CHANNEL,
+        actor=principal.actor,
     )
     # A failed search is an error, never an empty list that reads as "nothing found".
     _raise_unless_ok(outcome)
@@ -82,12 +85,12 @@ async def search(body: OpenWebUISearch, state: State) -> list[dict[str, Any]]:
     operation_id="openWebUILoader",
     summary="Open WebUI external web loader: {urls} → [{page_content, metadata}]",
 )
-async def loader(body: OpenWebUILoad, state: State) -> list[dict[str, Any]]:
+async def loader(body: OpenWebUILoad, state: State, principal: Caller) -> list[dict[str, Any]]:
     _require_delegated(state)
     documents = []
     for url in body.urls:
         outcome = await state.runtime.executor.ainvoke(
-            "web.fetch", None, {"url": url}, channel=CHANNEL
+            "web.fetch", None, {"url": url}, channel=CHANNEL, actor=principal.actor
         )
         # Refusals of the whole call stop the batch; one page failing is that page's error.
         _raise_unless_ok(outcome, stages=("resolve", "policy"))

@@ -8,7 +8,7 @@ from fastapi import APIRouter
 
 from spyglass.core.policy import policy_problem
 from spyglass.service.models import PolicyBody
-from spyglass.service.state import State
+from spyglass.service.state import Caller, State, require_owner
 
 router = APIRouter(tags=["policy"])
 
@@ -30,7 +30,8 @@ def get_policy(state: State) -> dict[str, Any]:
     operation_id="setPolicy",
     summary="Turn web access, or web search or page fetching under it, on or off",
 )
-def set_policy(body: PolicyBody, state: State) -> dict[str, bool]:
+def set_policy(body: PolicyBody, state: State, principal: Caller) -> dict[str, bool]:
+    require_owner(principal)
     policy = state.runtime.policy
     for key, value in body.changes().items():
         policy.set(key, value)

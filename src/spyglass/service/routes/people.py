@@ -1,0 +1,148 @@
+"""Settings → People: the owner manages the household's accounts over the API.
+
+Every route here is the owner's (``403 OWNER_ONLY`` for anyone else); an id that names no
+account is ``404``. Credentials are shown once, when made, and never listed.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query
+from fastapi.responses import Response
+
+from spyglass.accounts import manage
+from spyglass.accounts.model import Account, AccountError
+from spyglass.service.errors import ApiError
+from spyglass.service.models import PersonChange, PersonNew
+from spyglass.service.state import Caller, ServiceState, State, require_owner
+
+router = APIRouter(tags=["people"])
+
+
+def _invalid(exc: AccountError) -> ApiError:
+    return ApiError(422, "INVALID_ACCOUNT", str(exc))
+
+
+async def _person(state: ServiceState, account_id: str) -> Account:
+    account = await state.accounts.get(account_id[:64])
+    if account is None:
+        raise ApiError(404, "NOT_FOUND", "no such person")
+    return account
+
+
+@router.get("/api/v1/people", operation_id="listPeople", summary="Every account (owner only)")
+async def list_people(principal: Caller, state: State) -> dict[str, Any]:
+    require_owner(principal)
+    return {"people": [a.to_dict() for a in await state.accounts.all()]}
+
+
+@router.post(
+    "/api/v1/people",
+    operation_id="addPerson",
+    summary="Add a person; answers their one-time console link (owner only)",
+    status_code=201,
+)
+async def add_person(body: PersonNew, principal: Caller, state: State) -> dict[str, Any]:
+    require_owner(principal)
+    try:
+        added = await manage.add(
+            state.accounts, body.name, manage.role_of(body.role), parent=body.parent
+        )
+    except AccountError as exc:
+        raise _invalid(exc) from None
+    return {
+        **added.account.to_dict(),
+        "login_path": f"/login?code={added.login_code}",
+        "expires_in_seconds": 600,
+    }
+
+
+@router.patch(
+    "/api/v1/people/{account_id}",
+    operation_id="changePerson",
+    summary="Change a person's role, switches or limits (owner only)",
+)
+async def change_person(
+    account_id: str, body: PersonChange, principal: Caller, state: State
+) -> dict[str, Any]:
+    require_owner(principal)
+    account = await _person(state, account_id)
+    changes: dict[str, Any] = {
+        key: value
+        for key in (
+            "capabilities",
+            "allow_domains",
+            "deny_domains",
+            "daily_budget",
+            "owner_keys",
+            "needs_approval",
+        )
+        if (value := getattr(body, key)) is not None
+    }
+    if body.no_daily_limit:
+        changes["daily_budget"] = None
+    try:
+        if body.parent and not account.permissions.may_be_parent:
+            raise AccountError(f"a {account.role.value} cannot be a parent")
+        changed = await state.accounts.update(
+            account.id,
+            role=manage.role_of(body.role) if body.role is not None else None,
+            disabled=body.disabled,
+            parent=body.parent,
+            overrides=manage.overrides(changes),
+        )
+    except AccountError as exc:
+        raise _invalid(exc) from None
+    return changed.to_dict()
+
+
+@router.delete(
+    "/api/v1/people/{account_id}",
+    operation_id="removePerson",
+    summary="Remove a person; history=keep hands their conversations to the owner",
+    status_code=204,
+)
+async def remove_person(
+    account_id: str,
+    principal: Caller,
+    state: State,
+    history: Annotated[Literal["keep", "delete"], Query()],
+) -> Response:
+    require_owner(principal)
+    account = await _person(state, account_id)
+    try:
+        await manage.remove(state.accounts, state.history, account, keep_history=history == "keep")
+    except AccountError as exc:
+        raise _invalid(exc) from None
+    return Response(status_code=204)
+
+
+@router.post(
+    "/api/v1/people/{account_id}/login-code",
+    operation_id="createPersonLoginCode",
+    summary="A new one-time console link for a person (owner only)",
+)
+async def person_login_code(account_id: str, principal: Caller, state: State) -> dict[str, Any]:
+    require_owner(principal)
+    account = await _person(state, account_id)
+    try:
+        code = await manage.login_code(state.accounts, account)
+    except AccountError as exc:
+        raise _invalid(exc) from None
+    return {"path": f"/login?code={code}", "expires_in_seconds": 600}
+
+
+@router.post(
+    "/api/v1/people/{account_id}/api-token",
+    operation_id="createPersonApiToken",
+    summary="A new API token for a person, shown once; the old one stops working (owner only)",
+)
+async def person_api_token(account_id: str, principal: Caller, state: State) -> dict[str, Any]:
+    require_owner(principal)
+    account = await _person(state, account_id)
+    try:
+        token = await manage.api_token(state.accounts, account)
+    except AccountError as exc:
+        raise _invalid(exc) from None
+    return {"api_token": token}
