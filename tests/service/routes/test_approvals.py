@@ -1,0 +1,142 @@
+"""A child's call waits for an owner or a parent, who answers it from their own console."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+from fastapi import FastAPI
+
+from spyglass.accounts.roles import Role
+from spyglass.core.confirmation import TOKEN_TTL_SECONDS
+from spyglass.runtime import Runtime
+from tests.service.household import add, bearer, console
+from tests.support.fake_model import FakeModel, text, tool_call
+from tests.support.service import Clock
+from tests.support.web import LoopbackWeb
+
+URL = "/api/v1/conversation/message"
+
+
+async def child_asks(kid: httpx.AsyncClient, fake_model: FakeModel) -> dict[str, Any]:
+    fake_model.script(tool_call("web_search", {"query": "otters"}), text("Otters swim."))
+    response = await kid.post(URL, json={"text": "Tell me about otters"})
+    assert response.status_code == 200, response.text
+    turn: dict[str, Any] = response.json()
+    assert turn["pending_confirmation"] is not None
+    return turn
+
+
+def answer(turn: dict[str, Any], approve: bool = True) -> dict[str, Any]:
+    return {
+        "conversation_id": turn["conversation_id"],
+        "confirmation": {"token": turn["pending_confirmation"]["token"], "approve": approve},
+    }
+
+
+async def test_a_childs_call_runs_once_after_the_parent_approves_it_from_their_console(
+    app: FastAPI, web_on: Runtime, fake_model: FakeModel, web: LoopbackWeb
+) -> None:
+    kid_account = await add(app, "kid", Role.CHILD)
+    parent_account = await add(app, "mum", Role.MEMBER)
+    await app.state.spyglass.accounts.update(parent_account.id, parent=True)
+    async with console(app, kid_account) as kid, console(app, parent_account) as mum:
+        turn = await child_asks(kid, fake_model)
+        assert turn["pending_confirmation"]["waiting_for"] == "an owner or a parent (owner, mum)"
+
+        early = await kid.post(URL, json=answer(turn))
+        assert early.status_code == 409 and early.json()["error"]["code"] == "AWAITING_APPROVAL"
+
+        queue = (await mum.get("/api/v1/approvals")).json()
+        assert queue["may_approve"] is True
+        [call] = queue["calls"]
+        assert (call["person"], call["capability"], call["arguments"]) == (
+            "kid",
+            "web.search",
+            {"query": "otters"},
+        )
+        assert "token" not in str(queue)
+        approved = await mum.post(f"/api/v1/approvals/{call['id']}", json={"approve": True})
+        assert approved.status_code == 200 and approved.json()["decision"] == "approved"
+        again = await mum.post(f"/api/v1/approvals/{call['id']}", json={"approve": True})
+        assert again.status_code == 404
+
+        done = await kid.post(URL, json=answer(turn))
+        assert done.status_code == 200, done.text
+        assert done.json()["text"] == "Otters swim."
+        replay = await kid.post(URL, json=answer(turn))
+        assert replay.status_code == 400
+    assert web.hits["/search"] == 1
+
+
+async def test_a_call_the_parent_declined_never_runs(
+    app: FastAPI, web_on: Runtime, fake_model: FakeModel, web: LoopbackWeb, api_token: str
+) -> None:
+    kid_account = await add(app, "kid", Role.CHILD)
+    async with (
+        console(app, kid_account) as kid,
+        httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app),
+            base_url="http://127.0.0.1:8092",
+            headers={"Authorization": f"Bearer {api_token}"},
+        ) as owner,
+    ):
+        turn = await child_asks(kid, fake_model)
+        [call] = (await owner.get("/api/v1/approvals")).json()["calls"]
+        declined = await owner.post(f"/api/v1/approvals/{call['id']}", json={"approve": False})
+        assert declined.json()["decision"] == "denied"
+        fake_model.script(text("I could not search."))
+        done = await kid.post(URL, json=answer(turn))
+        assert done.status_code == 200
+        assert done.json()["events"][-1]["status"] == "denied"
+    assert web.hits["/search"] == 0
+
+
+async def test_a_waiting_call_nobody_answered_in_time_can_no_longer_be_approved(
+    app: FastAPI,
+    web_on: Runtime,
+    fake_model: FakeModel,
+    web: LoopbackWeb,
+    api_token: str,
+    clock: Clock,
+) -> None:
+    kid_account = await add(app, "kid", Role.CHILD)
+    async with (
+        console(app, kid_account) as kid,
+        httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app),
+            base_url="http://127.0.0.1:8092",
+            headers={"Authorization": f"Bearer {api_token}"},
+        ) as owner,
+    ):
+        turn = await child_asks(kid, fake_model)
+        [call] = (await owner.get("/api/v1/approvals")).json()["calls"]
+        clock.now += TOKEN_TTL_SECONDS + 1
+        late = await owner.post(f"/api/v1/approvals/{call['id']}", json={"approve": True})
+        assert late.status_code == 404
+        assert (await owner.get("/api/v1/approvals")).json()["calls"] == []
+        fake_model.script(text("Too late."))
+        done = await kid.post(URL, json=answer(turn))
+        assert done.status_code == 200
+        assert done.json()["events"][-1]["status"] == "denied"
+    assert web.hits["/search"] == 0
+
+
+async def test_only_owners_and_parents_answer_and_never_their_own_or_by_guessing(
+    app: FastAPI, web_on: Runtime, fake_model: FakeModel
+) -> None:
+    kid_account = await add(app, "kid", Role.CHILD)
+    member_account = await add(app, "sam", Role.MEMBER)
+    async with bearer(app, kid_account) as kid, bearer(app, member_account) as sam:
+        await child_asks(kid, fake_model)
+        own = (await kid.get("/api/v1/approvals")).json()
+        assert own["may_approve"] is False and len(own["calls"]) == 1
+        call_id = own["calls"][0]["id"]
+        for client in (kid, sam):
+            refused = await client.post(f"/api/v1/approvals/{call_id}", json={"approve": True})
+            assert refused.status_code == 403
+        # A member sees nobody else's waiting calls.
+        assert (await sam.get("/api/v1/approvals")).json()["calls"] == []
+    async with bearer(app, await app.state.spyglass.accounts.get("owner")) as owner:
+        guessed = await owner.post("/api/v1/approvals/" + "0" * 32, json={"approve": True})
+        assert guessed.status_code == 404

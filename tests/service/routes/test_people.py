@@ -1,0 +1,94 @@
+"""Settings → People over the API: only an owner manages accounts."""
+
+from __future__ import annotations
+
+import httpx
+from fastapi import FastAPI
+
+from spyglass.accounts.roles import Role
+from tests.service.household import add, bearer, console
+
+
+async def test_the_owner_adds_a_person_whose_one_time_link_signs_them_in(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    added = await client.post("/api/v1/people", json={"name": "Kid", "role": "child"})
+    assert added.status_code == 201, added.text
+    body = added.json()
+    assert (body["name"], body["role"], body["needs_approval"]) == ("kid", "child", True)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url=str(client.base_url)
+    ) as browser:
+        assert (await browser.get(body["login_path"])).status_code == 303
+        me = (await browser.get("/api/v1/session")).json()["account"]
+        assert (me["name"], me["role"], me["manages"]) == ("kid", "child", False)
+        assert (await browser.get(body["login_path"])).status_code == 401
+    names = [p["name"] for p in (await client.get("/api/v1/people")).json()["people"]]
+    assert names == ["owner", "kid"]
+
+
+async def test_bad_people_requests_are_refused_with_what_to_fix(
+    client: httpx.AsyncClient,
+) -> None:
+    bad_role = await client.post("/api/v1/people", json={"name": "x", "role": "admin"})
+    assert bad_role.status_code == 422 and "not a role" in bad_role.json()["error"]["message"]
+    await client.post("/api/v1/people", json={"name": "sam"})
+    taken = await client.post("/api/v1/people", json={"name": "SAM"})
+    assert taken.status_code == 422 and "already" in taken.json()["error"]["message"]
+    missing = await client.patch("/api/v1/people/nobody", json={"role": "guest"})
+    assert missing.status_code == 404
+
+
+async def test_the_owner_changes_a_persons_limits_and_a_disabled_person_is_signed_out(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    sam = await add(app, "sam", Role.MEMBER)
+    async with console(app, sam) as browser, bearer(app, sam) as script:
+        changed = await client.patch(
+            f"/api/v1/people/{sam.id}",
+            json={"deny_domains": ["Example.com"], "daily_budget": 4, "needs_approval": True},
+        )
+        assert changed.status_code == 200, changed.text
+        assert changed.json()["deny_domains"] == ["example.com"]
+        assert changed.json()["needs_approval"] is True
+        await client.patch(f"/api/v1/people/{sam.id}", json={"disabled": True})
+        assert (await browser.get("/api/v1/session")).status_code == 401
+        assert (await script.get("/api/v1/session")).status_code == 401
+
+
+async def test_nobody_but_an_owner_may_manage_people_or_the_switches(app: FastAPI) -> None:
+    for role in (Role.MEMBER, Role.CHILD, Role.GUEST):
+        person = await add(app, f"p-{role.value}", role)
+        async with console(app, person) as browser:
+            for method, path, body in (
+                ("GET", "/api/v1/people", None),
+                ("POST", "/api/v1/people", {"name": "x"}),
+                ("PATCH", f"/api/v1/people/{person.id}", {"role": "owner"}),
+                ("POST", f"/api/v1/people/{person.id}/api-token", None),
+                ("POST", "/api/v1/policy", {"web_access_enabled": True}),
+                ("POST", "/api/v1/login-codes", None),
+            ):
+                response = await browser.request(method, path, json=body)
+                assert response.status_code == 403, (role, path)
+                assert response.json()["error"]["code"] == "OWNER_ONLY"
+
+
+async def test_removing_a_person_keeps_or_deletes_their_conversations_as_the_owner_chose(
+    app: FastAPI, client: httpx.AsyncClient, fake_model: object
+) -> None:
+    from tests.support.fake_model import FakeModel, text
+
+    assert isinstance(fake_model, FakeModel)
+    conversations: dict[str, str] = {}
+    for name in ("keep", "drop"):
+        person = await add(app, name, Role.MEMBER)
+        async with bearer(app, person) as them:
+            fake_model.script(text("Hi."))
+            turn = (await them.post("/api/v1/conversation/message", json={"text": "hi"})).json()
+            conversations[name] = turn["conversation_id"]
+        choice = "keep" if name == "keep" else "delete"
+        removed = await client.delete(f"/api/v1/people/{person.id}?history={choice}")
+        assert removed.status_code == 204
+    kept = await client.get(f"/api/v1/conversations/{conversations['keep']}")
+    gone = await client.get(f"/api/v1/conversations/{conversations['drop']}")
+    assert (kept.status_code, gone.status_code) == (200, 404)
