@@ -3,16 +3,30 @@
 from __future__ import annotations
 
 import contextlib
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from spyglass.cli.invoke import load_runtime
-from spyglass.cli.output import EXIT_FAILED, fail, stderr
+from spyglass.cli.output import EXIT_FAILED, EXIT_USAGE, fail, stderr
+from spyglass.errors import StorageError, StoreUnavailable
 from spyglass.mcp.addresses import DEFAULT_HTTP_PORT
 from spyglass.mcp.clients import DELEGATED_ENV, Host, snippet
 
+if TYPE_CHECKING:
+    from spyglass.core.actor import Actor
+    from spyglass.runtime import Runtime
+
 #: Built once at import (ruff B008); typer lists the Host choices in --help.
 CLIENT_OPTION = typer.Option(Host.CLAUDE, "--client", help="Which MCP host to configure.")
+TOKEN_FILE_OPTION = typer.Option(
+    None,
+    "--token-file",
+    envvar="SPYGLASS_MCP_TOKEN_FILE",
+    help="A file holding a person's API token (`spyglass users api-token NAME`): calls are "
+    "then theirs, under their permissions. Without it, calls are the owner's.",
+)
 
 app = typer.Typer(
     # Plain help: typer's rich formatter costs more start-up time than the command itself.
@@ -31,6 +45,7 @@ def serve(
     port: int = typer.Option(
         DEFAULT_HTTP_PORT, "--port", min=0, max=65535, help="Port for --http (0: any free)."
     ),
+    token_file: Path | None = TOKEN_FILE_OPTION,
 ) -> None:
     """Serve MCP over stdio (for hosts that launch Spyglass) or Streamable HTTP."""
     if ctx.invoked_subcommand is not None:
@@ -41,10 +56,11 @@ def serve(
     from spyglass.mcp.transport import bind_loopback, serve_http, serve_stdio
 
     runtime = load_runtime()
+    actor = _actor(runtime, token_file) if token_file is not None else None
     if not http:
         # stdout is the protocol stream from here on: nothing else may be printed to it.
         with contextlib.suppress(KeyboardInterrupt):
-            anyio.run(serve_stdio, runtime)
+            anyio.run(serve_stdio, runtime, actor)
         return
     try:
         sock = bind_loopback(port)
@@ -62,7 +78,7 @@ def serve(
 
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            anyio.run(lambda: serve_http(runtime, sock, ready=ready))
+            anyio.run(lambda: serve_http(runtime, sock, ready=ready, actor=actor))
     finally:
         sock.close()
 
@@ -92,3 +108,32 @@ def config(
             f"--port {port}[/]",
             highlight=False,
         )
+
+
+def _actor(runtime: Runtime, token_file: Path) -> Actor:
+    """The person whose API token ``token_file`` holds, or a plain refusal to start."""
+    import asyncio
+
+    from spyglass.accounts.store import API_TOKEN
+
+    try:
+        token = token_file.read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        fail(f"cannot read the token file {token_file} ({exc.strerror or exc})", EXIT_FAILED)
+
+    async def find() -> Actor | None:
+        await asyncio.to_thread(runtime.stores.upgrade)
+        account = await runtime.accounts.resolve(API_TOKEN, token) if token else None
+        return None if account is None else await runtime.actors.actor(account)
+
+    try:
+        actor = asyncio.run(find())
+    except (StoreUnavailable, StorageError) as exc:
+        fail(str(exc), EXIT_FAILED)
+    if actor is None:
+        fail(
+            f"the token in {token_file} signs nobody in (unknown, replaced or disabled)",
+            EXIT_USAGE,
+            hint="the owner makes a new one with `spyglass users api-token NAME`",
+        )
+    return actor

@@ -26,6 +26,7 @@ import mcp.types as types
 from mcp.server.context import ServerRequestContext
 from mcp.types.version import is_version_at_least
 
+from spyglass.core.actor import Actor
 from spyglass.core.capability import Capability
 from spyglass.core.confirmation import TOKEN_TTL_SECONDS
 from spyglass.core.context import Turn
@@ -133,8 +134,12 @@ def decode_state(state: str | None) -> str | None:
 class ConfirmationFlow:
     """Runs one ``tools/call`` through the executor, asking the owner when it must."""
 
-    def __init__(self, executor: Executor, *, ask_timeout: float = ASK_SECONDS) -> None:
+    def __init__(
+        self, executor: Executor, *, ask_timeout: float = ASK_SECONDS, actor: Actor | None = None
+    ) -> None:
         self.executor = executor
+        #: The person this server's calls are made for (``None``: the owner, locally).
+        self.actor = actor
         self.ask_timeout = ask_timeout
         #: 2026-07-28 questions out with a client, token → when to give up on the answer.
         self._unanswered: dict[str, float] = {}
@@ -157,7 +162,12 @@ class ConfirmationFlow:
 
         turn = Turn()
         outcome = await self.executor.ainvoke(
-            capability.name, capability.version, arguments, channel=CHANNEL, turn=turn
+            capability.name,
+            capability.version,
+            arguments,
+            channel=CHANNEL,
+            turn=turn,
+            actor=self.actor,
         )
         pending = outcome.pending_confirmation
         if pending is None:
@@ -175,7 +185,7 @@ class ConfirmationFlow:
     async def _cannot_ask(self, capability: Capability, token: str) -> CannotAsk:
         # Nobody can approve this attempt: spend its token now so the audit log ends it with
         # one terminal event instead of a pending call that silently expires.
-        await self.executor.adeny(token, channel=CHANNEL)
+        await self.executor.adeny(token, channel=CHANNEL, actor=self.actor)
         return CannotAsk(capability)
 
     def _question(
@@ -220,7 +230,7 @@ class ConfirmationFlow:
         overdue = [token for token, deadline in self._unanswered.items() if deadline <= now]
         for token in overdue:
             del self._unanswered[token]
-            await self.executor.adeny(token, channel=CHANNEL)
+            await self.executor.adeny(token, channel=CHANNEL, actor=self.actor)
         return len(overdue)
 
     async def refuse_unanswered_forever(self, interval: float) -> None:
@@ -252,7 +262,7 @@ class ConfirmationFlow:
             # the cancelled scope.
             logger.info("approval request for %s was cancelled by the host", capability.name)
             with anyio.CancelScope(shield=True):
-                await self.executor.adeny(token, channel=CHANNEL)
+                await self.executor.adeny(token, channel=CHANNEL, actor=self.actor)
             raise
         except Exception as exc:
             # No usable answer (timed out, refused by the host, connection gone): the call does
@@ -260,7 +270,7 @@ class ConfirmationFlow:
             logger.warning(
                 "approval request for %s got no answer (%s)", capability.name, type(exc).__name__
             )
-            return await self.executor.adeny(token, channel=CHANNEL)
+            return await self.executor.adeny(token, channel=CHANNEL, actor=self.actor)
         return await self._decide(capability, arguments, token, answer, turn)
 
     async def _decide(
@@ -272,7 +282,7 @@ class ConfirmationFlow:
         turn: Turn,
     ) -> Outcome:
         if not approves(answer):
-            return await self.executor.adeny(token, channel=CHANNEL)
+            return await self.executor.adeny(token, channel=CHANNEL, actor=self.actor)
         return await self.executor.ainvoke(
             capability.name,
             capability.version,
@@ -280,4 +290,5 @@ class ConfirmationFlow:
             channel=CHANNEL,
             turn=turn,
             confirmation_token=token,
+            actor=self.actor,
         )

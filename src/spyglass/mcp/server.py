@@ -25,6 +25,7 @@ from mcp.server.models import InitializationOptions
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.subscriptions import ListenHandler
 
+from spyglass.core.actor import Actor
 from spyglass.core.capability import Capability
 from spyglass.core.outcome import Code, Outcome
 from spyglass.mcp.confirmation import ASK_SECONDS, CannotAsk, ConfirmationFlow
@@ -134,18 +135,20 @@ class SpyglassMCP:
         *,
         ask_timeout: float = ASK_SECONDS,
         policy_poll: float = POLICY_POLL_SECONDS,
+        actor: Actor | None = None,
     ) -> None:
         self.runtime = runtime
+        self.actor = actor
         self.table = ToolTable(runtime.registry, runtime.settings)
         self.watch = ToolWatch(self.table, runtime.policy, interval=policy_poll)
-        self.flow = ConfirmationFlow(runtime.executor, ask_timeout=ask_timeout)
+        self.flow = ConfirmationFlow(runtime.executor, ask_timeout=ask_timeout, actor=actor)
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         # Only what the owner's switches allow: a tool the model may not use is not offered.
         self.watch.remember(ctx)
-        tools = await anyio.to_thread.run_sync(self.table.offered, self.runtime.policy)
+        tools = await anyio.to_thread.run_sync(self.table.offered, self.runtime.policy, self.actor)
         return types.ListToolsResult(tools=tools)
 
     @asynccontextmanager
@@ -215,6 +218,7 @@ def build_server(
     *,
     ask_timeout: float = ASK_SECONDS,
     policy_poll: float = POLICY_POLL_SECONDS,
+    actor: Actor | None = None,
 ) -> Server[Any]:
     """The SDK server for ``runtime``: tools from its registry, calls through its executor.
 
@@ -223,7 +227,7 @@ def build_server(
     lifetime, so an unanswered call is still refused as ``denied``. ``policy_poll`` is how often the
     owner's switches are read to keep clients' tool lists current.
     """
-    app = SpyglassMCP(runtime, ask_timeout=ask_timeout, policy_poll=policy_poll)
+    app = SpyglassMCP(runtime, ask_timeout=ask_timeout, policy_poll=policy_poll, actor=actor)
     server: Server[Any] = _Server(
         SERVER_NAME,
         version=__version__,

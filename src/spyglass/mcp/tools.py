@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import mcp.types as types
 
+from spyglass.core.actor import Actor
 from spyglass.core.capability import Capability, Network, SideEffect
 from spyglass.core.policy import PolicySource, capability_allowed
 from spyglass.core.registry import Registry
@@ -56,12 +57,13 @@ class ToolTable:
         self._by_wire = {c.wire_name: c for c in self.capabilities}
         self.tools = [tool_for(c, settings) for c in self.capabilities]
 
-    def offered(self, policy: PolicySource) -> list[types.Tool]:
-        """The tools the owner's switches allow right now, in table order."""
+    def offered(self, policy: PolicySource, actor: Actor | None = None) -> list[types.Tool]:
+        """The tools the owner's switches (and, for a person, their permissions) allow right
+        now, in table order."""
         return [
             tool
             for capability, tool in zip(self.capabilities, self.tools, strict=True)
-            if capability_allowed(policy, capability)
+            if capability_allowed(policy, capability, actor=actor)
         ]
 
     def offered_names(self, policy: PolicySource) -> tuple[str, ...]:

@@ -13,15 +13,16 @@ from collections.abc import Callable
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 
+from spyglass.core.actor import Actor
 from spyglass.mcp.addresses import LOOPBACK, MCP_PATH, endpoint_url
 from spyglass.mcp.server import build_server
 from spyglass.mcp.stdio import stdio_transport
 from spyglass.runtime import Runtime
 
 
-async def serve_stdio(runtime: Runtime) -> None:
-    """Serve one host over stdin/stdout until it closes the stream."""
-    server = build_server(runtime)
+async def serve_stdio(runtime: Runtime, actor: Actor | None = None) -> None:
+    """Serve one host over stdin/stdout until it closes the stream; calls are ``actor``'s."""
+    server = build_server(runtime, actor=actor)
     lines, transport = stdio_transport()
     async with transport as (read_stream, write_stream):
         lines.answer_through(write_stream)
@@ -37,9 +38,9 @@ def loopback_security(port: int) -> TransportSecuritySettings:
     )
 
 
-def http_app(runtime: Runtime, port: int) -> Starlette:
+def http_app(runtime: Runtime, port: int, actor: Actor | None = None) -> Starlette:
     """The Streamable HTTP ASGI app at ``/mcp`` for a server listening on ``port``."""
-    server = build_server(runtime)
+    server = build_server(runtime, actor=actor)
     return server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         host=LOOPBACK,
@@ -66,13 +67,17 @@ def bind_loopback(port: int) -> socket.socket:
 
 
 async def serve_http(
-    runtime: Runtime, sock: socket.socket, *, ready: Callable[[str], None] | None = None
+    runtime: Runtime,
+    sock: socket.socket,
+    *,
+    ready: Callable[[str], None] | None = None,
+    actor: Actor | None = None,
 ) -> None:
     """Serve Streamable HTTP on an already bound loopback socket until stopped."""
     import uvicorn  # only the HTTP transport needs the server
 
     port = sock.getsockname()[1]
-    app = http_app(runtime, port)
+    app = http_app(runtime, port, actor)
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
     server = uvicorn.Server(config)
     if ready is not None:

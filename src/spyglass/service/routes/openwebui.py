@@ -12,6 +12,7 @@ from typing import Any
 from fastapi import APIRouter
 
 from spyglass.core.outcome import Outcome
+from spyglass.service.auth import Principal
 from spyglass.service.errors import ApiError
 from spyglass.service.models import OpenWebUILoad, OpenWebUISearch
 from spyglass.service.state import Caller, ServiceState, State
@@ -23,7 +24,16 @@ CHANNEL = "openwebui"
 SEARCH_MAX = 10
 
 
-def _require_delegated(state: ServiceState) -> None:
+def _require_delegated(state: ServiceState, principal: Principal) -> None:
+    if principal.actor.needs_approval:
+        # Open WebUI cannot carry the call back once an owner or a parent approved it, so
+        # such a person's calls are refused here before anything is queued.
+        raise ApiError(
+            403,
+            "NEEDS_APPROVER",
+            "this person's calls wait for an owner or a parent, which Open WebUI cannot show; "
+            "use the Spyglass console, where the call waits for their approval",
+        )
     if CHANNEL not in state.runtime.executor.delegated_channels:
         raise ApiError(
             403,
@@ -63,7 +73,7 @@ def _raise_unless_ok(outcome: Outcome, *, stages: tuple[str, ...] | None = None)
     summary="Open WebUI external web search: {query, count} → [{link, title, snippet}]",
 )
 async def search(body: OpenWebUISearch, state: State, principal: Caller) -> list[dict[str, Any]]:
-    _require_delegated(state)
+    _require_delegated(state, principal)
     outcome = await state.runtime.executor.ainvoke(
         "web.search",
         None,
@@ -86,7 +96,7 @@ async def search(body: OpenWebUISearch, state: State, principal: Caller) -> list
     summary="Open WebUI external web loader: {urls} → [{page_content, metadata}]",
 )
 async def loader(body: OpenWebUILoad, state: State, principal: Caller) -> list[dict[str, Any]]:
-    _require_delegated(state)
+    _require_delegated(state, principal)
     documents = []
     for url in body.urls:
         outcome = await state.runtime.executor.ainvoke(
