@@ -142,10 +142,94 @@ def capabilities_reference() -> str:
     return "".join(lines)
 
 
+ACCOUNTS_GUIDE = """
+A household shares one Spyglass: one model, one set of switches, but not one set of
+permissions. Each person has an account with a role; the owner manages them with
+`spyglass users` (see [cli.md](cli.md)) or the console's Settings → People.
+
+## Roles
+
+What each role may do. This table is generated from `spyglass.accounts.roles.ROLES`, the
+one place every check reads; a person's own settings can only narrow their role.
+
+{table}
+## What the owner sets per person
+
+- **capabilities**: which of their role's capabilities they may use.
+- **allow_domains / deny_domains**: sites they may read (or never read or search). Denied
+  sites are added to `fetch.deny_domains` for their calls, so every redirect hop is checked
+  too; an allow list becomes their `fetch.allow_domains` when the owner has none (with the
+  owner's own list, the person's list is checked on the URL asked for).
+- **daily_budget**: calls per day (UTC), counted when a call runs, never when it is only
+  proposed; `none` for no limit.
+- **owner_keys**: whether their calls may spend the owner's provider keys. Without them, a
+  keyed provider uses the person's own key (`spyglass users key NAME PROVIDER`, read from
+  standard input, stored as a secret, never shown again or logged) or refuses before anyone
+  is asked.
+- **needs_approval**: every call waits for an owner or a parent (on for a child).
+- **parent**: a member marked parent approves other people's waiting calls.
+
+The owner's switches (`spyglass policy`) are checked first and always win: with web access
+off nobody searches. Every front end asks the same place, the executor's policy stage.
+
+## Signing in
+
+- `spyglass users add NAME --role member` prints a one-time console link (10 minutes);
+  `spyglass users login-link NAME` prints a new one. The link `spyglass serve` prints is the
+  owner's, as before.
+- `spyglass users password NAME` sets an optional password (argon2id); the console then
+  signs in with `POST /api/v1/session/password`.
+- `spyglass users api-token NAME` makes the person's API token for scripts, the HTTP API,
+  the Open WebUI endpoints and MCP (`spyglass mcp --token-file FILE`); a new one replaces
+  the old. The token in `$SPYGLASS_HOME/api-token` stays the owner's.
+- The CLI acts as the owner: whoever runs it can read `SPYGLASS_HOME` anyway.
+- Disabling a person signs them out everywhere at once.
+
+## Approval by a parent
+
+A child's call (or anyone's marked `needs_approval`) waits: its card says who it waits
+for, and it appears in the queue of every owner and parent (`GET /api/v1/approvals`, the
+console's Approvals panel) with the person, the literal query or URL and the privacy
+findings. The approver answers there (`POST /api/v1/approvals/{{id}}`), once. The token
+stays with the person who asked, bound to that exact call and to them; it works once, and
+only after the approval. A declined call never runs; one nobody approved before the token
+expired never runs either. On a channel whose host approves calls (MCP delegated, Open
+WebUI), such a person's calls still wait for an approver (Open WebUI refuses them, since it
+cannot carry the answer back).
+
+## Isolation
+
+- Conversations, history search and the conversations list are per person. Another
+  person's conversation id (guessed, swapped or replayed) answers `404`, exactly as an
+  unknown one, and a pending call's token works only for the person it was proposed for.
+- An owner sees everyone's receipts (`GET /api/v1/receipts`: what left the house, by whom)
+  but not their conversations, unless the person shares one
+  (`PUT /api/v1/conversations/{{id}}/shared`); a shared conversation can be read, never
+  continued or deleted, by an owner.
+- A guest's conversations are not kept.
+- The audit log records a pseudonymous `actor` for each call made for a person: an HMAC of
+  the account id under a secret made once per install, stable per person, naming nobody.
+
+## Existing installs
+
+The schema migrations (`spyglass db upgrade`, also run by `spyglass serve`) add the accounts
+tables to the state database (the SQLite state file, or PostgreSQL when shared). The single
+owner of an existing install becomes the first account, `owner`: their API token, console
+sessions and conversations stay theirs.
+"""
+
+
+def accounts_reference() -> str:
+    from spyglass.accounts.roles import markdown_table
+
+    return HEADER + "# Accounts\n" + ACCOUNTS_GUIDE.format(table=markdown_table())
+
+
 PAGES = {
     "configuration.md": settings_reference,
     "cli.md": cli_reference,
     "capabilities.md": capabilities_reference,
+    "accounts.md": accounts_reference,
 }
 
 
