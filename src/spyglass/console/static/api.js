@@ -136,3 +136,29 @@ export async function streamMessage(body, onEvent, signal) {
   }
   return done;
 }
+
+/** Calls waiting for an owner or a parent: an approver gets everyone's, others their own. */
+export function listApprovals() {
+  return json("GET", "/api/v1/approvals");
+}
+
+/** Approve or decline a waiting call (owners and parents). */
+export function answerApproval(id, approve) {
+  return json("POST", `/api/v1/approvals/${encodeURIComponent(id)}`, { approve });
+}
+
+export function listPeople() {
+  return json("GET", "/api/v1/people");
+}
+
+export function addPerson(name, role) {
+  return json("POST", "/api/v1/people", { name, role });
+}
+
+export function changePerson(id, changes) {
+  return json("PATCH", `/api/v1/people/${encodeURIComponent(id)}`, changes);
+}
+
+export function personLoginCode(id) {
+  return json("POST", `/api/v1/people/${encodeURIComponent(id)}/login-code`);
+}

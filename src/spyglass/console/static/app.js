@@ -1,6 +1,7 @@
 // The console's entry point: sign in, then wire the header, the history and the chat together.
 
 import { getConversation, loadSession, onUnauthorized, signOut } from "./api.js";
+import { ApprovalQueue, Panel, PeoplePanel } from "./approvals.js";
 import { Chat } from "./chat.js";
 import { hideGate, showGate } from "./gate.js";
 import { History } from "./history.js";
@@ -102,7 +103,31 @@ function start(session) {
   $("scrim").addEventListener("click", () => setDrawer(false));
   for (const id of ["sign-out", "sign-out-drawer"]) $(id).addEventListener("click", () => leave(id));
   history.refresh();
+  household(session.account);
   $("composer-input").focus();
+}
+
+/** What the signed-in person may do for the household: answer others' calls, manage people. */
+function household(account) {
+  if (!account) return;
+  document.body.classList.toggle("household", account.may_approve || account.manages);
+  if (account.may_approve) {
+    const queue = new ApprovalQueue(new Panel($("approvals-panel")), $("approvals-badge"), { onError: toast });
+    $("approvals-open").hidden = false;
+    $("approvals-open").addEventListener("click", () => {
+      queue.panel.open();
+      queue.refresh();
+    });
+    queue.start();
+  }
+  if (account.manages) {
+    const people = new PeoplePanel(new Panel($("people-panel")), { onError: toast });
+    $("people-open").hidden = false;
+    $("people-open").addEventListener("click", () => {
+      people.panel.open();
+      people.refresh();
+    });
+  }
 }
 
 /** Sign out: the service ends the session, and nothing of it stays on screen. */

@@ -176,7 +176,7 @@ export class Chat {
 
   async confirm(pending, view) {
     this.setLocked(true);
-    this.setStatus("Waiting for your approval.");
+    this.setStatus(pending.waiting_for ? `Waiting for ${pending.waiting_for}.` : "Waiting for your approval.");
     const card = showConfirmation(this.ui.confirmSlot, pending);
     this.card = card;
     this.scrollToEnd(false);

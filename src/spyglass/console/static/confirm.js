@@ -2,6 +2,7 @@
 // leave the device. It shows the literal query or the full URL, counts down to expiry, and
 // is built only by this module — text from the model or the web can never produce one.
 
+import { waitForApprover } from "./approvals.js";
 import { h, hostOf } from "./dom.js";
 import { fillHighlighted, noticeList } from "./notices.js";
 
@@ -53,6 +54,16 @@ export function showConfirmation(slot, pending) {
     extras.append(h("li", { text }));
   }
 
+  // A child's call (or anyone's the owner marked) is approved by an owner or a parent, from
+  // their own console: this card only waits for them, and can cancel.
+  const waiting = typeof pending.waiting_for === "string" && pending.waiting_for;
+  if (waiting) {
+    deny.textContent = "Cancel";
+    deny.setAttribute("aria-label", `Cancel: ${words.title}`);
+    approve.hidden = true;
+  }
+  const waitNote = waiting ? h("p", { class: "confirm-waiting", role: "status", text: `Waiting for ${waiting} to approve this.` }) : null;
+
   const where = pending.capability === "web.fetch" ? h("p", { class: "confirm-host" }, "on ", h("strong", { text: hostOf(literal) })) : null;
 
   const card = h(
@@ -63,9 +74,10 @@ export function showConfirmation(slot, pending) {
     notices,
     where,
     extras.childElementCount ? extras : null,
+    waitNote,
     h("p", { class: "confirm-note", id: `${titleId}-note`, text: words.note }),
     h("div", { class: "confirm-meter", "aria-hidden": "true" }, meter),
-    h("div", { class: "confirm-actions" }, h("span", { class: "confirm-keys", text: "Enter approves · Esc denies" }), deny, approve),
+    h("div", { class: "confirm-actions" }, h("span", { class: "confirm-keys", text: waiting ? "Esc cancels" : "Enter approves · Esc denies" }), deny, approve),
   );
   card.dataset.capability = pending.capability;
 
@@ -111,7 +123,7 @@ export function showConfirmation(slot, pending) {
   deny.addEventListener("click", () => finish("deny"));
   card.addEventListener("keydown", (event) => {
     // Enter approves only when the card itself has focus, never from a button or the text.
-    if (event.key === "Enter" && event.target === card && !event.isComposing) {
+    if (event.key === "Enter" && event.target === card && !event.isComposing && !waiting) {
       event.preventDefault();
       finish("approve");
     }
@@ -123,6 +135,8 @@ export function showConfirmation(slot, pending) {
     }
   }
   document.addEventListener("keydown", onDocumentKey, true);
+
+  if (waiting) waitForApprover(pending, () => done).then((answer) => finish(answer));
 
   slot.replaceChildren(card);
   if (!done) card.focus({ preventScroll: true });

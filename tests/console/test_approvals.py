@@ -1,0 +1,140 @@
+"""A child's search waits for a parent, who approves it from the queue on a phone-sized page;
+the owner adds a person under Settings → People."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from spyglass.accounts import manage
+from spyglass.accounts.roles import Role
+from tests.console.harness import ConsoleServer, run_coroutine, screenshot
+from tests.console.models import reactive
+from tests.support.fake_model import FakeModel, tool_call
+from tests.support.fetch_peers import Peer
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(autouse=True)
+def _model_reacts(model: FakeModel) -> None:
+    model.default = reactive
+
+
+@pytest.fixture
+def phone(browser: Browser) -> Iterator[BrowserContext]:
+    ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    ctx.set_default_timeout(10_000)
+    yield ctx
+    ctx.close()
+
+
+def signed_in(context: BrowserContext, url: str) -> Page:
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    tab.goto(url)
+    tab.wait_for_selector("#composer-input:not([disabled])")
+    assert errors == []
+    return tab
+
+
+def link_for(server: ConsoleServer, name: str, role: Role) -> str:
+    added = run_coroutine(manage.add(server.runtime.accounts, name, role))
+    return f"{server.base_url}/login?code={added.login_code}"
+
+
+def test_a_parent_approves_a_childs_search_from_the_queue_on_a_phone(
+    browser: Browser,
+    phone: BrowserContext,
+    server: ConsoleServer,
+    model: FakeModel,
+    searxng: Peer,
+) -> None:
+    kid_context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    kid_context.set_default_timeout(10_000)
+    try:
+        kid = signed_in(kid_context, link_for(server, "kid", Role.CHILD))
+        parent = signed_in(phone, server.login_url())
+        expect(kid.locator("#approvals-open")).to_be_hidden()
+
+        model.script(tool_call("web_search", {"query": "sea otters"}))
+        kid.fill("#composer-input", "Tell me about sea otters")
+        kid.keyboard.press("Enter")
+        card = kid.locator(".confirm-card")
+        expect(card.locator(".confirm-waiting")).to_have_text(
+            "Waiting for an owner or a parent (owner) to approve this."
+        )
+        expect(card.get_by_role("button", name="Approve: Search the web for")).to_be_hidden()
+        screenshot(kid, "child-waiting-phone")
+
+        expect(parent.locator("#approvals-badge")).to_have_text("1", timeout=15_000)
+        parent.locator("#approvals-open").click()
+        panel = parent.locator("#approvals-panel")
+        expect(panel).to_be_visible()
+        box = panel.bounding_box()
+        assert box is not None and box["width"] <= PHONE["width"]
+        item = panel.locator(".approval")
+        expect(item.locator(".approval-who")).to_have_text("kid wants to search for")
+        expect(item.locator(".confirm-value")).to_have_text("sea otters")
+        assert searxng.requests["/search"] == 0
+        screenshot(parent, "approval-queue-phone")
+        item.get_by_role("button", name="Approve kid: sea otters").click()
+        expect(panel.locator(".panel-empty")).to_have_text("Nothing is waiting for you.")
+
+        expect(kid.locator(".answer")).to_contain_text("From the search", timeout=15_000)
+        assert searxng.requests["/search"] == 1
+    finally:
+        kid_context.close()
+
+
+def test_a_declined_childs_search_never_leaves(
+    browser: Browser,
+    phone: BrowserContext,
+    server: ConsoleServer,
+    model: FakeModel,
+    searxng: Peer,
+) -> None:
+    kid_context = browser.new_context(viewport=PHONE)
+    kid_context.set_default_timeout(10_000)
+    try:
+        kid = signed_in(kid_context, link_for(server, "kid", Role.CHILD))
+        parent = signed_in(phone, server.login_url())
+        model.script(tool_call("web_search", {"query": "sea otters"}))
+        kid.fill("#composer-input", "Tell me about sea otters")
+        kid.keyboard.press("Enter")
+        expect(kid.locator(".confirm-waiting")).to_be_visible()
+        parent.locator("#approvals-open").click()
+        parent.get_by_role("button", name="Decline kid: sea otters").click()
+        expect(kid.locator(".answer")).to_contain_text("you declined", timeout=15_000)
+        assert searxng.requests["/search"] == 0
+    finally:
+        kid_context.close()
+
+
+def test_the_owner_adds_a_person_and_gets_their_one_time_link(
+    phone: BrowserContext, server: ConsoleServer
+) -> None:
+    owner = signed_in(phone, server.login_url())
+    owner.locator("#people-open").click()
+    panel = owner.locator("#people-panel")
+    panel.get_by_label("New person's name").fill("Sam")
+    panel.get_by_label("New person's role").select_option("guest")
+    panel.get_by_role("button", name="Add").click()
+    expect(panel.locator(".people-link code")).to_contain_text("/login?code=")
+    expect(panel.locator('.person[data-name="sam"] select')).to_have_value("guest")
+    names = [a.name for a in run_coroutine(server.runtime.accounts.all())]
+    assert names == ["owner", "sam"]
+    screenshot(owner, "people-phone")
+
+
+def test_people_and_approvals_are_not_offered_to_a_member(
+    phone: BrowserContext, server: ConsoleServer
+) -> None:
+    member = signed_in(phone, link_for(server, "sam", Role.MEMBER))
+    expect(member.locator("#people-open")).to_be_hidden()
+    expect(member.locator("#approvals-open")).to_be_hidden()
