@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import httpx
 import pytest
 from fastapi import FastAPI
 from mcp import Client
@@ -134,6 +133,3 @@ async def test_the_cli_acts_as_the_owner_on_this_machine(app: FastAPI) -> None:
     async with bearer(app, await app.state.spyglass.accounts.get("owner")) as owner:
         session = await owner.get("/api/v1/session")
     assert session.json()["account"]["role"] == "owner"
-
-
-__all__ = ["httpx"]

@@ -73,3 +73,14 @@ def test_serving_with_a_broken_config_exits_with_the_reason_and_a_clean_stdout(
     assert "channels.mcp.confirmation" in result.stderr
     assert result.stdout == ""
     assert "Traceback" not in result.stderr
+
+
+def test_serving_mcp_with_a_token_that_signs_nobody_in_refuses_to_start(
+    home: Path, tmp_path: Path
+) -> None:
+    token_file = tmp_path / "token"
+    token_file.write_text("not-a-token\n")
+    result = run("mcp", "--token-file", str(token_file), home=home)
+    assert result.code == 2
+    assert "signs nobody in" in result.stderr and "spyglass users api-token" in result.stderr
+    assert "not-a-token" not in result.stderr

@@ -71,3 +71,51 @@ async def test_signing_out_ends_the_session_on_the_service_and_clears_the_cookie
     assert signed_out.status_code == 200 and signed_out.json() == {"signed_out": True}
     assert "spyglass_session=" in cleared and "Max-Age=0" in cleared
     assert after.status_code == 401
+
+
+async def test_a_password_signs_its_person_in_and_a_wrong_one_says_only_that_it_is_wrong(
+    app: FastAPI,
+) -> None:
+    from spyglass.accounts.passwords import hash_password
+    from spyglass.accounts.roles import Role
+    from tests.service.household import add
+
+    sam = await add(app, "sam", Role.MEMBER)
+    await app.state.spyglass.accounts.set_password(sam.id, hash_password("correct horse battery"))
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url=BASE_URL
+    ) as browser:
+        answers = [
+            await browser.post("/api/v1/session/password", json=body)
+            for body in (
+                {"name": "sam", "password": "wrong horse battery"},
+                {"name": "nobody", "password": "correct horse battery"},
+                {"name": "owner", "password": "correct horse battery"},
+            )
+        ]
+        assert [a.status_code for a in answers] == [401, 401, 401]
+        assert len({a.json()["error"]["message"] for a in answers}) == 1
+        assert (await browser.get("/api/v1/session")).status_code == 401
+        ok = await browser.post(
+            "/api/v1/session/password", json={"name": "SAM", "password": "correct horse battery"}
+        )
+        assert ok.status_code == 200 and "HttpOnly" in ok.headers["set-cookie"]
+        assert (await browser.get("/api/v1/session")).json()["account"]["name"] == "sam"
+
+
+async def test_a_persons_own_provider_key_is_never_in_any_answer(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    from spyglass.accounts.roles import Role
+    from tests.service.household import add, bearer
+
+    sam = await add(app, "sam", Role.MEMBER)
+    await app.state.spyglass.accounts.set_key(sam.id, "brave", "sams-brave-key-0123")
+    answers = [
+        await client.get("/api/v1/people"),
+        await client.patch(f"/api/v1/people/{sam.id}", json={"owner_keys": False}),
+    ]
+    async with bearer(app, sam) as sams:
+        answers.append(await sams.get("/api/v1/session"))
+    assert all(a.status_code == 200 for a in answers)
+    assert not any("sams-brave-key" in a.text for a in answers)
