@@ -30,6 +30,7 @@ infrastructure faults, and every one Spyglass raises on purpose is a :class:`Spy
     │   └── TurnRefused            (spyglass.conversation.turn) a turn cannot start or resume
     └── InputError             a value given to Spyglass is malformed; also a ``ValueError``, so
         │                      settings validators report it as a validation error
+        ├── AccountError           (spyglass.accounts.model) an account change that cannot be made
         ├── HostnameError          (spyglass.hostnames) text that is not a host name
         ├── DomainFilterError      (spyglass.search.domains) an unusable domain filter entry
         └── RoutingError           (spyglass.providers.routing) an unusable providers setting

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import pytest
@@ -308,8 +309,9 @@ async def test_the_owner_may_mark_any_member_to_wait_for_approval(runtime: Runti
 
 
 async def test_a_person_without_the_owners_keys_runs_with_only_their_own(
-    runtime: Runtime, ran: Ran
+    runtime: Runtime, ran: Ran, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.DEBUG)
     _, guest = await person(runtime, Role.GUEST)
     _, member = await person(runtime, Role.MEMBER)
     keyed, _ = await person(runtime, Role.GUEST)
@@ -319,6 +321,7 @@ async def test_a_person_without_the_owners_keys_runs_with_only_their_own(
         assert (await approve(runtime, "web.search", {}, actor)).ok
     assert ran.keys == [None, "owner-brave-key", "guest-own-key"]
     assert "guest-own-key" not in runtime.paths.audit_file.read_text()
+    assert "guest-own-key" not in caplog.text and "owner-brave-key" not in caplog.text
 
 
 def test_personal_settings_leave_the_owners_settings_untouched() -> None:

@@ -225,3 +225,32 @@ def test_an_existing_single_owner_state_file_is_upgraded_with_its_owner_as_first
     rows = db.run_blocking(lambda c: c.execute("SELECT digest FROM sessions").fetchall())
     assert rows == [("d",)]
     db.close()
+
+
+def test_an_existing_postgresql_database_is_upgraded_with_its_owner_as_first_account(
+    database_url: str, clock: Clock
+) -> None:
+    import psycopg
+
+    from spyglass.accounts.postgres import PostgresRunner
+    from spyglass.state import postgres
+
+    # The database as the release before accounts left it: two migrations, one conversation.
+    with psycopg.connect(database_url, autocommit=True) as db:
+        db.execute("CREATE TABLE spyglass_schema (version INTEGER NOT NULL)")
+        for number, migration in enumerate(postgres.MIGRATIONS[:2], start=1):
+            db.execute(migration.encode())
+            db.execute("INSERT INTO spyglass_schema(version) VALUES (%s)", (number,))
+        db.execute(
+            "INSERT INTO conversations(id, title, created_at, updated_at) "
+            "VALUES ('old', 'Old', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')"
+        )
+    assert postgres.upgrade(database_url, 5) == len(postgres.MIGRATIONS)
+    runner = PostgresRunner(database_url, timeout=5)
+    store = AccountStore(runner, clock)
+    try:
+        accounts = asyncio.run(store.all())
+        assert [(a.id, a.role) for a in accounts] == [(OWNER_ID, Role.OWNER)]
+        assert asyncio.run(store.holder("old")) == (OWNER_ID, False)
+    finally:
+        runner.close()

@@ -132,6 +132,30 @@ def test_the_owner_adds_a_person_and_gets_their_one_time_link(
     screenshot(owner, "people-phone")
 
 
+def test_the_owner_limits_a_person_from_their_row(
+    phone: BrowserContext, server: ConsoleServer
+) -> None:
+    link_for(server, "sam", Role.MEMBER)
+    owner = signed_in(phone, server.login_url())
+    owner.locator("#people-open").click()
+    row = owner.locator('#people-panel .person[data-name="sam"]')
+    row.get_by_text("Limits").click()
+    row.get_by_label("Sites sam may not use").fill("Example.com, news.example")
+    row.get_by_label("Calls a day for sam").fill("7")
+    row.get_by_label("sam approves others' calls").check()
+    row.get_by_role("button", name="Save").click()
+    expect(owner.locator('#people-panel .person[data-name="sam"] .person-facts')).to_have_text(
+        "7 calls a day"
+    )
+    sam = run_coroutine(server.runtime.accounts.find("sam"))
+    assert sam is not None
+    assert (sam.deny_domains, sam.daily_budget, sam.may_approve) == (
+        ("example.com", "news.example"),
+        7,
+        True,
+    )
+
+
 def test_people_and_approvals_are_not_offered_to_a_member(
     phone: BrowserContext, server: ConsoleServer
 ) -> None:

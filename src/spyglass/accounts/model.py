@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from spyglass.accounts.roles import ROLES, Role, RolePermissions
+from spyglass.errors import InputError
 
 #: The first account of every install; the single owner from before accounts existed.
 OWNER_ID = "owner"
@@ -29,7 +30,7 @@ OVERRIDES: dict[str, str] = {
 }
 
 
-class AccountError(ValueError):
+class AccountError(InputError):
     """A request about accounts that cannot be done as asked; the message says why."""
 
 

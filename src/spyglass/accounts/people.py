@@ -110,9 +110,9 @@ class People:
         if capability not in account.capabilities:
             return Refusal(
                 PERSONAL_POLICY,
-                f"{capability} is not among what this account may use; the owner can allow it "
-                f"with `spyglass users allow {account.name} {capability}` or in the console's "
-                "Settings → People",
+                f"{capability} is not among what this account may use (role "
+                f"{account.role.value}); the owner can change it with `spyglass users set "
+                f"{account.name} --capabilities …` or `set-role`, or under Settings → People",
                 reason="capability",
             )
         refusal = self._domain_refusal(account, arguments)

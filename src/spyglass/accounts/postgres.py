@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 import psycopg
 
-from spyglass.accounts.store import Execute
+from spyglass.accounts.runner import Execute
 from spyglass.state.postgres import connect, unavailable
 
 T = TypeVar("T")

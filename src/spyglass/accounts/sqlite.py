@@ -6,7 +6,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from spyglass.accounts.store import Execute
+from spyglass.accounts.runner import Execute
 from spyglass.state.sqlite import StateDB
 
 T = TypeVar("T")

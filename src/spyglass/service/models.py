@@ -150,3 +150,9 @@ class ShareBody(_Body):
     """Whether the owners may read this conversation."""
 
     shared: bool
+
+
+class KeyBody(_Body):
+    """A provider key of one's own; stored as a secret, never shown again."""
+
+    secret: str = Field(min_length=1, max_length=512)

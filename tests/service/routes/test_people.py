@@ -92,3 +92,18 @@ async def test_removing_a_person_keeps_or_deletes_their_conversations_as_the_own
     kept = await client.get(f"/api/v1/conversations/{conversations['keep']}")
     gone = await client.get(f"/api/v1/conversations/{conversations['drop']}")
     assert (kept.status_code, gone.status_code) == (200, 404)
+
+
+async def test_a_person_stores_their_own_key_which_is_then_never_shown(app: FastAPI) -> None:
+    guest = await add(app, "visitor", Role.GUEST)
+    async with bearer(app, guest) as visitor:
+        stored = await visitor.put("/api/v1/keys/Brave", json={"secret": "visitor-key-42"})
+        assert stored.status_code == 204
+        listed = await visitor.get("/api/v1/keys")
+        assert listed.json() == {"providers": ["brave"]}
+        assert "visitor-key-42" not in listed.text
+        bad = await visitor.put("/api/v1/keys/not a name", json={"secret": "x"})
+        assert bad.status_code == 422
+        assert (await visitor.delete("/api/v1/keys/brave")).status_code == 204
+        assert (await visitor.get("/api/v1/keys")).json() == {"providers": []}
+    assert await app.state.spyglass.accounts.keys(guest.id) == {}

@@ -205,7 +205,43 @@ export class PeoplePanel {
       h("span", { class: "person-facts", text: facts.join(" · ") }),
       disabled,
       link,
+      person.role === "owner" ? null : this.limits(person),
     );
+  }
+
+  /** What this person may do beyond their role: sites, calls a day, approval, parent. */
+  limits(person) {
+    const sites = (list) => (list ?? []).join(", ");
+    const split = (text) => text.split(",").map((part) => part.trim()).filter(Boolean);
+    const deny = h("input", { type: "text", value: sites(person.deny_domains), "aria-label": `Sites ${person.name} may not use`, placeholder: "example.com, …" });
+    const allow = h("input", { type: "text", value: sites(person.allow_domains), "aria-label": `Only sites ${person.name} may read`, placeholder: "any site" });
+    const budget = h("input", { type: "number", min: "0", value: person.daily_budget ?? "", "aria-label": `Calls a day for ${person.name}`, placeholder: "no limit" });
+    const waits = h("input", { type: "checkbox", checked: person.needs_approval, "aria-label": `${person.name}'s calls wait for an approver` });
+    const parent = h("input", { type: "checkbox", checked: person.parent, "aria-label": `${person.name} approves others' calls` });
+    const save = h("button", { type: "submit", class: "button button-secondary", text: "Save" });
+    const form = h(
+      "form",
+      { class: "person-limits" },
+      h("label", {}, "Never these sites ", deny),
+      h("label", {}, "Only these sites ", allow),
+      h("label", {}, "Calls a day ", budget),
+      h("label", {}, waits, " Calls wait for an approver"),
+      person.role === "member" ? h("label", {}, parent, " Parent (approves others' calls)") : null,
+      save,
+    );
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const changes = {
+        deny_domains: split(deny.value),
+        allow_domains: split(allow.value),
+        needs_approval: waits.checked,
+      };
+      if (budget.value === "") changes.no_daily_limit = true;
+      else changes.daily_budget = Number(budget.value);
+      if (person.role === "member") changes.parent = parent.checked;
+      this.change(person, changes);
+    });
+    return h("details", { class: "person-more" }, h("summary", { text: "Limits" }), form);
   }
 
   async change(person, changes) {

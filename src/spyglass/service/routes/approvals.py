@@ -12,7 +12,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from spyglass.accounts.store import WaitingCall
+from spyglass.accounts.queue import WaitingCall
 from spyglass.service.errors import ApiError
 from spyglass.service.models import ApprovalAnswer
 from spyglass.service.state import Caller, State

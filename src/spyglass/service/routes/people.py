@@ -1,7 +1,9 @@
-"""Settings → People: the owner manages the household's accounts over the API.
+"""Settings → People: the owner manages the household's accounts over the API; and each
+person's own provider keys.
 
-Every route here is the owner's (``403 OWNER_ONLY`` for anyone else); an id that names no
-account is ``404``. Credentials are shown once, when made, and never listed.
+Every ``/people`` route is the owner's (``403 OWNER_ONLY`` for anyone else); an id that names
+no account is ``404``. Credentials are shown once, when made, and never listed; keys are
+never shown at all.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from fastapi.responses import Response
 from spyglass.accounts import manage
 from spyglass.accounts.model import Account, AccountError
 from spyglass.service.errors import ApiError
-from spyglass.service.models import PersonChange, PersonNew
+from spyglass.service.models import KeyBody, PersonChange, PersonNew
 from spyglass.service.state import Caller, ServiceState, State, require_owner
 
 router = APIRouter(tags=["people"])
@@ -146,3 +148,43 @@ async def person_api_token(account_id: str, principal: Caller, state: State) -> 
     except AccountError as exc:
         raise _invalid(exc) from None
     return {"api_token": token}
+
+
+@router.get(
+    "/api/v1/keys",
+    operation_id="listOwnKeys",
+    summary="The providers the caller has a key of their own for (names only, never keys)",
+)
+async def list_own_keys(principal: Caller, state: State) -> dict[str, Any]:
+    keys = await state.accounts.keys(principal.account.id)
+    return {"providers": sorted(keys)}
+
+
+@router.put(
+    "/api/v1/keys/{provider}",
+    operation_id="setOwnKey",
+    summary="Store the caller's own key for a provider (shown never again)",
+    status_code=204,
+)
+async def set_own_key(provider: str, body: KeyBody, principal: Caller, state: State) -> Response:
+    try:
+        name = manage.provider_name(provider)
+    except AccountError as exc:
+        raise _invalid(exc) from None
+    await state.accounts.set_key(principal.account.id, name, body.secret.strip())
+    return Response(status_code=204)
+
+
+@router.delete(
+    "/api/v1/keys/{provider}",
+    operation_id="deleteOwnKey",
+    summary="Remove the caller's own key for a provider",
+    status_code=204,
+)
+async def delete_own_key(provider: str, principal: Caller, state: State) -> Response:
+    try:
+        name = manage.provider_name(provider)
+    except AccountError as exc:
+        raise _invalid(exc) from None
+    await state.accounts.set_key(principal.account.id, name, None)
+    return Response(status_code=204)

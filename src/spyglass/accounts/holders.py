@@ -1,0 +1,80 @@
+"""Whose conversation is whose, in the accounts store (history itself stays as it is)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from spyglass.accounts.model import OWNER_ID
+from spyglass.accounts.runner import Execute, Runner
+
+
+class ConversationHolders:
+    """The conversations part of :class:`~spyglass.accounts.store.AccountStore`."""
+
+    runner: Runner
+    clock: Callable[[], float]
+
+    async def claim(self, conversation_id: str, account_id: str) -> str:
+        """Record a new conversation as ``account_id``'s; returns whose it is."""
+
+        def work(run: Execute) -> str:
+            run(
+                "INSERT INTO account_conversations(conversation_id, account_id) VALUES (?,?) "
+                "ON CONFLICT (conversation_id) DO NOTHING",
+                (conversation_id, account_id),
+            )
+            rows = run(
+                "SELECT account_id FROM account_conversations WHERE conversation_id = ?",
+                (conversation_id,),
+            )
+            return str(rows[0][0])
+
+        return await self.runner.transaction(work)
+
+    async def holder(self, conversation_id: str) -> tuple[str, bool]:
+        """Whose conversation it is and whether they share it. Conversations from before
+        accounts existed are the owner's."""
+        rows = await self.runner.transaction(
+            lambda run: run(
+                "SELECT account_id, shared FROM account_conversations WHERE conversation_id = ?",
+                (conversation_id,),
+            )
+        )
+        return (str(rows[0][0]), bool(rows[0][1])) if rows else (OWNER_ID, False)
+
+    async def conversations(self) -> dict[str, tuple[str, bool]]:
+        """Every recorded conversation: its person and whether it is shared."""
+        rows = await self.runner.transaction(
+            lambda run: run(
+                "SELECT conversation_id, account_id, shared FROM account_conversations", ()
+            )
+        )
+        return {row[0]: (str(row[1]), bool(row[2])) for row in rows}
+
+    async def share(self, conversation_id: str, shared: bool) -> None:
+        await self.runner.transaction(
+            lambda run: run(
+                "UPDATE account_conversations SET shared = ? WHERE conversation_id = ?",
+                (int(shared), conversation_id),
+            )
+        )
+
+    async def hand_over(self, conversation_ids: Sequence[str], account_id: str) -> None:
+        """Give conversations to another person (a removed person's history, kept)."""
+
+        def work(run: Execute) -> None:
+            for conversation_id in conversation_ids:
+                run(
+                    "UPDATE account_conversations SET account_id = ?, shared = 0 "
+                    "WHERE conversation_id = ?",
+                    (account_id, conversation_id),
+                )
+
+        await self.runner.transaction(work)
+
+    async def forget(self, conversation_id: str) -> None:
+        await self.runner.transaction(
+            lambda run: run(
+                "DELETE FROM account_conversations WHERE conversation_id = ?", (conversation_id,)
+            )
+        )
