@@ -254,3 +254,17 @@ def test_an_existing_postgresql_database_is_upgraded_with_its_owner_as_first_acc
         assert asyncio.run(store.holder("old")) == (OWNER_ID, False)
     finally:
         runner.close()
+
+
+async def test_spending_as_an_account_reads_its_own_budget_and_refuses_a_disabled_one(
+    store: AccountStore,
+) -> None:
+    kid = await store.create("kid", Role.CHILD)
+    kid = await store.update(kid.id, overrides={"daily_budget": 1})
+    assert await store.spend_as(kid.id, "2026-11-30") == kid
+    assert await store.spend_as(kid.id, "2026-11-30") is None  # spent
+    assert await store.spend_as("nobody", "2026-11-30") is None
+    await store.update(kid.id, disabled=True)
+    assert await store.spend_as(kid.id, "2026-12-01") is None
+    account, keys, used = await store.profile(kid.id, "2026-11-30")
+    assert (account is not None and account.disabled, keys, used) == (True, {}, 1)

@@ -93,15 +93,16 @@ class People:
         self.store = store
         self.clock = clock
 
-    async def _account(self, actor: Actor) -> Account | None:
-        account = await self.store.get(actor.account_id)
-        return None if account is None or account.disabled else account
-
-    async def refusal(
-        self, actor: Actor, capability: str, arguments: Mapping[str, Any]
-    ) -> Refusal | None:
-        account = await self._account(actor)
-        if account is None:
+    async def check(
+        self,
+        actor: Actor,
+        capability: str,
+        arguments: Mapping[str, Any],
+        settings: Settings,
+    ) -> Refusal | Settings:
+        # One read of everything the answer needs: the account, its keys, today's count.
+        account, keys, used = await self.store.profile(actor.account_id, today(self.clock))
+        if account is None or account.disabled:
             return Refusal(
                 PERSONAL_POLICY,
                 "this account is disabled or no longer exists; ask the owner",
@@ -119,9 +120,9 @@ class People:
         if refusal is not None:
             return refusal
         budget = account.daily_budget
-        if budget is not None and await self.store.used(account.id, today(self.clock)) >= budget:
+        if budget is not None and used >= budget:
             return _spent(budget)
-        return None
+        return personal_settings(settings, account, keys)
 
     def _domain_refusal(self, account: Account, arguments: Mapping[str, Any]) -> Refusal | None:
         deny, allow = account.deny_domains, account.allow_domains
@@ -136,22 +137,16 @@ class People:
                 return _domain(domain, "is on this account's list of sites it may not search")
         return None
 
-    async def settings(self, actor: Actor, settings: Settings) -> Settings:
-        account = await self._account(actor)
-        if account is None:
-            return settings
-        keys = await self.store.keys(account.id)
-        return personal_settings(settings, account, keys)
-
     async def spend(self, actor: Actor, capability: str) -> Refusal | None:
-        account = await self._account(actor)
-        if account is None:
-            return Refusal(PERSONAL_POLICY, "this account is disabled or no longer exists")
-        budget = account.daily_budget
-        if not await self.store.spend(account.id, today(self.clock), budget):
-            assert budget is not None
-            return _spent(budget)
-        return None
+        if await self.store.spend_as(actor.account_id, today(self.clock)) is not None:
+            return None
+        # Not counted: say why (rare, so a second read is fine).
+        account = await self.store.get(actor.account_id)
+        if account is None or account.disabled or account.daily_budget is None:
+            return Refusal(
+                PERSONAL_POLICY, "this account is disabled or no longer exists", reason="account"
+            )
+        return _spent(account.daily_budget)
 
     async def ask(
         self,

@@ -308,26 +308,43 @@ class AccountStore(ConversationHolders, ApprovalQueue):
         )
         return {provider: secret for provider, secret in rows}
 
+    async def profile(
+        self, account_id: str, day: str
+    ) -> tuple[Account | None, dict[str, str], int]:
+        """The account, its own provider keys and its calls on ``day``, in one read."""
+
+        def work(run: Execute) -> tuple[Account | None, dict[str, str], int]:
+            found = run(BY_ID, (account_id,))
+            if not found:
+                return None, {}, 0
+            keys = run(
+                "SELECT provider, secret FROM account_keys WHERE account_id = ?", (account_id,)
+            )
+            used = run(
+                "SELECT calls FROM account_usage WHERE account_id = ? AND day = ?",
+                (account_id, day),
+            )
+            return _account(found[0]), dict(keys), int(used[0][0]) if used else 0
+
+        return await self.runner.transaction(work)
+
     # -- daily budget ---------------------------------------------------------------------
 
     async def spend(self, account_id: str, day: str, limit: int | None) -> bool:
         """Count one call today, unless the day's ``limit`` is reached (atomically)."""
+        return await self.runner.transaction(lambda run: _spend(run, account_id, day, limit))
 
-        def work(run: Execute) -> bool:
-            rows = run(
-                "SELECT calls FROM account_usage WHERE account_id = ? AND day = ?",
-                (account_id, day),
-            )
-            used = int(rows[0][0]) if rows else 0
-            if limit is not None and used >= limit:
-                return False
-            run(
-                "INSERT INTO account_usage(account_id, day, calls) VALUES (?,?,1) "
-                "ON CONFLICT (account_id, day) DO UPDATE SET calls = account_usage.calls + 1",
-                (account_id, day),
-            )
-            run("DELETE FROM account_usage WHERE account_id = ? AND day < ?", (account_id, day))
-            return True
+    async def spend_as(self, account_id: str, day: str) -> Account | None:
+        """Count one call today against the account's own budget, atomically with reading
+        it. The account, or ``None`` when it is gone, disabled or its day's budget is spent
+        (read the account again to tell those apart)."""
+
+        def work(run: Execute) -> Account | None:
+            found = run(BY_ID, (account_id,))
+            account = _account(found[0]) if found else None
+            if account is None or account.disabled:
+                return None
+            return account if _spend(run, account_id, day, account.daily_budget) else None
 
         return await self.runner.transaction(work)
 
@@ -355,3 +372,20 @@ class AccountStore(ConversationHolders, ApprovalQueue):
             return str(run("SELECT value FROM install_secrets WHERE name = ?", (name,))[0][0])
 
         return await self.runner.transaction(work)
+
+
+def _spend(run: Execute, account_id: str, day: str, limit: int | None) -> bool:
+    """Count one call on ``day`` unless ``limit`` is reached; older days are dropped."""
+    rows = run(
+        "SELECT calls FROM account_usage WHERE account_id = ? AND day = ?", (account_id, day)
+    )
+    used = int(rows[0][0]) if rows else 0
+    if limit is not None and used >= limit:
+        return False
+    run(
+        "INSERT INTO account_usage(account_id, day, calls) VALUES (?,?,1) "
+        "ON CONFLICT (account_id, day) DO UPDATE SET calls = account_usage.calls + 1",
+        (account_id, day),
+    )
+    run("DELETE FROM account_usage WHERE account_id = ? AND day < ?", (account_id, day))
+    return True

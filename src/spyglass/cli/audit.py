@@ -31,6 +31,8 @@ COLUMNS = (
     "confirmed_by",
     "provider",
     "duration_ms",
+    # The pseudonym of the person a call was made for (none for the owner's local CLI).
+    "actor",
 )
 
 

@@ -52,17 +52,18 @@ class Refusal:
 class PersonalPolicy(Protocol):
     """A person's permissions, as the executor asks for them."""
 
-    async def refusal(
-        self, actor: Actor, capability: str, arguments: Mapping[str, Any]
-    ) -> Refusal | None:
-        """Why ``actor`` may not call ``capability`` with ``arguments`` (``None``: they may).
+    async def check(
+        self,
+        actor: Actor,
+        capability: str,
+        arguments: Mapping[str, Any],
+        settings: Settings,
+    ) -> Refusal | Settings:
+        """Why ``actor`` may not call ``capability`` with ``arguments``; or, when they may,
+        the settings their call runs with (their own provider keys, or none).
 
         Reads only; nothing is counted (the call may still wait for approval).
         """
-        ...
-
-    async def settings(self, actor: Actor, settings: Settings) -> Settings:
-        """The settings a call of ``actor`` runs with (their own provider keys, or none)."""
         ...
 
     async def spend(self, actor: Actor, capability: str) -> Refusal | None:

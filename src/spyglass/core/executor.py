@@ -393,11 +393,12 @@ class Executor:
         actor = attempt.actor
         if actor is not None and self.people is not None:
             try:
-                personal = await self.people.refusal(actor, cname, arguments)
-                attempt.settings = await self.people.settings(actor, self.settings)
+                personal = await self.people.check(actor, cname, arguments, self.settings)
             except StoreUnavailable as exc:
                 return self._unavailable(attempt, exc, stage="policy")
-            if personal is not None:
+            if isinstance(personal, Settings):
+                attempt.settings = personal
+            else:
                 return self._stop(
                     attempt,
                     "policy",
