@@ -147,3 +147,29 @@ def test_spyglass_db_upgrade_and_audit_tail_use_postgresql(
     events = json.loads(tail.stdout)
     assert [(e["capability"], e["code"]) for e in events] == [("web.search", "POLICY_DISABLED")]
     assert not (tmp_path / "home" / "audit").exists()
+
+
+def test_a_policy_table_that_cannot_be_reached_is_every_switch_off_and_says_why() -> None:
+    policy = PostgresPolicy(f"postgresql://spyglass@127.0.0.1:{free_port()}/none", timeout=1)
+    taken = policy.snapshot()
+    assert not any(taken.values.values())
+    problem = taken.problem()
+    assert problem is not None and problem.code == "STORE_UNAVAILABLE"
+    assert "PostgreSQL" in problem.message
+    policy.close()
+
+
+def test_the_policy_table_is_read_in_one_query_with_defaults_for_unset_switches(
+    database_url: str,
+) -> None:
+    upgrade(database_url, 5)
+    policy = PostgresPolicy(database_url, timeout=5)
+    policy.set(WEB_ACCESS, True)
+    taken = policy.snapshot()
+    assert dict(taken.values) == {
+        WEB_ACCESS: True,
+        "web_search_enabled": True,
+        "web_fetch_enabled": True,
+    }
+    assert taken.problem() is None and policy.blocking
+    policy.close()

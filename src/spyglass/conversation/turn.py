@@ -29,7 +29,7 @@ from spyglass.core.capability import Capability
 from spyglass.core.context import Turn
 from spyglass.core.encoding import printable
 from spyglass.core.outcome import Outcome
-from spyglass.core.policy import capability_allowed
+from spyglass.core.policy import capability_allowed, read_snapshot
 from spyglass.errors import RequestRefused, StoreUnavailable
 from spyglass.history.store import HistoryStore
 from spyglass.llm.client import Completion, ModelClient, ModelUnavailable, ToolsRefused
@@ -81,16 +81,17 @@ class ConversationRunner:
 
     # -- what the model may use -----------------------------------------------------------
 
-    def offered(self) -> list[Capability]:
+    async def offered(self) -> list[Capability]:
         """Capabilities whose owner switch is on (web access off → no web tools at all)."""
-        policy, settings = self.runtime.policy, self.runtime.settings
+        switches = await read_snapshot(self.runtime.policy)
+        settings = self.runtime.settings
         return [
-            c for c in self.runtime.registry.latest() if capability_allowed(policy, c, settings)
+            c for c in self.runtime.registry.latest() if capability_allowed(switches, c, settings)
         ]
 
-    def _tools(self) -> list[Capability]:
+    async def _tools(self) -> list[Capability]:
         """What the model is offered now: nothing while its server refuses it tools."""
-        return [] if self.model.tools_refused() else self.offered()
+        return [] if self.model.tools_refused() else await self.offered()
 
     # -- starting and resuming ------------------------------------------------------------
 
@@ -98,20 +99,27 @@ class ConversationRunner:
         """A new turn on a new or existing conversation. Raises :class:`TurnRefused`."""
         # Any request is a chance to audit confirmations that expired unanswered.
         await self.runtime.executor.sweep_expired()
-        known = conversation_id is None or await self.history.exists(conversation_id)
-        if not known and self.history.enabled:
-            assert conversation_id is not None
-            raise TurnRefused(
-                "NOT_FOUND",
-                f"no conversation with id {conversation_id[:64]!r}; leave out "
-                "conversation_id to start a new one",
-                404,
+        stored: list[dict[str, Any]] = []
+        sources: list[Any] = []
+        if conversation_id is not None:
+            # Independent reads, side by side: each store call is a trip to a worker thread
+            # or a server, and a turn's latency is their sum when made one after another.
+            stored, sources = await asyncio.gather(
+                self.history.messages(conversation_id),
+                self.provenance.sources(conversation_id),
             )
+            known = bool(stored) or await self.history.exists(conversation_id)
+            if not known and self.history.enabled:
+                raise TurnRefused(
+                    "NOT_FOUND",
+                    f"no conversation with id {conversation_id[:64]!r}; leave out "
+                    "conversation_id to start a new one",
+                    404,
+                )
         conversation_id = conversation_id or uuid.uuid4().hex
         turn_id = uuid.uuid4().hex
-        stored = await self.history.messages(conversation_id)
         earlier = replay(stored)
-        prompt = system_prompt(self._tools(), self.runtime.settings.llm.system_prompt)
+        prompt = system_prompt(await self._tools(), self.runtime.settings.llm.system_prompt)
         messages = [{"role": "system", "content": prompt}, *earlier]
         messages.append({"role": "user", "content": text})
         await self.history.add_user(conversation_id, turn_id, text, title=text[:TITLE_CHARS])
@@ -123,7 +131,7 @@ class ConversationRunner:
                 conversation_id=conversation_id,
                 id=turn_id,
                 private_texts=(*(m["text"] for m in stored if m["role"] == "user"), text),
-                sources=await self.provenance.sources(conversation_id),
+                sources=sources,
             ),
         )
 
@@ -229,7 +237,7 @@ class ConversationRunner:
                     return
                 yield "tool_end", await self._record(state, call, outcome)
             final = state.rounds >= limits.max_tool_rounds
-            reply = _Answer(tools=[] if final else self._tools())
+            reply = _Answer(tools=[] if final else await self._tools())
             async for item in self._ask(state, reply):
                 yield item
             if _nothing_left(reply):

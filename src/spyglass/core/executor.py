@@ -45,6 +45,7 @@ from spyglass.core.policy import (
     WEB_SEARCH,
     PolicySource,
     policy_problem,
+    read_snapshot,
     switch_off,
 )
 from spyglass.core.registry import Registry
@@ -333,12 +334,13 @@ class Executor:
                 f"invalid arguments: {problem}",
             )
 
-        # 3. policy, read fresh from disk on every call
-        off = switch_off(self.policy, capability)
+        # 3. policy, read fresh on every call (once: every switch from the same reading)
+        switches = await read_snapshot(self.policy)
+        off = switch_off(switches, capability)
         if off is not None:
             # Off because the policy cannot be read is not the same as switched off: the
             # owner must fix the file, not flip a switch they believe is already on.
-            unreadable = policy_problem(self.policy)
+            unreadable = policy_problem(switches)
             if unreadable is not None:
                 return self._stop(
                     attempt, "policy", "rejected", unreadable.code, unreadable.message

@@ -29,7 +29,8 @@ from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from spyglass.core.audit import AUDIT_FIELDS
-from spyglass.core.policy import KNOWN_KEYS
+from spyglass.core.outcome import Code
+from spyglass.core.policy import KNOWN_KEYS, PolicyProblem, PolicySnapshot
 from spyglass.core.policy import default as policy_default
 from spyglass.errors import StoreUnavailable
 from spyglass.history.store import _public, _stamp, assistant_values, utc_now
@@ -450,7 +451,13 @@ class PostgresAudit:
 
 
 class PostgresPolicy:
-    """The owner's switches in a table, read fresh on every call. Unreadable means off."""
+    """The owner's switches in a table, read fresh on every call. Unreadable means off.
+
+    Its calls block on the network: ``blocking`` tells coroutines to read it on a worker
+    thread (:func:`spyglass.core.policy.read_snapshot`).
+    """
+
+    blocking = True
 
     def __init__(self, url: str, *, timeout: float) -> None:
         self.url = url
@@ -484,6 +491,23 @@ class PostgresPolicy:
         values = {key: policy_default(key) for key in KNOWN_KEYS}
         values.update({key: enabled is True for key, enabled in rows if key in values})
         return values
+
+    def snapshot(self) -> PolicySnapshot:
+        """Every switch in one query; unreadable means every switch off, and says why."""
+        try:
+            rows = self._query("SELECT key, enabled FROM policy", ())
+        except StoreUnavailable as exc:
+            logger.warning("policy cannot be read (%s); every switch stays off", exc.message)
+            problem = PolicyProblem(
+                f"the policy table in PostgreSQL cannot be read ({exc.message}), so web "
+                "access stays off; check that PostgreSQL is running (GET /api/v1/health)",
+                "PostgreSQL table policy",
+                code=Code.STORE_UNAVAILABLE,
+            )
+            return PolicySnapshot(dict.fromkeys(KNOWN_KEYS, False), problem)
+        values = {key: policy_default(key) for key in KNOWN_KEYS}
+        values.update({key: enabled is True for key, enabled in rows if key in values})
+        return PolicySnapshot(values)
 
     def enabled(self, key: str) -> bool:
         try:
