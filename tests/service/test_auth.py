@@ -10,6 +10,7 @@ from fastapi import FastAPI
 
 from spyglass.paths import Paths
 from spyglass.service.auth import load_or_create_token
+from spyglass.state.sqlite import MIGRATIONS as STATE_MIGRATIONS
 from tests.support.service import BASE_URL
 from tests.support.stores import LiveStores
 
@@ -72,7 +73,7 @@ async def test_health_needs_no_credentials(app: FastAPI) -> None:
         "status": "ok",
         "version": "0.1.0",
         "backend": "embedded",
-        "stores": {"sqlite": {"status": "ok", "version": 1}},
+        "stores": {"sqlite": {"status": "ok", "version": len(STATE_MIGRATIONS)}},
         "problems": [],
     }
 

@@ -98,7 +98,7 @@ class ConversationRunner:
     async def start(self, conversation_id: str | None, text: str) -> TurnState:
         """A new turn on a new or existing conversation. Raises :class:`TurnRefused`."""
         # Any request is a chance to audit confirmations that expired unanswered.
-        await self.runtime.executor.sweep_expired()
+        await self.runtime.executor.sweep_due()
         stored: list[dict[str, Any]] = []
         sources: list[Any] = []
         if conversation_id is not None:

@@ -21,6 +21,7 @@ from typing import Any
 from spyglass.core.audit import AuditSink
 from spyglass.core.capability import Capability
 from spyglass.core.confirmation import (
+    CLAIM_BATCH,
     TOKEN_TTL_SECONDS,
     Binding,
     ConfirmationStore,
@@ -29,7 +30,6 @@ from spyglass.core.confirmation import (
     new_token,
 )
 from spyglass.core.context import InvocationContext, Seams, Turn
-from spyglass.core.expiry import IssuedTokens
 from spyglass.core.outcome import (
     Code,
     ErrorInfo,
@@ -58,6 +58,10 @@ logger = logging.getLogger(__name__)
 #: Extra seconds the executor waits past a capability's own configured deadline, so the
 #: capability can report its own, more precise, timeout first.
 TIMEOUT_GRACE_SECONDS = 2.0
+
+#: The sweep that runs before calls asks the store at most this often (seconds); the service
+#: also sweeps on a timer. Asking on every call would add a store round trip to each.
+SWEEP_EVERY_SECONDS = 1.0
 
 #: Notices of this kind prefix are privacy findings; their kinds are audited.
 FINDING_PREFIX = "privacy."
@@ -125,8 +129,8 @@ class Executor:
             settings.channels.delegated() if delegated_channels is None else delegated_channels
         )
         self.clock = clock
-        #: Tokens issued here and not yet settled, to audit the ones nobody answers.
-        self.issued = IssuedTokens(remember_seconds=TOKEN_TTL_SECONDS)
+        #: When this executor last asked the store for expired cards (its clock).
+        self._swept_at: float | None = None
 
     # -- public API -------------------------------------------------------------------------
 
@@ -177,7 +181,7 @@ class Executor:
             recovered=recovered,
         )
         turn = turn or Turn()
-        await self.sweep_expired()
+        await self.sweep_due()
         outcome = await self._run(attempt, name, version, arguments, turn, confirmation_token)
         self._audit(attempt, outcome)
         return outcome
@@ -193,7 +197,7 @@ class Executor:
 
         A token that had already expired is also audited as the expiry of its card.
         """
-        await self.sweep_expired()
+        await self.sweep_due()
         attempt = _Attempt(
             invocation_id=uuid.uuid4().hex, channel=channel, started=time.perf_counter()
         )
@@ -205,9 +209,7 @@ class Executor:
             return outcome
         if record is not None:
             self._settled(record, channel)
-        if (record is None and isinstance(token, str) and self._was_expired(token)) or (
-            record is not None and record.expires_at < self.clock()
-        ):
+        if record is not None and record.expires_at < self.clock():
             outcome = self._stop(
                 attempt,
                 "confirm",
@@ -248,7 +250,7 @@ class Executor:
         anything it was for stay out of the audit, which records only that an answer was
         refused.
         """
-        await self.sweep_expired()
+        await self.sweep_due()
         attempt = _Attempt(
             invocation_id=uuid.uuid4().hex, channel=channel, started=time.perf_counter()
         )
@@ -265,27 +267,33 @@ class Executor:
         return outcome
 
     async def sweep_expired(self) -> int:
-        """Audit every confirmation this executor issued that expired unanswered.
+        """Audit every confirmation that expired unanswered, whichever process issued it.
 
         Each such card is one ``CONFIRMATION_EXPIRED`` event, written by whoever notices it
-        first: this sweep (run before every call and periodically by the service) or a late
-        answer. Returns how many were found.
+        first: a sweep in any process sharing the store (claiming it is atomic) or a late
+        answer. Returns how many this sweep claimed.
         """
+        now = self.clock()
+        self._swept_at = now
         found = 0
-        due = list(self.issued.due(self.clock()).items())
-        for index, (token, channel) in enumerate(due):
-            # Taking it is atomic: if an answer took it first, that answer audited it.
+        while True:
             try:
-                record = await self.confirmations.take(token)
+                records = await self.confirmations.claim_expired(now, CLAIM_BATCH)
             except StoreUnavailable:
-                # The store is down: keep these cards for a later sweep (or their answer).
-                for pending, on in due[index:]:
-                    self.issued.issue(pending, self.clock(), on)
-                break
-            if record is not None:
-                self._audit_expiry(record, channel)
-                found += 1
-        return found
+                # The store is down: the cards stay unclaimed for a later sweep (or answer).
+                return found
+            for record in records:
+                self._audit_expiry(record, record.channel or "unknown")
+            found += len(records)
+            if len(records) < CLAIM_BATCH:
+                return found
+
+    async def sweep_due(self) -> int:
+        """:meth:`sweep_expired`, unless this executor swept less than a second ago."""
+        now = self.clock()
+        if self._swept_at is not None and 0 <= now - self._swept_at < SWEEP_EVERY_SECONDS:
+            return 0
+        return await self.sweep_expired()
 
     # -- the pipeline -----------------------------------------------------------------------
 
@@ -425,12 +433,12 @@ class Executor:
             ),
             invocation_id=attempt.invocation_id,
             expires_at=self.clock() + TOKEN_TTL_SECONDS,
+            channel=attempt.channel,
         )
         try:
             await self.confirmations.put(record)
         except StoreUnavailable as exc:
             return self._unavailable(attempt, exc)
-        self.issued.issue(record.token, record.expires_at, attempt.channel)
         return Outcome(
             status="pending_confirmation",
             capability=capability.name,
@@ -463,10 +471,8 @@ class Executor:
             return self._unavailable(attempt, exc)
         if record is not None:
             self._settled(record, attempt.channel)
-        # Expired: taken here past its time, or already found unanswered by the sweep.
-        if (record is None and isinstance(token, str) and self._was_expired(token)) or (
-            record is not None and record.expires_at < self.clock()
-        ):
+        # Expired: taken here past its time (perhaps already found unanswered by a sweep).
+        if record is not None and record.expires_at < self.clock():
             return self._stop(
                 attempt,
                 "confirm",
@@ -651,16 +657,12 @@ class Executor:
     # -- expiry -----------------------------------------------------------------------------
 
     def _settled(self, record: PendingRecord, channel: str) -> None:
-        """An answer took ``record``: if it had expired, its card's expiry is audited now."""
-        issued_on = self.issued.settle(record.token)
-        if record.expires_at < self.clock():
-            self._audit_expiry(record, issued_on or channel)
-
-    def _was_expired(self, token: str) -> bool:
-        return self.issued.was_expired(token)
+        """An answer took ``record``: if it had expired unnoticed, its card's expiry is
+        audited now (a sweep that claimed it first has audited it already)."""
+        if record.expires_at < self.clock() and not record.expiry_audited:
+            self._audit_expiry(record, record.channel or channel)
 
     def _audit_expiry(self, record: PendingRecord, channel: str) -> None:
-        self.issued.expired(record.token, self.clock())
         attempt = _Attempt(
             invocation_id=record.invocation_id, channel=channel, started=time.perf_counter()
         )

@@ -56,6 +56,11 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TABLE sessions (digest TEXT PRIMARY KEY, csrf TEXT NOT NULL, expires_at REAL NOT NULL);
     CREATE TABLE login_codes (digest TEXT PRIMARY KEY, expires_at REAL NOT NULL);
     """,
+    # 2: a sweep in any process claims an unanswered card's expiry once (claim_expired).
+    """
+    ALTER TABLE confirmations ADD COLUMN expiry_audited INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX confirmations_by_expiry ON confirmations(expiry_audited, expires_at);
+    """,
 )
 
 
@@ -164,11 +169,15 @@ class SQLiteConfirmationStore:
 
     async def put(self, record: PendingRecord) -> None:
         digest = token_digest(record.token)
-        # Kept a grace period past expiry so a late approval hears "expired", not "unknown".
+        # Kept a grace period past expiry so a late approval hears "expired", not "unknown";
+        # past it, dropped once a sweep has audited the expiry.
         cutoff = self.db.clock() - TOKEN_TTL_SECONDS
 
         def work(db: sqlite3.Connection) -> None:
-            db.execute("DELETE FROM confirmations WHERE expires_at < ?", (cutoff,))
+            db.execute(
+                "DELETE FROM confirmations WHERE expiry_audited = 1 AND expires_at < ?",
+                (cutoff,),
+            )
             db.execute(
                 "INSERT OR REPLACE INTO confirmations(digest, record, expires_at) VALUES (?,?,?)",
                 (digest, record_to_json(record), record.expires_at),
@@ -180,10 +189,26 @@ class SQLiteConfirmationStore:
         digest = token_digest(token)
         row = await self.db.run(
             lambda db: db.execute(
-                "DELETE FROM confirmations WHERE digest = ? RETURNING record", (digest,)
+                "DELETE FROM confirmations WHERE digest = ? RETURNING record, expiry_audited",
+                (digest,),
             ).fetchone()
         )
-        return None if row is None else record_from_json(token, row[0])
+        if row is None:
+            return None
+        return record_from_json(token, row[0], expiry_audited=bool(row[1]))
+
+    async def claim_expired(self, now: float, limit: int) -> list[PendingRecord]:
+        # One UPDATE: SQLite runs it under its write lock, so two processes never both get
+        # a row.
+        rows = await self.db.run(
+            lambda db: db.execute(
+                "UPDATE confirmations SET expiry_audited = 1 WHERE digest IN (SELECT digest "
+                "FROM confirmations WHERE expiry_audited = 0 AND expires_at < ? LIMIT ?) "
+                "RETURNING record",
+                (now, limit),
+            ).fetchall()
+        )
+        return [record_from_json("", row[0]) for row in rows]
 
 
 class SQLitePendingTurnStore:
