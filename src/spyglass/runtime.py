@@ -17,6 +17,7 @@ from spyglass.core.executor import Executor
 from spyglass.core.registry import Registry
 from spyglass.paths import Paths
 from spyglass.settings import Settings, load_settings
+from spyglass.state.pages import PAGE_CACHE
 from spyglass.state.stores import AuditReader, OwnerPolicy, Stores, open_stores
 
 logger = logging.getLogger(__name__)
@@ -77,6 +78,8 @@ def build_runtime(
         confirmations=store,
     )
     holder.append(executor)
+    # web.fetch keeps a turn's pages where the process that carries the turn on finds them.
+    executor.seams.provide(PAGE_CACHE, stores.pages)
     runtime = Runtime(paths, settings, stores.policy, stores.audit, store, executor, stores)
     # Reported when the settings are loaded, not after the owner approved a call; the
     # capability is not offered until it is fixed. Other commands keep working.

@@ -61,6 +61,13 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE confirmations ADD COLUMN expiry_audited INTEGER NOT NULL DEFAULT 0;
     CREATE INDEX confirmations_by_expiry ON confirmations(expiry_audited, expires_at);
     """,
+    # 3: pages a turn has read, for the process that carries the turn on (state/pages.py).
+    """
+    CREATE TABLE page_cache (
+        key TEXT PRIMARY KEY, value BLOB NOT NULL, size INTEGER NOT NULL, expires_at REAL NOT NULL
+    );
+    CREATE INDEX page_cache_by_expiry ON page_cache(expires_at);
+    """,
 )
 
 
