@@ -13,8 +13,14 @@ import psycopg
 import pytest
 
 from spyglass.core.policy import WEB_ACCESS
-from spyglass.state.postgres import MIGRATIONS, PostgresAudit, PostgresPolicy, upgrade
-from tests.support.state_servers import free_port
+from spyglass.state.postgres import (
+    MIGRATIONS,
+    PostgresAudit,
+    PostgresHistory,
+    PostgresPolicy,
+    upgrade,
+)
+from tests.support.state_servers import PostgresServer, free_port
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
@@ -173,3 +179,26 @@ def test_the_policy_table_is_read_in_one_query_with_defaults_for_unset_switches(
     }
     assert taken.problem() is None and policy.blocking
     policy.close()
+
+
+async def test_without_the_unaccent_extension_search_still_folds_common_accents(
+    postgres_server: PostgresServer,
+) -> None:
+    # A role that may create tables but not extensions: the migration falls back to its own
+    # table of letters.
+    database = postgres_server.new_database()
+    name = database.rsplit("/", 1)[1]
+    role = "r_" + name
+    with psycopg.connect(database, autocommit=True) as db:
+        db.execute(f'CREATE ROLE "{role}" LOGIN'.encode())
+        db.execute(f'GRANT CONNECT ON DATABASE "{name}" TO "{role}"'.encode())
+        db.execute(f'GRANT USAGE, CREATE ON SCHEMA public TO "{role}"'.encode())
+    url = database.replace("postgresql://spyglass@", f"postgresql://{role}@")
+    upgrade(url, 5)
+    with psycopg.connect(database) as db:
+        assert db.execute("SELECT 1 FROM pg_extension WHERE extname = 'unaccent'").fetchone() is None
+    history = PostgresHistory(url, retention_days=30, timeout=5)
+    await history.add_user("c1", "t1", "Phở and crêpes at the café in Kraków", title="food")
+    for typed in ("cafe", "pho", "crepes krakow", "CAFÉ"):
+        assert [c["id"] for c in await history.conversations(typed)] == ["c1"], typed
+    await history.close()

@@ -1,8 +1,8 @@
 """The shared backend's durable half: history, the audit log and the policy switch in PostgreSQL.
 
 - history: the same tables and answers as the SQLite store; full-text search covers only
-  what the user and the model wrote (a generated ``tsvector`` over ``messages.text``), never
-  web text, which lives in ``events`` and ``exchanges``;
+  what the user and the model wrote (a generated ``tsvector`` over ``messages.text``, accents
+  folded), never web text, which lives in ``events`` and ``exchanges``;
 - audit: an append-only table (a trigger refuses UPDATE and DELETE), written by a background
   thread so recording an event never waits on the network;
 - policy: one row per switch, read fresh on every call; unreadable means off.
@@ -98,6 +98,44 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX provenance_by_conversation ON provenance(conversation_id, id);
     CREATE INDEX messages_by_time ON messages(role, created_at);
+    """,
+    # 3: search folds accents both ways ("cafe" finds "café"), as the SQLite history does.
+    # spyglass_fold() uses the unaccent extension when it can be created (PostgreSQL's
+    # contrib; a trusted extension, so the database owner may create it), else a fixed
+    # table of Latin letters. Declared IMMUTABLE so the generated column may use it: the
+    # unaccent dictionary is named with its schema and never changes under us.
+    """
+    DO $migration$
+    DECLARE
+        home TEXT;
+    BEGIN
+        BEGIN
+            CREATE EXTENSION IF NOT EXISTS unaccent;
+        EXCEPTION WHEN OTHERS THEN
+            RAISE NOTICE 'unaccent is not available (%); folding a fixed set of letters', SQLERRM;
+        END;
+        SELECT n.nspname INTO home FROM pg_extension e
+            JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'unaccent';
+        IF home IS NOT NULL THEN
+            EXECUTE format(
+                'CREATE FUNCTION spyglass_fold(value TEXT) RETURNS TEXT LANGUAGE sql '
+                'IMMUTABLE STRICT PARALLEL SAFE AS $fold$ SELECT lower(%1$I.unaccent('
+                '%2$L::regdictionary, value)) $fold$',
+                home, home || '.unaccent');
+        ELSE
+            CREATE FUNCTION spyglass_fold(value TEXT) RETURNS TEXT LANGUAGE sql
+                IMMUTABLE STRICT PARALLEL SAFE AS $fold$ SELECT translate(lower(value),
+                'àáâãäåāăąǎạảấầẩẫậắằẳẵặçćĉċčďđèéêëēĕėęěẹẻẽếềểễệìíîïĩīĭįıǐịỉñńņňòóôõöøōŏőơǒọỏốồổỗộớờởỡợùúûüũūŭůűųưǔụủứừửữựýÿŷỳỵỷỹźżž',
+                'aaaaaaaaaaaaaaaaaaaaaacccccddeeeeeeeeeeeeeeeeeiiiiiiiiiiiinnnnooooooooooooooooooooooouuuuuuuuuuuuuuuuuuuyyyyyyyzzz')
+                $fold$;
+        END IF;
+    END
+    $migration$;
+    DROP INDEX messages_search;
+    ALTER TABLE messages DROP COLUMN search;
+    ALTER TABLE messages ADD COLUMN search tsvector
+        GENERATED ALWAYS AS (to_tsvector('simple', spyglass_fold(text))) STORED;
+    CREATE INDEX messages_search ON messages USING GIN (search);
     """,
 )
 
@@ -288,7 +326,7 @@ class PostgresHistory:
         rows = await self._run(
             "SELECT id, title, created_at, updated_at FROM conversations WHERE id IN "
             "(SELECT conversation_id FROM "
-            "messages WHERE search @@ to_tsquery('simple', %s)) "
+            "messages WHERE search @@ to_tsquery('simple', spyglass_fold(%s))) "
             "ORDER BY updated_at DESC, seq DESC",
             (match,),
         )
