@@ -196,7 +196,8 @@ async def test_without_the_unaccent_extension_search_still_folds_common_accents(
     url = database.replace("postgresql://spyglass@", f"postgresql://{role}@")
     upgrade(url, 5)
     with psycopg.connect(database) as db:
-        assert db.execute("SELECT 1 FROM pg_extension WHERE extname = 'unaccent'").fetchone() is None
+        found = db.execute("SELECT 1 FROM pg_extension WHERE extname = 'unaccent'").fetchone()
+    assert found is None
     history = PostgresHistory(url, retention_days=30, timeout=5)
     await history.add_user("c1", "t1", "Phở and crêpes at the café in Kraków", title="food")
     for typed in ("cafe", "pho", "crepes krakow", "CAFÉ"):
