@@ -303,6 +303,14 @@ class ServerSettings(_Section):
         description="Extra Host names accepted besides loopback, e.g. host.docker.internal "
         "for Open WebUI in Docker.",
     )
+    stream_stall_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        le=3600,
+        description="A streamed turn whose client has read nothing for this long (its send "
+        "buffers full) is ended as if the client had gone: what was produced is saved, "
+        "nothing waits on it.",
+    )
 
 
 class HistorySettings(_Section):
