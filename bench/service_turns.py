@@ -85,6 +85,14 @@ async def search_turn(http: httpx.AsyncClient) -> None:
         raise RuntimeError(f"search turn failed: {done.status_code} {done.text[:300]}")
 
 
+async def model_call(http: httpx.AsyncClient, model_url: str) -> None:
+    """One streamed answer from the model, read to the end."""
+    body = {"messages": [{"role": "user", "content": "hello"}], "stream": True}
+    async with http.stream("POST", f"{model_url}/chat/completions", json=body) as response:
+        async for _ in response.aiter_lines():
+            pass
+
+
 async def direct_turn(http: httpx.AsyncClient, model_url: str, provider_url: str) -> None:
     """The same work without Spyglass: model asks, provider answers, model answers."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": "search the tides"}]
@@ -136,7 +144,11 @@ def cpu_ms(pid: int) -> float:
 
 
 async def one_run(base: str, pid: int, peers: dict[str, str], turns: int) -> dict[str, Any]:
-    async with client(base) as http, httpx.AsyncClient(timeout=60, trust_env=False) as direct:
+    limits = httpx.Limits(max_connections=100, max_keepalive_connections=100)
+    async with (
+        client(base) as http,
+        httpx.AsyncClient(timeout=60, trust_env=False, limits=limits) as direct,
+    ):
         cpu = cpu_ms(pid)
         plain = await timed(turns, lambda: plain_turn(http))
         plain_cpu = (cpu_ms(pid) - cpu) / (turns + 1)
@@ -145,8 +157,14 @@ async def one_run(base: str, pid: int, peers: dict[str, str], turns: int) -> dic
         cpu = cpu_ms(pid)
         for _ in range(batches):
             await asyncio.gather(*(plain_turn(http) for _ in range(CONCURRENCY)))
-        concurrent_rate = batches * CONCURRENCY / (time.perf_counter() - started)
+        wall = time.perf_counter() - started
+        concurrent_rate = batches * CONCURRENCY / wall
         concurrent_cpu = (cpu_ms(pid) - cpu) / (batches * CONCURRENCY)
+        # What the peers allow: the model alone, asked by as many clients at once.
+        started = time.perf_counter()
+        for _ in range(batches):
+            await asyncio.gather(*(model_call(direct, peers["model"]) for _ in range(CONCURRENCY)))
+        model_rate = batches * CONCURRENCY / (time.perf_counter() - started)
         # Interleaved, so a burst of load from elsewhere hits both sides alike.
         through: list[float] = []
         baseline: list[float] = []
@@ -179,6 +197,8 @@ async def one_run(base: str, pid: int, peers: dict[str, str], turns: int) -> dic
         "plain_ms": statistics.median(plain),
         "plain_cpu": plain_cpu,
         "concurrent_cpu": concurrent_cpu,
+        "busy": concurrent_rate * concurrent_cpu / 10,
+        "model_rate": model_rate,
         "search_cpu": search_cpu / (turns // 2),
         "concurrent_rate": concurrent_rate,
         "through_ms": statistics.median(through),
@@ -231,6 +251,8 @@ def run(turns: int, runs: int, profile: str | None) -> None:
     row("plain turns/s, one client", "plain_rate", "", 0)
     row("plain turn median latency", "plain_ms", " ms", 2)
     row(f"plain turns/s, {CONCURRENCY} clients at a time", "concurrent_rate", "", 0)
+    row(f"the model alone, {CONCURRENCY} requests at a time, per second", "model_rate", "", 0)
+    row(f"service CPU busy with {CONCURRENCY} clients at a time", "busy", " %", 0)
     row("service CPU per plain turn, one client", "plain_cpu", " ms", 2)
     row(f"service CPU per plain turn, {CONCURRENCY} at a time", "concurrent_cpu", " ms", 2)
     row("search turn through the service (median)", "through_ms", " ms", 2)

@@ -10,6 +10,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+# httpcore asks for sniffio on every request (asyncio or trio?): installed, that is a lookup;
+# missing, every request searches sys.path for it again (docs/benchmarks.md, conversation
+# service). Imported here so the dependency it needs stays declared.
+import sniffio  # noqa: F401
+
 from spyglass.capabilities import BUILTIN
 from spyglass.core.confirmation import ConfirmationStore
 from spyglass.core.context import Seams
