@@ -102,6 +102,9 @@ class _Attempt:
     #: Kinds of private data the check found (``email``): fixed identifiers, never content.
     findings: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    #: The owner's switches as the policy stage read them; the handler sees the same reading
+    #: (and never waits on a policy store itself).
+    switches: PolicySource | None = None
 
 
 class Executor:
@@ -344,6 +347,7 @@ class Executor:
 
         # 3. policy, read fresh on every call (once: every switch from the same reading)
         switches = await read_snapshot(self.policy)
+        attempt.switches = switches
         off = switch_off(switches, capability)
         if off is not None:
             # Off because the policy cannot be read is not the same as switched off: the
@@ -522,7 +526,7 @@ class Executor:
             turn=turn,
             settings=self.settings,
             seams=self.seams,
-            policy=self.policy,
+            policy=attempt.switches or self.policy,
             max_result_bytes=capability.bounds.max_result_bytes,
             delegated=attempt.channel in self.delegated_channels,
         )
