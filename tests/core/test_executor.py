@@ -676,3 +676,31 @@ async def test_a_late_answer_elsewhere_audits_the_expiry_once_and_a_sweep_adds_n
     assert await issuer.sweep_expired() == 0 and await other.sweep_expired() == 0
     codes = [json.loads(line)["code"] for line in audit_path.read_text().splitlines()]
     assert codes[1:] == ["CONFIRMATION_EXPIRED", "INVALID_CONFIRMATION"]
+
+
+class CountingStore(InMemoryConfirmationStore):
+    """The in-process store, counting how often a sweep asks it."""
+
+    def __init__(self, clock: Clock) -> None:
+        super().__init__(clock=clock)
+        self.claims = 0
+
+    async def claim_expired(self, now: float, limit: int) -> list[Any]:
+        self.claims += 1
+        return await super().claim_expired(now, limit)
+
+
+def test_calls_ask_the_store_for_expired_cards_at_most_once_a_second(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.policy.set(WEB_ACCESS, True)
+    store = CountingStore(h.clock)
+    h.executor.confirmations = store
+    for _ in range(5):
+        h.executor.invoke("test.echo", None, {"text": "a"}, channel="t")
+    assert store.claims == 1
+    h.clock.now += 1.5
+    h.executor.invoke("test.echo", None, {"text": "a"}, channel="t")
+    assert store.claims == 2
+    # An explicit sweep (the service's timer) always asks.
+    asyncio.run(h.executor.sweep_expired())
+    assert store.claims == 3
