@@ -1,37 +1,49 @@
 """What the conversation service costs on top of the model and the search provider.
 
-With the scripted fake model answering instantly and the real ``web.search`` talking to a
-loopback SearXNG-shaped server, through the real service under uvicorn:
+Three processes, as in a real installation: this one (the clients), a real
+``spyglass serve`` (embedded state in a temporary home, web access on) and one holding the
+scripted fake model (answers instantly) and a SearXNG-shaped search provider. Measured:
 
-1. plain turns per second (no tools), one client and 50 clients at a time;
+1. plain turns per second (no tools): one client in sequence, then 50 clients at a time;
 2. a turn with one approved search through the service (message → pending confirmation →
    approval → search → answer) against the same three requests made directly (model, provider,
-   model): median of each and the median ratio;
+   model): median of each, the median difference and the median ratio;
 3. 50 conversations at once, each a full search turn, counting any error.
 
-    .venv/bin/python -m bench.service_turns [--turns 200]
+Each measure is repeated ``--runs`` times (default 3) and the median of the runs reported,
+because this machine is shared: the load average is printed with the figures.
+
+    .venv/bin/python -m bench.service_turns [--turns 200] [--runs 3]
+
+``--profile FILE`` runs the service under cProfile and writes its statistics to FILE.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 from tests.support.fake_model import FakeModel, Reply, text, tool_call
 from tests.support.searxng import SearXNGShaped
-from tests.support.server import running_service
+from tests.support.serve_process import ServeProcess
 
-from spyglass.core.policy import WEB_ACCESS
+from spyglass.core.policy import WEB_ACCESS, PolicyFile
 from spyglass.paths import Paths
-from spyglass.runtime import build_runtime
 
 MESSAGE = "/api/v1/conversation/message"
+TOKEN = "bench-service-turns-token-0123456789abcdef"
+CONCURRENCY = 50
 
 
 def answer(body: dict[str, Any]) -> Reply:
@@ -40,6 +52,13 @@ def answer(body: dict[str, Any]) -> Reply:
     if body.get("tools") and last["role"] == "user" and last["content"].startswith("search"):
         return tool_call("web_search", {"query": "harbour tides", "count": 2}, pieces=1)
     return text("Here is the answer.", pieces=1)
+
+
+def serve_peers() -> None:
+    """The fake model and provider until stdin closes (the ``--peers`` child process)."""
+    with FakeModel(default=answer) as model, SearXNGShaped() as provider:
+        print(json.dumps({"model": model.base_url, "provider": provider.base_url}), flush=True)
+        sys.stdin.read()
 
 
 async def plain_turn(http: httpx.AsyncClient) -> None:
@@ -66,6 +85,14 @@ async def search_turn(http: httpx.AsyncClient) -> None:
         raise RuntimeError(f"search turn failed: {done.status_code} {done.text[:300]}")
 
 
+async def model_call(http: httpx.AsyncClient, model_url: str) -> None:
+    """One streamed answer from the model, read to the end."""
+    body = {"messages": [{"role": "user", "content": "hello"}], "stream": True}
+    async with http.stream("POST", f"{model_url}/chat/completions", json=body) as response:
+        async for _ in response.aiter_lines():
+            pass
+
+
 async def direct_turn(http: httpx.AsyncClient, model_url: str, provider_url: str) -> None:
     """The same work without Spyglass: model asks, provider answers, model answers."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": "search the tides"}]
@@ -86,11 +113,10 @@ async def direct_turn(http: httpx.AsyncClient, model_url: str, provider_url: str
             search = await http.get(
                 f"{provider_url}/search", params={"q": "harbour tides", "format": "json"}
             )
-            messages.append({"role": "assistant", "content": None})
             messages = [*messages[:1], {"role": "user", "content": search.text[:200]}]
 
 
-async def timed(count: int, call: Any) -> list[float]:
+async def timed(count: int, call: Callable[[], Awaitable[None]]) -> list[float]:
     await call()  # warm-up
     samples = []
     for _ in range(count):
@@ -100,87 +126,154 @@ async def timed(count: int, call: Any) -> list[float]:
     return samples
 
 
-async def run(turns: int) -> None:
-    with (
-        FakeModel(default=answer) as model,
-        SearXNGShaped() as provider,
-        tempfile.TemporaryDirectory() as folder,
+def client(base: str) -> httpx.AsyncClient:
+    limits = httpx.Limits(max_connections=100, max_keepalive_connections=100)
+    return httpx.AsyncClient(
+        base_url=base,
+        headers={"Authorization": f"Bearer {TOKEN}"},
+        timeout=60,
+        trust_env=False,
+        limits=limits,
+    )
+
+
+def cpu_ms(pid: int) -> float:
+    """CPU time (user + system, all threads) the process ``pid`` has used, in milliseconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+async def one_run(base: str, pid: int, peers: dict[str, str], turns: int) -> dict[str, Any]:
+    limits = httpx.Limits(max_connections=100, max_keepalive_connections=100)
+    async with (
+        client(base) as http,
+        httpx.AsyncClient(timeout=60, trust_env=False, limits=limits) as direct,
     ):
-        runtime = build_runtime(
-            Paths(Path(folder)),
-            overrides={
-                "llm.base_url": model.base_url,
-                "search.providers": "searxng",
-                "search.searxng.base_url": provider.base_url,
-            },
-        )
-        runtime.policy.set(WEB_ACCESS, True)
-        with running_service(runtime) as (base, token):
-            limits = httpx.Limits(max_connections=100, max_keepalive_connections=100)
-            async with (
-                httpx.AsyncClient(
-                    base_url=base,
-                    headers={"Authorization": f"Bearer {token}"},
-                    timeout=60,
-                    trust_env=False,
-                    limits=limits,
-                ) as http,
-                httpx.AsyncClient(timeout=60, trust_env=False) as direct,
-            ):
-                plain = await timed(turns, lambda: plain_turn(http))
-                started = time.perf_counter()
-                batches = max(1, turns // 50)
-                for _ in range(batches):
-                    await asyncio.gather(*(plain_turn(http) for _ in range(50)))
-                concurrent_rate = batches * 50 / (time.perf_counter() - started)
+        cpu = cpu_ms(pid)
+        plain = await timed(turns, lambda: plain_turn(http))
+        plain_cpu = (cpu_ms(pid) - cpu) / (turns + 1)
+        started = time.perf_counter()
+        batches = max(1, turns // CONCURRENCY)
+        cpu = cpu_ms(pid)
+        for _ in range(batches):
+            await asyncio.gather(*(plain_turn(http) for _ in range(CONCURRENCY)))
+        wall = time.perf_counter() - started
+        concurrent_rate = batches * CONCURRENCY / wall
+        concurrent_cpu = (cpu_ms(pid) - cpu) / (batches * CONCURRENCY)
+        # What the peers allow: the model alone, asked by as many clients at once.
+        started = time.perf_counter()
+        for _ in range(batches):
+            await asyncio.gather(*(model_call(direct, peers["model"]) for _ in range(CONCURRENCY)))
+        model_rate = batches * CONCURRENCY / (time.perf_counter() - started)
+        # Interleaved, so a burst of load from elsewhere hits both sides alike.
+        through: list[float] = []
+        baseline: list[float] = []
+        search_cpu = 0.0
+        await search_turn(http)  # warm-up: the search stack is imported by the first search
+        await direct_turn(direct, peers["model"], peers["provider"])
+        for _ in range(turns // 2):
+            # Interleaved, so a burst of load from elsewhere hits both sides alike.
+            cpu, started = cpu_ms(pid), time.perf_counter()
+            await search_turn(http)
+            through.append((time.perf_counter() - started) * 1000)
+            search_cpu += cpu_ms(pid) - cpu
+            started = time.perf_counter()
+            await direct_turn(direct, peers["model"], peers["provider"])
+            baseline.append((time.perf_counter() - started) * 1000)
 
-                through = await timed(turns // 2, lambda: search_turn(http))
-                baseline = await timed(
-                    turns // 2, lambda: direct_turn(direct, model.base_url, provider.base_url)
-                )
+    # Separate clients, each with its own connection, as browser tabs would be.
+    async def conversation() -> None:
+        async with client(base) as own:
+            await search_turn(own)
 
-            # 50 separate clients, each with its own connection, as 50 browser tabs would be.
-            async def conversation() -> None:
-                async with httpx.AsyncClient(
-                    base_url=base,
-                    headers={"Authorization": f"Bearer {token}"},
-                    timeout=60,
-                    trust_env=False,
-                ) as own:
-                    await search_turn(own)
-
-            results = await asyncio.gather(
-                *(conversation() for _ in range(50)), return_exceptions=True
-            )
-
-            errors = [r for r in results if isinstance(r, BaseException)]
-
-    ratio = statistics.median(a / b for a, b in zip(through, baseline, strict=False))
-    print("| measure | value |")
-    print("|---|---|")
-    print(f"| plain turns/s, one client | {1000 / statistics.median(plain):.0f} |")
-    print(f"| plain turn median latency | {statistics.median(plain):.2f} ms |")
-    print(f"| plain turns/s, 50 clients at a time | {concurrent_rate:.0f} |")
-    print(f"| search turn through the service (median) | {statistics.median(through):.2f} ms |")
-    print(
-        f"| same work directly: model, provider, model (median) | "
-        f"{statistics.median(baseline):.2f} ms |"
+    results = await asyncio.gather(
+        *(conversation() for _ in range(CONCURRENCY)), return_exceptions=True
     )
-    print(
-        f"| added per search turn (median difference) | "
-        f"{statistics.median(through) - statistics.median(baseline):.2f} ms |"
-    )
-    print(f"| median ratio service / direct | {ratio:.2f}x |")
-    print(f"| 50 concurrent search conversations | {50 - len(errors)} ok, {len(errors)} errors |")
+    errors = [r for r in results if isinstance(r, BaseException)]
     for error in errors[:3]:
-        print(f"error: {type(error).__name__}: {error}")
+        print(f"error: {type(error).__name__}: {error}", file=sys.stderr)
+    return {
+        "plain_rate": 1000 / statistics.median(plain),
+        "plain_ms": statistics.median(plain),
+        "plain_cpu": plain_cpu,
+        "concurrent_cpu": concurrent_cpu,
+        "busy": concurrent_rate * concurrent_cpu / 10,
+        "model_rate": model_rate,
+        "search_cpu": search_cpu / (turns // 2),
+        "concurrent_rate": concurrent_rate,
+        "through_ms": statistics.median(through),
+        "direct_ms": statistics.median(baseline),
+        "added_ms": statistics.median(a - b for a, b in zip(through, baseline, strict=True)),
+        "ratio": statistics.median(a / b for a, b in zip(through, baseline, strict=True)),
+        "errors": len(errors),
+    }
+
+
+def run(turns: int, runs: int, profile: str | None) -> None:
+    peers_process = subprocess.Popen(
+        [sys.executable, "-m", "bench.service_turns", "--peers"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    try:
+        assert peers_process.stdout is not None
+        peers = json.loads(peers_process.stdout.readline())
+        with tempfile.TemporaryDirectory() as folder:
+            home = Path(folder)
+            PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
+            env = {
+                "SPYGLASS_LLM__BASE_URL": peers["model"],
+                "SPYGLASS_SEARCH__PROVIDERS": "searxng",
+                "SPYGLASS_SEARCH__SEARXNG__BASE_URL": peers["provider"],
+            }
+            runner = ("-m", "cProfile", "-o", profile, "-m") if profile else ("-m",)
+            with ServeProcess(home, env, api_token=TOKEN, runner=runner) as service:
+                pid = service.process.pid
+                figures = [
+                    asyncio.run(one_run(service.base_url, pid, peers, turns)) for _ in range(runs)
+                ]
+    finally:
+        if peers_process.stdin is not None:
+            peers_process.stdin.close()
+        peers_process.wait(10)
+    load = os.getloadavg()
+    print(f"load average (1/5/15 min) at the end: {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}")
+    print(f"| measure | median of {runs} runs | each run |")
+    print("|---|---|---|")
+
+    def row(label: str, key: str, unit: str, digits: int) -> None:
+        values = [f[key] for f in figures]
+        each = ", ".join(f"{v:.{digits}f}" for v in values)
+        print(f"| {label} | {statistics.median(values):.{digits}f}{unit} | {each} |")
+
+    row("plain turns/s, one client", "plain_rate", "", 0)
+    row("plain turn median latency", "plain_ms", " ms", 2)
+    row(f"plain turns/s, {CONCURRENCY} clients at a time", "concurrent_rate", "", 0)
+    row(f"the model alone, {CONCURRENCY} requests at a time, per second", "model_rate", "", 0)
+    row(f"service CPU busy with {CONCURRENCY} clients at a time", "busy", " %", 0)
+    row("service CPU per plain turn, one client", "plain_cpu", " ms", 2)
+    row(f"service CPU per plain turn, {CONCURRENCY} at a time", "concurrent_cpu", " ms", 2)
+    row("search turn through the service (median)", "through_ms", " ms", 2)
+    row("same work directly: model, provider, model (median)", "direct_ms", " ms", 2)
+    row("added per search turn (median of differences)", "added_ms", " ms", 2)
+    row("median ratio service / direct", "ratio", "x", 2)
+    row("service CPU per search turn", "search_cpu", " ms", 2)
+    row(f"errors in {CONCURRENCY} concurrent search conversations", "errors", "", 0)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--turns", type=int, default=200)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--profile", help="write the service's cProfile statistics here")
+    parser.add_argument("--peers", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    asyncio.run(run(args.turns))
+    if args.peers:
+        serve_peers()
+        return
+    run(args.turns, args.runs, args.profile)
 
 
 if __name__ == "__main__":

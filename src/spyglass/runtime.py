@@ -12,6 +12,11 @@ from typing import Any
 
 from spyglass.accounts.people import Actors, People
 from spyglass.accounts.store import AccountStore
+# httpcore asks for sniffio on every request (asyncio or trio?): installed, that is a lookup;
+# missing, every request searches sys.path for it again (docs/benchmarks.md, conversation
+# service). Imported here so the dependency it needs stays declared.
+import sniffio  # noqa: F401
+
 from spyglass.capabilities import BUILTIN
 from spyglass.core.confirmation import ConfirmationStore
 from spyglass.core.context import Seams
@@ -19,6 +24,7 @@ from spyglass.core.executor import Executor
 from spyglass.core.registry import Registry
 from spyglass.paths import Paths
 from spyglass.settings import Settings, load_settings
+from spyglass.state.pages import PAGE_CACHE
 from spyglass.state.stores import AuditReader, OwnerPolicy, Stores, open_stores
 
 logger = logging.getLogger(__name__)
@@ -92,6 +98,8 @@ def build_runtime(
         people=People(stores.accounts, clock=lambda: holder[0].clock()),
     )
     holder.append(executor)
+    # web.fetch keeps a turn's pages where the process that carries the turn on finds them.
+    executor.seams.provide(PAGE_CACHE, stores.pages)
     runtime = Runtime(paths, settings, stores.policy, stores.audit, store, executor, stores)
     # Reported when the settings are loaded, not after the owner approved a call; the
     # capability is not offered until it is fixed. Other commands keep working.

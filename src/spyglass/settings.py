@@ -303,6 +303,14 @@ class ServerSettings(_Section):
         description="Extra Host names accepted besides loopback, e.g. host.docker.internal "
         "for Open WebUI in Docker.",
     )
+    stream_stall_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        le=3600,
+        description="A streamed turn whose client has read nothing for this long (its send "
+        "buffers full) is ended as if the client had gone: what was produced is saved, "
+        "nothing waits on it.",
+    )
 
 
 class HistorySettings(_Section):
@@ -384,6 +392,22 @@ class StateSettings(_Section):
         le=60,
         description="Give up reaching Redis or PostgreSQL after this long (the call fails "
         "closed with STORE_UNAVAILABLE).",
+    )
+    page_cache_seconds: float = Field(
+        default=600.0,
+        gt=0,
+        le=86400,
+        description="How long a page web.fetch read stays in the turn's page cache (in state.db "
+        "or Redis), so the turn resumed in any process reads later parts without fetching "
+        "again.",
+    )
+    page_cache_max_bytes: int = Field(
+        default=4 * 1024 * 1024,
+        ge=0,
+        le=256 * 1024 * 1024,
+        description="Largest page (its extracted text, in bytes) the turn's page cache keeps; "
+        "a larger one is fetched again if a resumed turn asks for another part. 0 turns the "
+        "shared page cache off.",
     )
 
     @model_validator(mode="after")

@@ -119,6 +119,32 @@ async def test_later_parts_come_from_the_turn_cache_without_a_new_download(
     assert site.requests["/"] == 1
 
 
+async def test_a_turn_carried_on_by_another_process_reads_later_parts_without_fetching_again(
+    runtime: Runtime, site: Peer
+) -> None:
+    runtime.policy.set(WEB_ACCESS, True)
+    arguments = {"url": "http://example.com/", "max_chars": 9000}
+    first = await approved(runtime, arguments, Turn(conversation_id="c1", id="t1"))
+    assert first.result is not None and site.requests["/"] == 1
+    # Another process on the same home; the turn as a paused turn's JSON gives it back (its
+    # in-memory cache empty).
+    elsewhere = build_runtime(runtime.paths)
+    serve_public(elsewhere.seams, {"example.com": site})
+    later = {**arguments, "offset": first.result["next_offset"]}
+    pending = await elsewhere.executor.ainvoke(
+        "web.fetch", 1, later, channel="test", turn=Turn(conversation_id="c1", id="t1")
+    )
+    assert pending.pending_confirmation is not None
+    assert pending.pending_confirmation.notices == ()  # nothing will be sent anywhere
+    second = await approved(elsewhere, later, Turn(conversation_id="c1", id="t1"))
+    assert second.result is not None and second.result["offset"] == first.result["next_offset"]
+    assert second.provider == "direct" and site.requests["/"] == 1
+    # Another turn, or another conversation, never reads this turn's pages.
+    for turn in (Turn(conversation_id="c1", id="t2"), Turn(conversation_id="c2", id="t1")):
+        assert (await approved(elsewhere, later, turn)).status == "ok"
+    assert site.requests["/"] == 3
+
+
 async def test_an_offset_past_the_end_is_reported(runtime: Runtime, site: Peer) -> None:
     runtime.policy.set(WEB_ACCESS, True)
     outcome = await approved(runtime, {"url": "http://example.com/", "offset": 10**7}, Turn())

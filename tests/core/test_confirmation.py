@@ -20,7 +20,11 @@ from tests.support.stores import LiveStores
 
 def _record(token: str, expires_at: float = 1100.0) -> PendingRecord:
     return PendingRecord(
-        token, Binding("web.search", 1, canonical_json({"q": 1}), "conv"), "inv", expires_at
+        token,
+        Binding("web.search", 1, canonical_json({"q": 1}), "conv"),
+        "inv",
+        expires_at,
+        channel="console",
     )
 
 
@@ -80,11 +84,50 @@ async def test_an_expired_record_is_still_found_within_the_grace_period(
     assert taken is not None and taken.expires_at < live.clock.now
 
 
-async def test_expired_records_are_pruned_after_a_grace_period() -> None:
+async def test_expired_records_are_pruned_after_a_grace_period_once_their_expiry_is_claimed() -> (
+    None
+):
     now = [0.0]
     store = InMemoryConfirmationStore(clock=lambda: now[0])
     await store.put(_record("old", expires_at=TOKEN_TTL_SECONDS))
+    await store.put(_record("unswept", expires_at=TOKEN_TTL_SECONDS))
     now[0] = TOKEN_TTL_SECONDS * 3
+    assert len(await store.claim_expired(now[0], limit=1)) == 1
     await store.put(_record("new", expires_at=now[0] + TOKEN_TTL_SECONDS))
-    assert await store.take("old") is None
+    # The claimed one is gone; the other is kept until a sweep has audited its expiry too.
+    left = {await store.take(t) is not None for t in ("old", "unswept")}
+    assert left == {True, False}
     assert await store.take("new") is not None
+
+
+async def test_an_expired_card_is_claimed_once_with_its_channel_and_without_its_token(
+    live: LiveStores,
+) -> None:
+    await live.confirmations.put(_record("due", expires_at=live.clock.now + 10))
+    await live.confirmations.put(_record("later", expires_at=live.clock.now + 500))
+    assert await live.confirmations.claim_expired(live.clock.now, 100) == []
+    live.clock.now += 11
+    [claimed] = await live.confirmations.claim_expired(live.clock.now, 100)
+    assert claimed.token == "" and claimed.invocation_id == "inv"
+    assert claimed.binding.capability == "web.search" and claimed.channel == "console"
+    assert await live.confirmations.claim_expired(live.clock.now, 100) == []
+    # A late answer still gets the record (so it hears "expired"), marked as audited.
+    late = await live.confirmations.take("due")
+    assert late is not None and late.expiry_audited and late.expires_at < live.clock.now
+    fresh = await live.confirmations.take("later")
+    assert fresh is not None and not fresh.expiry_audited
+
+
+async def test_an_answered_card_is_never_claimed_and_a_claimed_card_only_once_anywhere(
+    live: LiveStores,
+) -> None:
+    others = [live.other() for _ in range(3)]
+    for number in range(30):
+        await live.confirmations.put(_record(f"t{number}", expires_at=live.clock.now + 1))
+    for number in range(10):
+        assert await live.confirmations.take(f"t{number}") is not None
+    live.clock.now += 2
+    claims = await asyncio.gather(
+        *(o.confirmations.claim_expired(live.clock.now, 7) for o in others for _ in range(3))
+    )
+    assert sum(len(c) for c in claims) == 20

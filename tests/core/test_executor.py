@@ -20,6 +20,7 @@ from spyglass.core.registry import Registry
 from spyglass.errors import CapabilityError
 from spyglass.settings import Settings
 from tests.support import capabilities as fixtures
+from tests.support.stores import LiveStores
 
 
 class Clock:
@@ -612,3 +613,94 @@ def test_an_answer_refused_by_a_front_end_is_one_event_and_consumes_nothing(
         "test.echo", None, {"text": "a"}, channel="t", confirmation_token=token
     )
     assert done.ok
+
+
+def _executor_on(live: LiveStores, confirmations: Any, audit: AuditLog, policy: Any) -> Executor:
+    """An executor as another process has one: its own memory, the shared stores."""
+    return Executor(
+        Registry([fixtures.make()]),
+        settings=Settings(),
+        policy=policy,
+        audit=audit,
+        confirmations=confirmations,
+        delegated_channels=frozenset(),
+        clock=live.clock,
+    )
+
+
+async def test_a_card_issued_by_a_process_that_is_gone_is_audited_as_expired_exactly_once(
+    live: LiveStores, tmp_path: Path
+) -> None:
+    policy = PolicyFile(tmp_path / "policy.json")
+    policy.set(WEB_ACCESS, True)
+    audit_path = tmp_path / "audit.jsonl"
+    audit = AuditLog(audit_path)
+    issuer = _executor_on(live, live.confirmations, audit, policy)
+    pending = await issuer.ainvoke("test.echo", None, {"text": "a"}, channel="mcp")
+    assert pending.status == "pending_confirmation"
+    del issuer  # the process that issued the card is gone; its memory with it
+    others = [_executor_on(live, live.other().confirmations, audit, policy) for _ in range(3)]
+    assert sum(await asyncio.gather(*(e.sweep_expired() for e in others))) == 0
+    live.clock.now += TOKEN_TTL_SECONDS + 1
+    swept = await asyncio.gather(*(e.sweep_expired() for e in others for _ in range(4)))
+    assert sum(swept) == 1
+    events = [json.loads(line) for line in audit_path.read_text().splitlines()]
+    expired = [e for e in events if e["code"] == "CONFIRMATION_EXPIRED"]
+    assert len(expired) == 1
+    assert expired[0]["invocation_id"] == pending.invocation_id
+    assert (expired[0]["capability"], expired[0]["channel"]) == ("test.echo", "mcp")
+    # A late answer, at yet another process, hears "expired" and is not a second expiry.
+    token = pending.pending_confirmation.token
+    late = await others[0].ainvoke(
+        "test.echo", None, {"text": "a"}, channel="mcp", confirmation_token=token
+    )
+    assert late.status == "denied" and late.error.reason == "expired"
+    codes = [json.loads(line)["code"] for line in audit_path.read_text().splitlines()]
+    assert codes.count("CONFIRMATION_EXPIRED") == 1
+    assert codes[-1] == "INVALID_CONFIRMATION"
+
+
+async def test_a_late_answer_elsewhere_audits_the_expiry_once_and_a_sweep_adds_nothing(
+    live: LiveStores, tmp_path: Path
+) -> None:
+    policy = PolicyFile(tmp_path / "policy.json")
+    policy.set(WEB_ACCESS, True)
+    audit_path = tmp_path / "audit.jsonl"
+    audit = AuditLog(audit_path)
+    issuer = _executor_on(live, live.confirmations, audit, policy)
+    pending = await issuer.ainvoke("test.echo", None, {"text": "a"}, channel="console")
+    other = _executor_on(live, live.other().confirmations, audit, policy)
+    live.clock.now += TOKEN_TTL_SECONDS + 1
+    denied = await other.adeny(pending.pending_confirmation.token, channel="console")
+    assert denied.error is not None and denied.error.reason == "expired"
+    assert await issuer.sweep_expired() == 0 and await other.sweep_expired() == 0
+    codes = [json.loads(line)["code"] for line in audit_path.read_text().splitlines()]
+    assert codes[1:] == ["CONFIRMATION_EXPIRED", "INVALID_CONFIRMATION"]
+
+
+class CountingStore(InMemoryConfirmationStore):
+    """The in-process store, counting how often a sweep asks it."""
+
+    def __init__(self, clock: Clock) -> None:
+        super().__init__(clock=clock)
+        self.claims = 0
+
+    async def claim_expired(self, now: float, limit: int) -> list[Any]:
+        self.claims += 1
+        return await super().claim_expired(now, limit)
+
+
+def test_calls_ask_the_store_for_expired_cards_at_most_once_a_second(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.policy.set(WEB_ACCESS, True)
+    store = CountingStore(h.clock)
+    h.executor.confirmations = store
+    for _ in range(5):
+        h.executor.invoke("test.echo", None, {"text": "a"}, channel="t")
+    assert store.claims == 1
+    h.clock.now += 1.5
+    h.executor.invoke("test.echo", None, {"text": "a"}, channel="t")
+    assert store.claims == 2
+    # An explicit sweep (the service's timer) always asks.
+    asyncio.run(h.executor.sweep_expired())
+    assert store.claims == 3

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,8 @@ from spyglass.core.policy import (
     PolicyFile,
     capability_allowed,
     policy_problem,
+    read_snapshot,
+    snapshot,
     switch_off,
 )
 from spyglass.errors import StorageError
@@ -190,3 +194,72 @@ def test_the_file_keeps_only_the_master_switch_and_switches_away_from_their_defa
     }
     policy.set(WEB_SEARCH, True)
     assert json.loads(policy.path.read_text()) == {WEB_ACCESS: False, WEB_SEARCH: True}
+
+
+def _age(path: Path, seconds_ago: float) -> None:
+    """Set the file's modification time into the past, as if written a while ago."""
+    moment = time.time() - seconds_ago
+    os.utime(path, (moment, moment))
+
+
+def test_a_file_edited_in_place_to_the_same_size_is_read_afresh(tmp_path: Path) -> None:
+    path = tmp_path / "policy.json"
+    path.write_text('{"web_access_enabled": true }', encoding="utf-8")
+    _age(path, 60)
+    policy = PolicyFile(path)
+    assert policy.enabled(WEB_ACCESS) is True
+    assert policy.enabled(WEB_ACCESS) is True  # the second read may use the parse kept
+    with path.open("r+", encoding="utf-8") as handle:  # same inode, same size
+        handle.write('{"web_access_enabled": false}')
+    _age(path, 30)
+    assert policy.enabled(WEB_ACCESS) is False
+
+
+def test_a_file_rewritten_within_the_clock_tick_is_never_served_from_a_stale_parse(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "policy.json"
+    policy = PolicyFile(path)
+    for value in (True, False, True, False):
+        # Same size each time, written back to back: timestamps may not tell them apart.
+        path.write_text(json.dumps({WEB_ACCESS: value, "pad": "x" * (1 if value else 0)}))
+        assert policy.enabled(WEB_ACCESS) is value
+
+
+def test_a_snapshot_reads_every_switch_and_the_problem_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "policy.json"
+    PolicyFile(path).set(WEB_ACCESS, True)
+    taken = snapshot(PolicyFile(path))
+    assert dict(taken.values) == {WEB_ACCESS: True, WEB_SEARCH: True, WEB_FETCH: True}
+    assert taken.problem() is None
+    path.write_text("{broken")
+    broken = snapshot(PolicyFile(path))
+    assert not any(broken.values.values())
+    problem = policy_problem(broken)
+    assert problem is not None and str(path) in problem.message
+
+
+def test_a_source_that_only_answers_enabled_still_gives_a_snapshot() -> None:
+    class OnlyEnabled:
+        def enabled(self, key: str) -> bool:
+            return key == WEB_ACCESS
+
+    taken = snapshot(OnlyEnabled())
+    assert taken.enabled(WEB_ACCESS) and not taken.enabled(WEB_SEARCH)
+    assert taken.problem() is None
+
+
+async def test_a_source_that_blocks_is_read_on_a_worker_thread() -> None:
+    import threading
+
+    seen: list[int] = []
+
+    class Remote:
+        blocking = True
+
+        def enabled(self, key: str) -> bool:
+            seen.append(threading.get_ident())
+            return True
+
+    assert (await read_snapshot(Remote())).enabled(WEB_ACCESS)
+    assert seen and threading.get_ident() not in seen

@@ -161,6 +161,25 @@ async def test_search_finds_user_and_model_words_but_never_web_text(store: Histo
     assert await store.conversations("zanzibar") == []
 
 
+@pytest.mark.parametrize(
+    ("stored", "typed"),
+    [
+        ("We met at the café on Rue Sainte-Catherine", "cafe"),
+        ("a cafe near the station", "café"),
+        ("Her résumé lists Zürich and Kraków", "resume zurich krakow"),
+        ("Phở at Hà Nội's night market", "pho ha noi"),
+        ("NAÏVE Bayes, explained", "naive"),
+    ],
+)
+async def test_search_folds_accents_both_ways_and_still_never_finds_web_text(
+    store: HistoryStore, stored: str, typed: str
+) -> None:
+    await save_turn(store, "c1", "t1", stored, "Noted.", web_text="Crème brûlée recipes")
+    found = await store.conversations(typed)
+    assert [c["id"] for c in found] == ["c1"]
+    assert await store.conversations("creme brulee") == []
+
+
 async def test_search_text_with_fts_syntax_is_taken_literally(store: HistoryStore) -> None:
     await save_turn(store, "c1", "t1", "AND OR NOT quotes", "ok")
     assert [c["id"] for c in await store.conversations('"AND" OR( * -')] == ["c1"]

@@ -1,12 +1,21 @@
-"""The event-stream response: wire format, and a client disconnect closing the turn."""
+"""The event-stream response: wire format, and a client that goes away or stops reading
+ending the turn."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import socket
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from spyglass.service.sse import EventStreamResponse, encode
+import httpx
+
+from spyglass.paths import Paths
+from spyglass.runtime import build_runtime
+from spyglass.service.sse import BUFFER_EVENTS, EventStreamResponse, encode
+from tests.support.fake_model import FakeModel, text
+from tests.support.server import running_service, wait_until
 
 
 def test_an_event_is_name_then_json_data_then_a_blank_line() -> None:
@@ -47,6 +56,41 @@ async def test_a_disconnect_cancels_the_turn_and_runs_its_cleanup() -> None:
     assert all(b"done" not in m.get("body", b"") for m in sent)
 
 
+async def test_a_send_that_never_completes_ends_the_turn_and_leaves_no_task_behind() -> None:
+    cleaned = asyncio.Event()
+    produced: list[int] = []
+
+    async def turn() -> AsyncGenerator[tuple[str, dict[str, Any]], None]:
+        try:
+            for number in range(10_000):
+                produced.append(number)
+                yield "content", {"delta": "x" * 100}
+            yield "done", {}
+        finally:
+            cleaned.set()
+
+    never = asyncio.Event()
+
+    async def receive() -> dict[str, Any]:
+        await never.wait()
+        return {"type": "http.disconnect"}
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        if len(sent) >= 3:
+            await never.wait()  # the client stopped reading: the send never completes
+        sent.append(message)
+
+    before = asyncio.all_tasks()
+    response = EventStreamResponse(turn(), stall_seconds=0.2)
+    await asyncio.wait_for(response({"type": "http"}, receive, send), timeout=10)  # type: ignore[arg-type]
+    assert cleaned.is_set()
+    # The turn ran ahead of the client by at most the buffer, then stopped.
+    assert len(produced) <= BUFFER_EVENTS + 5
+    assert asyncio.all_tasks() == before
+
+
 async def test_a_finished_turn_ends_the_body() -> None:
     async def turn() -> AsyncGenerator[tuple[str, dict[str, Any]], None]:
         yield "done", {"text": "hi"}
@@ -68,3 +112,61 @@ async def test_a_finished_turn_ends_the_body() -> None:
     )
     assert sent[-1] == {"type": "http.response.body", "body": b"", "more_body": False}
     assert sent[0]["headers"][0] == (b"content-type", b"text/event-stream; charset=utf-8")
+
+
+PIECE_CHARS = 1000
+PIECES = 12_000  # 12 MB of answer: more than every socket buffer on the way can hold
+
+
+def test_a_client_that_stops_reading_ends_the_turn_instead_of_stalling_it(
+    paths: Paths, fake_model: FakeModel
+) -> None:
+    runtime = build_runtime(
+        paths,
+        overrides={
+            "llm.base_url": fake_model.base_url,
+            "llm.model": "fake",
+            "server.stream_stall_seconds": 0.5,
+        },
+    )
+    fake_model.script(text("x" * (PIECE_CHARS * PIECES), pieces=PIECES), text("Short."))
+    with running_service(runtime) as (base, token):
+        port = int(base.rsplit(":", 1)[1])
+        body = json.dumps({"text": "write a very long answer"}).encode()
+        reader = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        reader.settimeout(10)
+        reader.connect(("127.0.0.1", port))
+        reader.sendall(
+            b"POST /api/v1/conversation/message HTTP/1.1\r\n"
+            + f"Host: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n".encode()
+            + b"Accept: text/event-stream\r\nContent-Type: application/json\r\n"
+            + f"Content-Length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        received = b""
+        while b"event: turn" not in received or b"\n\n" not in received.split(b"event: turn")[1]:
+            received += reader.recv(4096)
+        first = received.split(b"event: turn\ndata: ", 1)[1].split(b"\n", 1)[0]
+        conversation = json.loads(first)["conversation_id"]
+        # The client now reads nothing more, and keeps its connection open.
+        with httpx.Client(
+            base_url=base, headers={"Authorization": f"Bearer {token}"}, trust_env=False
+        ) as other:
+
+            def saved() -> list[dict[str, Any]]:
+                answer = other.get(f"/api/v1/conversations/{conversation}")
+                return [m for m in answer.json()["messages"] if m["role"] == "assistant"]
+
+            wait_until(lambda: bool(saved()), timeout=60, what="the stalled turn to end")
+            [kept] = saved()
+            # What was produced before the client stopped reading is kept, not the rest.
+            assert 0 < len(kept["text"]) < PIECE_CHARS * PIECES
+            # The conversation goes on: its turn is over, nothing holds it.
+            again = other.post(
+                "/api/v1/conversation/message",
+                json={"conversation_id": conversation, "text": "shorter, please"},
+                timeout=30,
+            )
+            assert again.status_code == 200 and again.json()["text"] == "Short."
+        reader.close()

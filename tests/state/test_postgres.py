@@ -13,8 +13,14 @@ import psycopg
 import pytest
 
 from spyglass.core.policy import WEB_ACCESS
-from spyglass.state.postgres import MIGRATIONS, PostgresAudit, PostgresPolicy, upgrade
-from tests.support.state_servers import free_port
+from spyglass.state.postgres import (
+    MIGRATIONS,
+    PostgresAudit,
+    PostgresHistory,
+    PostgresPolicy,
+    upgrade,
+)
+from tests.support.state_servers import PostgresServer, free_port
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
@@ -147,3 +153,53 @@ def test_spyglass_db_upgrade_and_audit_tail_use_postgresql(
     events = json.loads(tail.stdout)
     assert [(e["capability"], e["code"]) for e in events] == [("web.search", "POLICY_DISABLED")]
     assert not (tmp_path / "home" / "audit").exists()
+
+
+def test_a_policy_table_that_cannot_be_reached_is_every_switch_off_and_says_why() -> None:
+    policy = PostgresPolicy(f"postgresql://spyglass@127.0.0.1:{free_port()}/none", timeout=1)
+    taken = policy.snapshot()
+    assert not any(taken.values.values())
+    problem = taken.problem()
+    assert problem is not None and problem.code == "STORE_UNAVAILABLE"
+    assert "PostgreSQL" in problem.message
+    policy.close()
+
+
+def test_the_policy_table_is_read_in_one_query_with_defaults_for_unset_switches(
+    database_url: str,
+) -> None:
+    upgrade(database_url, 5)
+    policy = PostgresPolicy(database_url, timeout=5)
+    policy.set(WEB_ACCESS, True)
+    taken = policy.snapshot()
+    assert dict(taken.values) == {
+        WEB_ACCESS: True,
+        "web_search_enabled": True,
+        "web_fetch_enabled": True,
+    }
+    assert taken.problem() is None and policy.blocking
+    policy.close()
+
+
+async def test_without_the_unaccent_extension_search_still_folds_common_accents(
+    postgres_server: PostgresServer,
+) -> None:
+    # A role that may create tables but not extensions: the migration falls back to its own
+    # table of letters.
+    database = postgres_server.new_database()
+    name = database.rsplit("/", 1)[1]
+    role = "r_" + name
+    with psycopg.connect(database, autocommit=True) as db:
+        db.execute(f'CREATE ROLE "{role}" LOGIN'.encode())
+        db.execute(f'GRANT CONNECT ON DATABASE "{name}" TO "{role}"'.encode())
+        db.execute(f'GRANT USAGE, CREATE ON SCHEMA public TO "{role}"'.encode())
+    url = database.replace("postgresql://spyglass@", f"postgresql://{role}@")
+    upgrade(url, 5)
+    with psycopg.connect(database) as db:
+        found = db.execute("SELECT 1 FROM pg_extension WHERE extname = 'unaccent'").fetchone()
+    assert found is None
+    history = PostgresHistory(url, retention_days=30, timeout=5)
+    await history.add_user("c1", "t1", "Phở and crêpes at the café in Kraków", title="food")
+    for typed in ("cafe", "pho", "crepes krakow", "CAFÉ"):
+        assert [c["id"] for c in await history.conversations(typed)] == ["c1"], typed
+    await history.close()

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -22,8 +23,16 @@ class ServeProcess:
     """One ``python -m spyglass serve --port 0`` with its own home and the given settings."""
 
     def __init__(
-        self, home: Path, env: dict[str, str], *, api_token: str, workers: int = 1
+        self,
+        home: Path,
+        env: dict[str, str],
+        *,
+        api_token: str,
+        workers: int = 1,
+        runner: Sequence[str] = ("-m",),
     ) -> None:
+        """``runner`` comes between the interpreter and ``spyglass`` (``("-m", "cProfile",
+        "-o", path, "-m")`` profiles the process)."""
         home.mkdir(parents=True, exist_ok=True)
         token_file = home / "api-token"
         token_file.write_text(api_token + "\n", encoding="utf-8")
@@ -37,7 +46,7 @@ class ServeProcess:
         environment["SPYGLASS_HOME"] = str(home)
         src = str(Path(__file__).resolve().parents[2] / "src")
         environment["PYTHONPATH"] = src + os.pathsep + environment.get("PYTHONPATH", "")
-        argv = [sys.executable, "-m", "spyglass", "serve", "--port", "0"]
+        argv = [sys.executable, *runner, "spyglass", "serve", "--port", "0"]
         if workers > 1:
             argv += ["--workers", str(workers)]
         self.token = api_token

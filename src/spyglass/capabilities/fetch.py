@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -10,12 +11,14 @@ from spyglass.core.capability import JSON, Bounds, Capability, Network, SideEffe
 from spyglass.core.context import InvocationContext
 from spyglass.core.outcome import Notice
 from spyglass.core.policy import WEB_ACCESS
+from spyglass.errors import StoreUnavailable
 from spyglass.fetch.guard import MAX_URL_CHARS
 from spyglass.fetch.hosted import dispatch as hosted
 from spyglass.fetch.paging import Part, part
 from spyglass.fetch.private import NOTICE_KIND, NOTICE_MESSAGE
 from spyglass.privacy import check, provenance
 from spyglass.providers.readiness import fetch_problems
+from spyglass.state.pages import PAGE_CACHE
 
 if TYPE_CHECKING:
     from spyglass.fetch.fetcher import FetchedPage
@@ -102,7 +105,7 @@ async def precheck(context: InvocationContext) -> Sequence[Notice]:
     checks it here; DNS answers and the connected peer only the fetch itself can check.
     """
     url = context.arguments["url"]
-    if url in context.turn.cache.get(PAGES_KEY, {}):
+    if await _cached(context, url) is not None:
         # Later parts of a page read this turn come from the cache: nothing is sent anywhere.
         return []
     order, notices = hosted.check(
@@ -127,7 +130,7 @@ async def run(context: InvocationContext) -> JSON:
     max_chars: int = arguments.get("max_chars", context.settings.fetch.max_chars)
     pages: dict[str, FetchedPage] = context.turn.cache.setdefault(PAGES_KEY, {})
     providers: dict[str, str] = context.turn.cache.setdefault(PROVIDERS_KEY, {})
-    page = pages.get(url)
+    page = await _cached(context, url)
     if page is None:
         # The same route the precheck announced: it is pinned by the invocation id.
         order, _notices = hosted.check(
@@ -146,9 +149,83 @@ async def run(context: InvocationContext) -> JSON:
         )
         pages[url] = page
         providers[url] = context.provider or hosted.DIRECT
+        await _keep(context, url, page, providers[url])
     else:
         context.provider = providers.get(url, hosted.DIRECT)
     return fitted(page, offset, max_chars, context.max_result_bytes, context.provider)
+
+
+def _scope(context: InvocationContext) -> str | None:
+    """The turn's name in the page cache; ``None`` outside a conversation (each call its own
+    turn, so there is nothing to carry on)."""
+    turn = context.turn
+    return None if turn.conversation_id is None else f"{turn.conversation_id}/{turn.id}"
+
+
+async def _cached(context: InvocationContext, url: str) -> FetchedPage | None:
+    """The page as read earlier this turn: in this process, or kept by the process that ran
+    the turn before it paused (a turn resumed elsewhere, or after a restart)."""
+    pages: dict[str, FetchedPage] = context.turn.cache.setdefault(PAGES_KEY, {})
+    if url in pages:
+        return pages[url]
+    scope = _scope(context)
+    if scope is None:
+        return None
+    try:
+        raw = await context.seams.get(PAGE_CACHE).get(scope, url)
+    except StoreUnavailable:
+        return None  # fetched again: slower, never wrong
+    if raw is None:
+        return None
+    page, provider = _page_from_bytes(raw)
+    pages[url] = page
+    context.turn.cache.setdefault(PROVIDERS_KEY, {})[url] = provider
+    return page
+
+
+async def _keep(context: InvocationContext, url: str, page: FetchedPage, provider: str) -> None:
+    scope = _scope(context)
+    if scope is None:
+        return
+    # Unavailable: only a resumed turn's later parts would be fetched again.
+    with contextlib.suppress(StoreUnavailable):
+        await context.seams.get(PAGE_CACHE).put(scope, url, _page_to_bytes(page, provider))
+
+
+def _page_to_bytes(page: FetchedPage, provider: str) -> bytes:
+    data = {
+        "url": page.url,
+        "final_url": page.final_url,
+        "status": page.status,
+        "content_type": page.content_type,
+        "title": page.document.title,
+        "text": page.document.text,
+        "redirected": page.redirected,
+        "redirect_chain": list(page.redirect_chain),
+        "retrieved_at": page.retrieved_at,
+        "cut_at_bytes": page.cut_at_bytes,
+        "provider": provider,
+    }
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace")
+
+
+def _page_from_bytes(raw: bytes) -> tuple[FetchedPage, str]:
+    from spyglass.fetch.content import Document
+    from spyglass.fetch.fetcher import FetchedPage
+
+    data = json.loads(raw)
+    page = FetchedPage(
+        url=data["url"],
+        final_url=data["final_url"],
+        status=data["status"],
+        content_type=data["content_type"],
+        document=Document(data["title"], data["text"]),
+        redirected=data["redirected"],
+        redirect_chain=tuple(data["redirect_chain"]),
+        retrieved_at=data["retrieved_at"],
+        cut_at_bytes=data["cut_at_bytes"],
+    )
+    return page, str(data["provider"])
 
 
 async def _download(context: InvocationContext, url: str) -> FetchedPage:

@@ -173,7 +173,8 @@ async def held(store: PendingTurnStore, state: TurnState, lease: float) -> Async
 
 
 def state_to_json(state: TurnState) -> str:
-    """The turn as JSON. The turn's cache (fetched pages) stays in process: it is rebuilt."""
+    """The turn as JSON. The turn's in-memory cache is left out: pages ``web.fetch`` read are
+    in the page cache (:mod:`spyglass.state.pages`), where a resumed turn finds them."""
     data = {
         "conversation_id": state.conversation_id,
         "turn_id": state.turn_id,

@@ -30,7 +30,7 @@ from spyglass.core.capability import Capability
 from spyglass.core.context import Turn
 from spyglass.core.encoding import printable
 from spyglass.core.outcome import Outcome
-from spyglass.core.policy import capability_allowed
+from spyglass.core.policy import capability_allowed, read_snapshot
 from spyglass.errors import RequestRefused, StoreUnavailable
 from spyglass.history.store import HistoryStore
 from spyglass.llm.client import Completion, ModelClient, ModelUnavailable, ToolsRefused
@@ -82,19 +82,20 @@ class ConversationRunner:
 
     # -- what the model may use -----------------------------------------------------------
 
-    def offered(self, actor: Actor | None = None) -> list[Capability]:
+    async def offered(self, actor: Actor | None = None) -> list[Capability]:
         """Capabilities whose owner switch is on (web access off → no web tools at all) and,
         for a person, that they may use."""
-        policy, settings = self.runtime.policy, self.runtime.settings
+        switches = await read_snapshot(self.runtime.policy)
+        settings = self.runtime.settings
         return [
             c
             for c in self.runtime.registry.latest()
-            if capability_allowed(policy, c, settings, actor)
+            if capability_allowed(switches, c, settings, actor)
         ]
 
-    def _tools(self, actor: Actor | None = None) -> list[Capability]:
+    async def _tools(self, actor: Actor | None = None) -> list[Capability]:
         """What the model is offered now: nothing while its server refuses it tools."""
-        return [] if self.model.tools_refused() else self.offered(actor)
+        return [] if self.model.tools_refused() else await self.offered(actor)
 
     # -- starting and resuming ------------------------------------------------------------
 
@@ -103,21 +104,28 @@ class ConversationRunner:
     ) -> TurnState:
         """A new turn on a new or existing conversation. Raises :class:`TurnRefused`."""
         # Any request is a chance to audit confirmations that expired unanswered.
-        await self.runtime.executor.sweep_expired()
-        known = conversation_id is None or await self.history.exists(conversation_id)
-        if not known and self.history.enabled:
-            assert conversation_id is not None
-            raise TurnRefused(
-                "NOT_FOUND",
-                f"no conversation with id {conversation_id[:64]!r}; leave out "
-                "conversation_id to start a new one",
-                404,
+        await self.runtime.executor.sweep_due()
+        stored: list[dict[str, Any]] = []
+        sources: list[Any] = []
+        if conversation_id is not None:
+            # Independent reads, side by side: each store call is a trip to a worker thread
+            # or a server, and a turn's latency is their sum when made one after another.
+            stored, sources = await asyncio.gather(
+                self.history.messages(conversation_id),
+                self.provenance.sources(conversation_id),
             )
+            known = bool(stored) or await self.history.exists(conversation_id)
+            if not known and self.history.enabled:
+                raise TurnRefused(
+                    "NOT_FOUND",
+                    f"no conversation with id {conversation_id[:64]!r}; leave out "
+                    "conversation_id to start a new one",
+                    404,
+                )
         conversation_id = conversation_id or uuid.uuid4().hex
         turn_id = uuid.uuid4().hex
-        stored = await self.history.messages(conversation_id)
         earlier = replay(stored)
-        prompt = system_prompt(self._tools(actor), self.runtime.settings.llm.system_prompt)
+        prompt = system_prompt(await self._tools(actor), self.runtime.settings.llm.system_prompt)
         messages = [{"role": "system", "content": prompt}, *earlier]
         messages.append({"role": "user", "content": text})
         await self.history.add_user(conversation_id, turn_id, text, title=text[:TITLE_CHARS])
@@ -129,7 +137,7 @@ class ConversationRunner:
                 conversation_id=conversation_id,
                 id=turn_id,
                 private_texts=(*(m["text"] for m in stored if m["role"] == "user"), text),
-                sources=await self.provenance.sources(conversation_id),
+                sources=sources,
             ),
         )
 
@@ -241,7 +249,7 @@ class ConversationRunner:
                     return
                 yield "tool_end", await self._record(state, call, outcome)
             final = state.rounds >= limits.max_tool_rounds
-            reply = _Answer(tools=[] if final else self._tools(actor))
+            reply = _Answer(tools=[] if final else await self._tools(actor))
             async for item in self._ask(state, reply):
                 yield item
             if _nothing_left(reply):

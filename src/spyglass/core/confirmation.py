@@ -1,14 +1,17 @@
 """Confirmation tokens: single use, short lived, bound to one exact call.
 
-The store interface is two coroutines, implemented in process (here), in SQLite (the
+The store interface is three coroutines, implemented in process (here), in SQLite (the
 embedded default, which survives a restart) and in Redis (shared by several processes; see
 :mod:`spyglass.state`). Taking a token is atomic: of any number of concurrent approvals of one
-token, in one process or several, exactly one receives the record. Stores that outlive the
-process keep only the token's digest.
+token, in one process or several, exactly one receives the record. Claiming the expiry of a
+card nobody answered is atomic too, so it is audited once, by whichever process sweeps first,
+even when the process that issued it is gone. Stores that outlive the process keep only the
+token's digest.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import secrets
@@ -50,13 +53,17 @@ def record_to_json(record: PendingRecord) -> str:
             "account_id": record.binding.account_id,
             "invocation_id": record.invocation_id,
             "expires_at": record.expires_at,
+            "channel": record.channel,
         },
         separators=(",", ":"),
         ensure_ascii=False,
     )
 
 
-def record_from_json(token: str, text: str | bytes) -> PendingRecord:
+def record_from_json(
+    token: str, text: str | bytes, *, expiry_audited: bool = False
+) -> PendingRecord:
+    """The record a store kept; ``token`` is ``""`` when the store knows only its digest."""
     data = json.loads(text)
     binding = Binding(
         data["capability"],
@@ -66,7 +73,15 @@ def record_from_json(token: str, text: str | bytes) -> PendingRecord:
         # Records written before accounts existed were all the owner's.
         data.get("account_id"),
     )
-    return PendingRecord(token, binding, data["invocation_id"], float(data["expires_at"]))
+    return PendingRecord(
+        token,
+        binding,
+        data["invocation_id"],
+        float(data["expires_at"]),
+        # Records written before the channel was kept were audited as "unknown".
+        channel=data.get("channel") or "",
+        expiry_audited=expiry_audited,
+    )
 
 
 @dataclass(frozen=True)
@@ -87,6 +102,10 @@ class PendingRecord:
     binding: Binding
     invocation_id: str
     expires_at: float
+    #: The channel the card was shown on, for the audit event of its expiry.
+    channel: str = ""
+    #: Set on a taken record whose expiry a sweep has already audited.
+    expiry_audited: bool = False
 
 
 class ConfirmationStore(Protocol):
@@ -100,16 +119,31 @@ class ConfirmationStore(Protocol):
     async def put(self, record: PendingRecord) -> None: ...
 
     async def take(self, token: str) -> PendingRecord | None:
-        """Remove and return the record, atomically; ``None`` if unknown or already taken."""
+        """Remove and return the record, atomically; ``None`` if unknown or already taken.
+
+        A record is kept for a grace period past its expiry, so that a late answer is told
+        "expired"; ``expiry_audited`` says whether a sweep already audited that expiry.
+        """
+        ...
+
+    async def claim_expired(self, now: float, limit: int) -> list[PendingRecord]:
+        """Mark up to ``limit`` records past their expiry and not yet taken or claimed as
+        claimed, atomically, and return them (``token`` left empty): of any number of
+        processes sweeping at once, exactly one receives each."""
         ...
 
 
+#: How many expired cards one store call claims; a sweep repeats until fewer come back.
+CLAIM_BATCH = 100
+
+
 class InMemoryConfirmationStore:
-    """The embedded default: a dict under a lock, pruned of expired entries as it goes."""
+    """The in-process store: a dict under a lock, pruned of audited expired entries."""
 
     def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self._clock = clock
         self._records: dict[str, PendingRecord] = {}
+        self._audited: set[str] = set()
         self._lock = threading.Lock()
 
     async def put(self, record: PendingRecord) -> None:
@@ -119,7 +153,23 @@ class InMemoryConfirmationStore:
 
     async def take(self, token: str) -> PendingRecord | None:
         with self._lock:
-            return self._records.pop(token, None)
+            record = self._records.pop(token, None)
+            audited = token in self._audited
+            self._audited.discard(token)
+        if record is None:
+            return None
+        return dataclasses.replace(record, expiry_audited=audited)
+
+    async def claim_expired(self, now: float, limit: int) -> list[PendingRecord]:
+        with self._lock:
+            found: list[PendingRecord] = []
+            for token, record in self._records.items():
+                if len(found) >= limit:
+                    break
+                if record.expires_at < now and token not in self._audited:
+                    self._audited.add(token)
+                    found.append(dataclasses.replace(record, token=""))
+            return found
 
     def __len__(self) -> int:
         with self._lock:
@@ -127,8 +177,12 @@ class InMemoryConfirmationStore:
 
     def _prune(self) -> None:
         # Keep expired records a little longer so their approval reports "expired", not
-        # "unknown"; past that grace they are dropped to bound memory.
+        # "unknown"; past that grace they are dropped to bound memory, once their expiry has
+        # been audited (a sweep claims the others first).
         cutoff = self._clock() - TOKEN_TTL_SECONDS
-        stale = [t for t, r in self._records.items() if r.expires_at < cutoff]
+        stale = [
+            t for t, r in self._records.items() if r.expires_at < cutoff and t in self._audited
+        ]
         for token in stale:
             del self._records[token]
+            self._audited.discard(token)

@@ -22,6 +22,7 @@ from spyglass.core.actor import AWAITING_APPROVAL, Actor, PersonalPolicy
 from spyglass.core.audit import AuditSink
 from spyglass.core.capability import Capability
 from spyglass.core.confirmation import (
+    CLAIM_BATCH,
     TOKEN_TTL_SECONDS,
     Binding,
     ConfirmationStore,
@@ -30,7 +31,6 @@ from spyglass.core.confirmation import (
     new_token,
 )
 from spyglass.core.context import InvocationContext, Seams, Turn
-from spyglass.core.expiry import IssuedTokens
 from spyglass.core.outcome import (
     Code,
     ErrorInfo,
@@ -46,6 +46,7 @@ from spyglass.core.policy import (
     WEB_SEARCH,
     PolicySource,
     policy_problem,
+    read_snapshot,
     switch_off,
 )
 from spyglass.core.registry import Registry
@@ -58,6 +59,10 @@ logger = logging.getLogger(__name__)
 #: Extra seconds the executor waits past a capability's own configured deadline, so the
 #: capability can report its own, more precise, timeout first.
 TIMEOUT_GRACE_SECONDS = 2.0
+
+#: The sweep that runs before calls asks the store at most this often (seconds); the service
+#: also sweeps on a timer. Asking on every call would add a store round trip to each.
+SWEEP_EVERY_SECONDS = 1.0
 
 #: Notices of this kind prefix are privacy findings; their kinds are audited.
 FINDING_PREFIX = "privacy."
@@ -101,6 +106,9 @@ class _Attempt:
     #: Kinds of private data the check found (``email``): fixed identifiers, never content.
     findings: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    #: The owner's switches as the policy stage read them; the handler sees the same reading
+    #: (and never waits on a policy store itself).
+    switches: PolicySource | None = None
 
 
 class Executor:
@@ -131,8 +139,8 @@ class Executor:
         self.clock = clock
         #: Each person's own permissions, asked in the policy stage for calls made for one.
         self.people = people
-        #: Tokens issued here and not yet settled, to audit the ones nobody answers.
-        self.issued = IssuedTokens(remember_seconds=TOKEN_TTL_SECONDS)
+        #: When this executor last asked the store for expired cards (its clock).
+        self._swept_at: float | None = None
 
     # -- public API -------------------------------------------------------------------------
 
@@ -188,7 +196,7 @@ class Executor:
             actor=actor,
         )
         turn = turn or Turn()
-        await self.sweep_expired()
+        await self.sweep_due()
         outcome = await self._run(attempt, name, version, arguments, turn, confirmation_token)
         self._audit(attempt, outcome)
         return outcome
@@ -219,7 +227,7 @@ class Executor:
         A token that had already expired is also audited as the expiry of its card. Only the
         person the call was proposed for can decline it with the token.
         """
-        await self.sweep_expired()
+        await self.sweep_due()
         attempt = _Attempt(
             invocation_id=uuid.uuid4().hex,
             channel=channel,
@@ -239,9 +247,7 @@ class Executor:
             record = None
         if record is not None:
             self._settled(record, channel)
-        if (record is None and isinstance(token, str) and self._was_expired(token)) or (
-            record is not None and record.expires_at < self.clock()
-        ):
+        if record is not None and record.expires_at < self.clock():
             outcome = self._stop(
                 attempt,
                 "confirm",
@@ -284,7 +290,7 @@ class Executor:
         anything it was for stay out of the audit, which records only that an answer was
         refused.
         """
-        await self.sweep_expired()
+        await self.sweep_due()
         attempt = _Attempt(
             invocation_id=uuid.uuid4().hex,
             channel=channel,
@@ -304,27 +310,33 @@ class Executor:
         return outcome
 
     async def sweep_expired(self) -> int:
-        """Audit every confirmation this executor issued that expired unanswered.
+        """Audit every confirmation that expired unanswered, whichever process issued it.
 
         Each such card is one ``CONFIRMATION_EXPIRED`` event, written by whoever notices it
-        first: this sweep (run before every call and periodically by the service) or a late
-        answer. Returns how many were found.
+        first: a sweep in any process sharing the store (claiming it is atomic) or a late
+        answer. Returns how many this sweep claimed.
         """
+        now = self.clock()
+        self._swept_at = now
         found = 0
-        due = list(self.issued.due(self.clock()).items())
-        for index, (token, channel) in enumerate(due):
-            # Taking it is atomic: if an answer took it first, that answer audited it.
+        while True:
             try:
-                record = await self.confirmations.take(token)
+                records = await self.confirmations.claim_expired(now, CLAIM_BATCH)
             except StoreUnavailable:
-                # The store is down: keep these cards for a later sweep (or their answer).
-                for pending, on in due[index:]:
-                    self.issued.issue(pending, self.clock(), on)
-                break
-            if record is not None:
-                self._audit_expiry(record, channel)
-                found += 1
-        return found
+                # The store is down: the cards stay unclaimed for a later sweep (or answer).
+                return found
+            for record in records:
+                self._audit_expiry(record, record.channel or "unknown")
+            found += len(records)
+            if len(records) < CLAIM_BATCH:
+                return found
+
+    async def sweep_due(self) -> int:
+        """:meth:`sweep_expired`, unless this executor swept less than a second ago."""
+        now = self.clock()
+        if self._swept_at is not None and 0 <= now - self._swept_at < SWEEP_EVERY_SECONDS:
+            return 0
+        return await self.sweep_expired()
 
     # -- the pipeline -----------------------------------------------------------------------
 
@@ -373,12 +385,14 @@ class Executor:
                 f"invalid arguments: {problem}",
             )
 
-        # 3. policy, read fresh from disk on every call
-        off = switch_off(self.policy, capability)
+        # 3. policy, read fresh on every call (once: every switch from the same reading)
+        switches = await read_snapshot(self.policy)
+        attempt.switches = switches
+        off = switch_off(switches, capability)
         if off is not None:
             # Off because the policy cannot be read is not the same as switched off: the
             # owner must fix the file, not flip a switch they believe is already on.
-            unreadable = policy_problem(self.policy)
+            unreadable = policy_problem(switches)
             if unreadable is not None:
                 return self._stop(
                     attempt, "policy", "rejected", unreadable.code, unreadable.message
@@ -564,6 +578,7 @@ class Executor:
             ),
             invocation_id=attempt.invocation_id,
             expires_at=self.clock() + TOKEN_TTL_SECONDS,
+            channel=attempt.channel,
         )
         waiting_for: str | None = None
         try:
@@ -581,7 +596,6 @@ class Executor:
                 )
         except StoreUnavailable as exc:
             return self._unavailable(attempt, exc)
-        self.issued.issue(record.token, record.expires_at, attempt.channel)
         return Outcome(
             status="pending_confirmation",
             capability=capability.name,
@@ -620,10 +634,8 @@ class Executor:
             record = None
         if record is not None:
             self._settled(record, attempt.channel)
-        # Expired: taken here past its time, or already found unanswered by the sweep.
-        if (record is None and isinstance(token, str) and self._was_expired(token)) or (
-            record is not None and record.expires_at < self.clock()
-        ):
+        # Expired: taken here past its time (perhaps already found unanswered by a sweep).
+        if record is not None and record.expires_at < self.clock():
             return self._stop(
                 attempt,
                 "confirm",
@@ -687,7 +699,7 @@ class Executor:
             turn=turn,
             settings=attempt.settings or self.settings,
             seams=self.seams,
-            policy=self.policy,
+            policy=attempt.switches or self.policy,
             max_result_bytes=capability.bounds.max_result_bytes,
             delegated=attempt.channel in self.delegated_channels
             and not self._waits_for_approver(attempt),
@@ -826,16 +838,12 @@ class Executor:
     # -- expiry -----------------------------------------------------------------------------
 
     def _settled(self, record: PendingRecord, channel: str) -> None:
-        """An answer took ``record``: if it had expired, its card's expiry is audited now."""
-        issued_on = self.issued.settle(record.token)
-        if record.expires_at < self.clock():
-            self._audit_expiry(record, issued_on or channel)
-
-    def _was_expired(self, token: str) -> bool:
-        return self.issued.was_expired(token)
+        """An answer took ``record``: if it had expired unnoticed, its card's expiry is
+        audited now (a sweep that claimed it first has audited it already)."""
+        if record.expires_at < self.clock() and not record.expiry_audited:
+            self._audit_expiry(record, record.channel or channel)
 
     def _audit_expiry(self, record: PendingRecord, channel: str) -> None:
-        self.issued.expired(record.token, self.clock())
         attempt = _Attempt(
             invocation_id=record.invocation_id, channel=channel, started=time.perf_counter()
         )

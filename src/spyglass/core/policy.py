@@ -10,11 +10,13 @@ no page reads switches fetch off.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
 import tempfile
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +43,8 @@ KNOWN_KEYS = tuple(DEFAULTS)
 #: The code of a refusal because the policy exists but cannot be read (it fails closed).
 POLICY_UNREADABLE = "POLICY_UNREADABLE"
 FIX_HINT = "`spyglass policy enable` or `spyglass policy disable` rewrites it"
+#: A policy file modified more recently than this is parsed again on every read.
+_SETTLED_NS = 100_000_000
 
 
 class PolicySource(Protocol):
@@ -128,6 +132,48 @@ def capability_allowed(
     return switch_off(policy, capability) is None
 
 
+@dataclass(frozen=True)
+class PolicySnapshot:
+    """The owner's switches as read once, so one decision asks the source once.
+
+    A :class:`PolicySource` itself; :meth:`problem` is the problem found by that reading.
+    """
+
+    values: Mapping[str, bool]
+    found_problem: PolicyProblem | None = None
+
+    def enabled(self, key: str) -> bool:
+        return self.values.get(key, False)
+
+    def problem(self) -> PolicyProblem | None:
+        return self.found_problem
+
+
+class TakesSnapshots(Protocol):
+    """Optional extra for a :class:`PolicySource`: every switch and its problem in one read."""
+
+    def snapshot(self) -> PolicySnapshot: ...
+
+
+def snapshot(policy: PolicySource) -> PolicySnapshot:
+    """Read ``policy`` once: every known switch and the source's problem, if any."""
+    take = getattr(policy, "snapshot", None)
+    if callable(take):
+        taken: PolicySnapshot = take()
+        return taken
+    values = {key: policy.enabled(key) for key in KNOWN_KEYS}
+    return PolicySnapshot(values, policy_problem(policy))
+
+
+async def read_snapshot(policy: PolicySource) -> PolicySnapshot:
+    """:func:`snapshot` from a coroutine: on a worker thread when the source says reading it
+    blocks (``blocking = True``: a database across the network), so the event loop never
+    waits on it. A local file is read in place: one ``stat`` while it is unchanged."""
+    if getattr(policy, "blocking", False):
+        return await asyncio.to_thread(snapshot, policy)
+    return snapshot(policy)
+
+
 class PolicyFile:
     """The policy file. Missing means the defaults (web access off); unreadable means every
     switch off *and* a problem.
@@ -140,6 +186,8 @@ class PolicyFile:
         self.path = path
         self._lock = threading.Lock()
         self._problem: PolicyProblem | None = None
+        #: The last parse and the file identity it came from (see :meth:`_load`).
+        self._parsed: tuple[tuple[int, ...], dict[str, bool]] | None = None
 
     def read(self) -> dict[str, bool]:
         """Every known switch with its current value.
@@ -157,8 +205,28 @@ class PolicyFile:
         self._note(problem)
         return problem
 
+    def snapshot(self) -> PolicySnapshot:
+        """Every switch and the file's problem, from one reading."""
+        values, problem = self._load()
+        self._note(problem)
+        return PolicySnapshot(values, problem)
+
     def _load(self) -> tuple[dict[str, bool], PolicyProblem | None]:
         values = dict.fromkeys(KNOWN_KEYS, False)
+        try:
+            info = os.stat(self.path)
+        except FileNotFoundError:
+            return dict(DEFAULTS), None
+        except OSError as exc:
+            return values, self._unreadable(f"cannot be read ({exc.strerror or exc})")
+        # Every write replaces the file (a new inode); an edit in place changes its modification
+        # time or size. While none of that changed, the last parse is still the file's content:
+        # fresh on every call for the price of one stat.
+        identity = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+        with self._lock:
+            parsed = self._parsed
+        if parsed is not None and parsed[0] == identity:
+            return dict(parsed[1]), None
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:
@@ -177,6 +245,13 @@ class PolicyFile:
             else:
                 # Only a literal true turns a switch on; "yes", 1 or "true" do not.
                 values[key] = data[key] is True
+        settled = time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) > _SETTLED_NS
+        if len(raw) == info.st_size and settled:
+            # Kept only when what was read is what was stat'ed, and only once the file is a
+            # little older than the clock's tick: two edits within one tick, of one size,
+            # would otherwise look the same (the "racy git" problem).
+            with self._lock:
+                self._parsed = (identity, dict(values))
         return values, None
 
     def _unreadable(self, what: str) -> PolicyProblem:

@@ -58,6 +58,15 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX provenance_by_conversation ON provenance(conversation_id, id);
     CREATE INDEX messages_by_time ON messages(role, created_at);
     """,
+    # 3: search folds accents both ways ("cafe" finds "café"), also letters with several
+    # marks ("pho" finds "phở"); the index is rebuilt from the messages it covers.
+    """
+    DROP TABLE messages_fts;
+    CREATE VIRTUAL TABLE messages_fts USING fts5(
+        text, content='messages', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+    );
+    INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');
+    """,
 )
 
 

@@ -1,6 +1,6 @@
 """Where a conversation's URLs came from, kept in the history database (``provenance`` table).
 
-It opens its own short connections to the file :class:`~spyglass.history.store.SQLiteHistory`
+It keeps its own connection to the file :class:`~spyglass.history.store.SQLiteHistory`
 created and migrated, so the two need not share a lock; rows go when their conversation is
 deleted or pruned (``ON DELETE CASCADE``).
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -25,15 +26,32 @@ class SQLiteProvenanceStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
 
     @contextlib.contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, isolation_level=None, timeout=5)
-        try:
-            db.execute("PRAGMA foreign_keys = ON")
-            yield db
-        finally:
-            db.close()
+        # One connection kept open (opening one per call cost a millisecond a turn), used by
+        # one thread at a time.
+        with self._lock:
+            if self._db is None:
+                db = sqlite3.connect(
+                    self.path, isolation_level=None, timeout=5, check_same_thread=False
+                )
+                db.execute("PRAGMA foreign_keys = ON")
+                self._db = db
+            try:
+                yield self._db
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
 
     async def add(self, conversation_id: str, sources: Sequence[Source]) -> None:
         await asyncio.to_thread(self.add_now, conversation_id, sources)

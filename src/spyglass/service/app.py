@@ -94,6 +94,9 @@ def create_app(
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             await model.aclose()
+            close_provenance = getattr(state.conversations.provenance, "close", None)
+            if callable(close_provenance):
+                close_provenance()
             await history.close()
             await stores.aclose()
 

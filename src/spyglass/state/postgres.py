@@ -1,8 +1,8 @@
 """The shared backend's durable half: history, the audit log and the policy switch in PostgreSQL.
 
 - history: the same tables and answers as the SQLite store; full-text search covers only
-  what the user and the model wrote (a generated ``tsvector`` over ``messages.text``), never
-  web text, which lives in ``events`` and ``exchanges``;
+  what the user and the model wrote (a generated ``tsvector`` over ``messages.text``, accents
+  folded), never web text, which lives in ``events`` and ``exchanges``;
 - audit: an append-only table (a trigger refuses UPDATE and DELETE), written by a background
   thread so recording an event never waits on the network;
 - policy: one row per switch, read fresh on every call; unreadable means off.
@@ -29,7 +29,8 @@ from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from spyglass.core.audit import AUDIT_FIELDS
-from spyglass.core.policy import KNOWN_KEYS
+from spyglass.core.outcome import Code
+from spyglass.core.policy import KNOWN_KEYS, PolicyProblem, PolicySnapshot
 from spyglass.core.policy import default as policy_default
 from spyglass.errors import StoreUnavailable
 from spyglass.history.store import _public, _stamp, assistant_values, utc_now
@@ -152,6 +153,44 @@ MIGRATIONS: tuple[str, ...] = (
         decided_by TEXT
     );
     CREATE TABLE install_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """,
+    # 4: search folds accents both ways ("cafe" finds "café"), as the SQLite history does.
+    # spyglass_fold() uses the unaccent extension when it can be created (PostgreSQL's
+    # contrib; a trusted extension, so the database owner may create it), else a fixed
+    # table of Latin letters. Declared IMMUTABLE so the generated column may use it: the
+    # unaccent dictionary is named with its schema and never changes under us.
+    """
+    DO $migration$
+    DECLARE
+        home TEXT;
+    BEGIN
+        BEGIN
+            CREATE EXTENSION IF NOT EXISTS unaccent;
+        EXCEPTION WHEN OTHERS THEN
+            RAISE NOTICE 'unaccent is not available (%); folding a fixed set of letters', SQLERRM;
+        END;
+        SELECT n.nspname INTO home FROM pg_extension e
+            JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'unaccent';
+        IF home IS NOT NULL THEN
+            EXECUTE format(
+                'CREATE FUNCTION spyglass_fold(value TEXT) RETURNS TEXT LANGUAGE sql '
+                'IMMUTABLE STRICT PARALLEL SAFE AS $fold$ SELECT lower(%1$I.unaccent('
+                '%2$L::regdictionary, value)) $fold$',
+                home, home || '.unaccent');
+        ELSE
+            CREATE FUNCTION spyglass_fold(value TEXT) RETURNS TEXT LANGUAGE sql
+                IMMUTABLE STRICT PARALLEL SAFE AS $fold$ SELECT translate(lower(value),
+                'àáâãäåāăąǎạảấầẩẫậắằẳẵặçćĉċčďđèéêëēĕėęěẹẻẽếềểễệìíîïĩīĭįıǐịỉñńņňòóôõöøōŏőơǒọỏốồổỗộớờởỡợùúûüũūŭůűųưǔụủứừửữựýÿŷỳỵỷỹźżž',
+                'aaaaaaaaaaaaaaaaaaaaaacccccddeeeeeeeeeeeeeeeeeiiiiiiiiiiiinnnnooooooooooooooooooooooouuuuuuuuuuuuuuuuuuuyyyyyyyzzz')
+                $fold$;
+        END IF;
+    END
+    $migration$;
+    DROP INDEX messages_search;
+    ALTER TABLE messages DROP COLUMN search;
+    ALTER TABLE messages ADD COLUMN search tsvector
+        GENERATED ALWAYS AS (to_tsvector('simple', spyglass_fold(text))) STORED;
+    CREATE INDEX messages_search ON messages USING GIN (search);
     """,
 )
 
@@ -342,7 +381,7 @@ class PostgresHistory:
         rows = await self._run(
             "SELECT id, title, created_at, updated_at FROM conversations WHERE id IN "
             "(SELECT conversation_id FROM "
-            "messages WHERE search @@ to_tsquery('simple', %s)) "
+            "messages WHERE search @@ to_tsquery('simple', spyglass_fold(%s))) "
             "ORDER BY updated_at DESC, seq DESC",
             (match,),
         )
@@ -505,7 +544,13 @@ class PostgresAudit:
 
 
 class PostgresPolicy:
-    """The owner's switches in a table, read fresh on every call. Unreadable means off."""
+    """The owner's switches in a table, read fresh on every call. Unreadable means off.
+
+    Its calls block on the network: ``blocking`` tells coroutines to read it on a worker
+    thread (:func:`spyglass.core.policy.read_snapshot`).
+    """
+
+    blocking = True
 
     def __init__(self, url: str, *, timeout: float) -> None:
         self.url = url
@@ -539,6 +584,23 @@ class PostgresPolicy:
         values = {key: policy_default(key) for key in KNOWN_KEYS}
         values.update({key: enabled is True for key, enabled in rows if key in values})
         return values
+
+    def snapshot(self) -> PolicySnapshot:
+        """Every switch in one query; unreadable means every switch off, and says why."""
+        try:
+            rows = self._query("SELECT key, enabled FROM policy", ())
+        except StoreUnavailable as exc:
+            logger.warning("policy cannot be read (%s); every switch stays off", exc.message)
+            problem = PolicyProblem(
+                f"the policy table in PostgreSQL cannot be read ({exc.message}), so web "
+                "access stays off; check that PostgreSQL is running (GET /api/v1/health)",
+                "PostgreSQL table policy",
+                code=Code.STORE_UNAVAILABLE,
+            )
+            return PolicySnapshot(dict.fromkeys(KNOWN_KEYS, False), problem)
+        values = {key: policy_default(key) for key in KNOWN_KEYS}
+        values.update({key: enabled is True for key, enabled in rows if key in values})
+        return PolicySnapshot(values)
 
     def enabled(self, key: str) -> bool:
         try:

@@ -1,7 +1,9 @@
 """The shared backend's fast half: tokens, paused turns, sessions and login codes in Redis.
 
-- a confirmation token is taken with ``GETDEL``: of any number of processes approving one
-  token at once, exactly one receives the record;
+- a confirmation token is taken by a script that removes it: of any number of processes
+  approving one token at once, exactly one receives the record; a sorted set by expiry lets
+  a sweep in any process claim each unanswered card's expiry once, even after the record
+  itself has gone (the member carries it);
 - a paused turn is a hash claimed by a Lua script under a lease, so exactly one process
   resumes it, and another may carry it on if that process dies;
 - sessions and login codes expire on their own (``EX``).
@@ -75,6 +77,31 @@ redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 1
 """
 
+# KEYS: record, audited marker, due set; ARGV: the due set's member prefix (digest + " ").
+# Answers nil (unknown or taken) or {record, 1 if a sweep audited its expiry else 0}.
+_TAKE_CONFIRMATION = """
+local v = redis.call('GET', KEYS[1])
+if not v then return nil end
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[3], ARGV[1] .. v)
+return {v, redis.call('DEL', KEYS[2])}
+"""
+
+# KEYS[1] due set; ARGV: now, limit, record key prefix, marker key prefix.
+# Claims (removes) due members; marks a record still kept so its late answer knows.
+_CLAIM_EXPIRED = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1], 'LIMIT', 0, ARGV[2])
+local out = {}
+for _, member in ipairs(due) do
+  redis.call('ZREM', KEYS[1], member)
+  local digest = string.sub(member, 1, 64)
+  local ttl = redis.call('PTTL', ARGV[3] .. digest)
+  if ttl > 0 then redis.call('SET', ARGV[4] .. digest, '1', 'PX', ttl) end
+  table.insert(out, string.sub(member, 66))
+end
+return out
+"""
+
 # KEYS[1] turn; ARGV: owner.
 _FINISH = """
 if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
@@ -134,20 +161,44 @@ def _ms(seconds: float) -> int:
 
 
 class RedisConfirmationStore:
+    DUE = PREFIX + "confirm-due"
+
     def __init__(self, state: RedisState) -> None:
         self.state = state
 
     async def put(self, record: PendingRecord) -> None:
-        key = PREFIX + "confirm:" + token_digest(record.token)
+        digest = token_digest(record.token)
+        key = PREFIX + "confirm:" + digest
         # Kept a grace period past expiry so a late approval hears "expired", not "unknown".
         ttl = record.expires_at - self.state.clock() + TOKEN_TTL_SECONDS
         value = record_to_json(record)
-        await self.state.call(lambda r: r.set(key, value, px=_ms(ttl)))
+
+        async def work(r: aioredis.Redis) -> None:
+            async with r.pipeline(transaction=True) as pipe:
+                pipe.set(key, value, px=_ms(ttl))
+                # Until answered or claimed; the member holds the record for the audit.
+                pipe.zadd(self.DUE, {f"{digest} {value}": record.expires_at})
+                await pipe.execute()
+
+        await self.state.call(work)
 
     async def take(self, token: str) -> PendingRecord | None:
-        key = PREFIX + "confirm:" + token_digest(token)
-        raw = await self.state.call(lambda r: r.getdel(key))
-        return None if raw is None else record_from_json(token, raw)
+        digest = token_digest(token)
+        keys = [PREFIX + "confirm:" + digest, PREFIX + "confirm-audited:" + digest, self.DUE]
+        answer = await self.state.call(lambda r: r.eval(_TAKE_CONFIRMATION, 3, *keys, digest + " "))
+        if answer is None:
+            return None
+        return record_from_json(token, answer[0], expiry_audited=bool(int(answer[1])))
+
+    async def claim_expired(self, now: float, limit: int) -> list[PendingRecord]:
+        args: list[str | int] = [
+            f"{now:.6f}",
+            limit,
+            PREFIX + "confirm:",
+            PREFIX + "confirm-audited:",
+        ]
+        found = await self.state.call(lambda r: r.eval(_CLAIM_EXPIRED, 1, self.DUE, *args))
+        return [record_from_json("", value) for value in found]
 
 
 class RedisPendingTurnStore:

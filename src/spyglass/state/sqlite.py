@@ -112,6 +112,18 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE TABLE install_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
     """,
+    # 3: a sweep in any process claims an unanswered card's expiry once (claim_expired).
+    """
+    ALTER TABLE confirmations ADD COLUMN expiry_audited INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX confirmations_by_expiry ON confirmations(expiry_audited, expires_at);
+    """,
+    # 4: pages a turn has read, for the process that carries the turn on (state/pages.py).
+    """
+    CREATE TABLE page_cache (
+        key TEXT PRIMARY KEY, value BLOB NOT NULL, size INTEGER NOT NULL, expires_at REAL NOT NULL
+    );
+    CREATE INDEX page_cache_by_expiry ON page_cache(expires_at);
+    """,
 )
 
 
@@ -220,11 +232,15 @@ class SQLiteConfirmationStore:
 
     async def put(self, record: PendingRecord) -> None:
         digest = token_digest(record.token)
-        # Kept a grace period past expiry so a late approval hears "expired", not "unknown".
+        # Kept a grace period past expiry so a late approval hears "expired", not "unknown";
+        # past it, dropped once a sweep has audited the expiry.
         cutoff = self.db.clock() - TOKEN_TTL_SECONDS
 
         def work(db: sqlite3.Connection) -> None:
-            db.execute("DELETE FROM confirmations WHERE expires_at < ?", (cutoff,))
+            db.execute(
+                "DELETE FROM confirmations WHERE expiry_audited = 1 AND expires_at < ?",
+                (cutoff,),
+            )
             db.execute(
                 "INSERT OR REPLACE INTO confirmations(digest, record, expires_at) VALUES (?,?,?)",
                 (digest, record_to_json(record), record.expires_at),
@@ -236,10 +252,26 @@ class SQLiteConfirmationStore:
         digest = token_digest(token)
         row = await self.db.run(
             lambda db: db.execute(
-                "DELETE FROM confirmations WHERE digest = ? RETURNING record", (digest,)
+                "DELETE FROM confirmations WHERE digest = ? RETURNING record, expiry_audited",
+                (digest,),
             ).fetchone()
         )
-        return None if row is None else record_from_json(token, row[0])
+        if row is None:
+            return None
+        return record_from_json(token, row[0], expiry_audited=bool(row[1]))
+
+    async def claim_expired(self, now: float, limit: int) -> list[PendingRecord]:
+        # One UPDATE: SQLite runs it under its write lock, so two processes never both get
+        # a row.
+        rows = await self.db.run(
+            lambda db: db.execute(
+                "UPDATE confirmations SET expiry_audited = 1 WHERE digest IN (SELECT digest "
+                "FROM confirmations WHERE expiry_audited = 0 AND expires_at < ? LIMIT ?) "
+                "RETURNING record",
+                (now, limit),
+            ).fetchall()
+        )
+        return [record_from_json("", row[0]) for row in rows]
 
 
 class SQLitePendingTurnStore:

@@ -25,6 +25,7 @@ from spyglass.errors import ConfigError, StoreUnavailable
 from spyglass.history.store import HistoryStore, open_history
 from spyglass.paths import Paths
 from spyglass.settings import Settings
+from spyglass.state.pages import PageCache, RedisPageCache, SQLitePageCache
 from spyglass.state.sessions import LoginCodeStore, SessionStore
 
 logger = logging.getLogger(__name__)
@@ -60,6 +61,8 @@ class Stores:
     login_codes: LoginCodeStore
     audit: AuditReader
     policy: OwnerPolicy
+    #: Pages a turn has read (``web.fetch``), for whichever process carries the turn on.
+    pages: PageCache
     #: Opens the history store (the service does; the CLI never needs it).
     history: Callable[[], HistoryStore]
     #: The household's accounts (spyglass.accounts), in the state database.
@@ -130,6 +133,11 @@ def open_stores(settings: Settings, paths: Paths, clock: Callable[[], float]) ->
             pending=redis.RedisPendingTurnStore(server, state.lease_seconds),
             sessions=redis.RedisSessions(server),
             login_codes=redis.RedisLoginCodes(server),
+            pages=RedisPageCache(
+                server,
+                max_entry_bytes=state.page_cache_max_bytes,
+                ttl_seconds=state.page_cache_seconds,
+            ),
             audit=audit,
             policy=policy,
             history=shared_history,
@@ -157,6 +165,9 @@ def open_stores(settings: Settings, paths: Paths, clock: Callable[[], float]) ->
         pending=sqlite.SQLitePendingTurnStore(db, state.lease_seconds),
         sessions=sqlite.SQLiteSessions(db),
         login_codes=sqlite.SQLiteLoginCodes(db),
+        pages=SQLitePageCache(
+            db, max_entry_bytes=state.page_cache_max_bytes, ttl_seconds=state.page_cache_seconds
+        ),
         audit=AuditLog(paths.audit_file),
         policy=PolicyFile(paths.policy_file),
         history=embedded_history,

@@ -58,7 +58,8 @@ async def send_message(
         raise ApiError(exc.status, exc.code, exc.message) from None
     events = service.run(turn, answer, actor)
     if "text/event-stream" in request.headers.get("accept", ""):
-        return _Raw(EventStreamResponse(events))
+        stall = state.runtime.settings.server.stream_stall_seconds
+        return _Raw(EventStreamResponse(events, stall_seconds=stall))
     error: dict[str, Any] | None = None
     done: dict[str, Any] = {}
     async for name, data in events:
