@@ -136,12 +136,31 @@ async def precheck(context: InvocationContext) -> Sequence[Notice]:
         target = FetchConfig.from_settings(context.settings.fetch).guard.check(url)
         if target.private:
             notices = [Notice(NOTICE_KIND, NOTICE_MESSAGE, argument="url"), *notices]
-        if context.settings.fetch.render != "off":
-            notices = [*notices, render_notice(context.settings.fetch)]
     # Then where the URL came from (provenance mode) and what it would carry (privacy).
     notices = [*notices, *await provenance.check_fetch(context)]
     notices += await check.check_url(context)
+    if hosted.DIRECT in order:
+        notices += render_check(context.settings.fetch)
     return notices
+
+
+def render_check(settings: FetchSettings) -> list[Notice]:
+    """The card's rendering notice; a refusal when every page must be rendered and no
+    browser can be (nothing is fetched then)."""
+    if settings.render == "off":
+        return []
+    from spyglass.fetch.render.browser import available
+
+    if available(settings.browser_path):
+        return [render_notice(settings)]
+    if settings.render == "always":
+        from spyglass.fetch.render.renderer import unavailable
+
+        refusal = unavailable("no browser is available here")
+        refusal.status = "rejected"
+        raise refusal
+    # auto without a browser reads statically; the result says so if the page needed one.
+    return []
 
 
 def render_notice(settings: FetchSettings) -> Notice:

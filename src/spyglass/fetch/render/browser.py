@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.util
 import os
 import shutil
 from pathlib import Path
@@ -84,6 +85,14 @@ def find_browser(configured: str = "") -> str | None:
         if found:
             return found
     return None
+
+
+def available(configured: str = "") -> bool:
+    """Whether a render could start: Playwright is installed and a browser can be found
+    (or, with nothing configured and none found, Playwright may have its own)."""
+    if importlib.util.find_spec("playwright") is None:
+        return False
+    return find_browser(configured) is not None or not configured
 
 
 def launch_args(max_heap_mb: int) -> list[str]:

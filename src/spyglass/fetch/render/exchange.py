@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import httpx
 
 from spyglass.errors import CapabilityError
-from spyglass.fetch.body import ACCEPT_ENCODING, UnsupportedEncoding, read_prefix
+from spyglass.fetch.body import ACCEPT_ENCODING, UnsupportedEncoding, decoded
 from spyglass.fetch.dialler import Dialler
 from spyglass.fetch.guard import Guard
 from spyglass.fetch.redirects import MAX_HOPS, location, same_site
@@ -182,15 +182,7 @@ class GuardedExchange:
                     if following is not None:
                         url = following
                         continue
-                    room = self._limits.max_bytes - self.tally.bytes
-                    try:
-                        body, cut = await read_prefix(response, max(room, 0))
-                    except UnsupportedEncoding:
-                        raise _Refused("encoding") from None
-                    self.tally.bytes += len(body)
-                    if cut:
-                        self.tally.bytes = self._limits.max_bytes
-                        raise _Refused("byte_limit")
+                    body = await self._read(response)
                     kept = {
                         k: v
                         for k, v in response.headers.multi_items()
@@ -200,6 +192,20 @@ class GuardedExchange:
                 finally:
                     await response.aclose()
         raise _Refused("too_many_redirects")
+
+    async def _read(self, response: httpx.Response) -> bytes:
+        """The body, counted against the render's byte budget as it arrives (requests run
+        concurrently, so the budget is shared piece by piece, not reserved up front)."""
+        out = bytearray()
+        try:
+            async for piece in decoded(response):
+                self.tally.bytes += len(piece)
+                if self.tally.bytes > self._limits.max_bytes:
+                    raise _Refused("byte_limit")
+                out += piece
+        except UnsupportedEncoding:
+            raise _Refused("encoding") from None
+        return bytes(out)
 
 
 class _Refused(Exception):
