@@ -79,12 +79,13 @@ try {{
 const frame = document.createElement("iframe");
 frame.src = "http://{PRIVATE}/late";
 document.body.appendChild(frame);
+const para = "<p>{MARKER}, and every request it aimed inside was refused.</p>";
 document.getElementById("root").innerHTML =
-  "<article><h1>{MARKER}</h1>" + "<p>{MARKER}, and every request it aimed inside was refused.</p>".repeat(5) + "</article>";
+  "<article><h1>{MARKER}</h1>" + para.repeat(5) + "</article>";
 """
     return (
         "<!doctype html><html><head><title>Attack</title>"
-        f"</head><body><div id=\"root\"></div>{tags}{hops}<script>{script}</script></body></html>"
+        f'</head><body><div id="root"></div>{tags}{hops}<script>{script}</script></body></html>'
     )
 
 
@@ -165,10 +166,14 @@ def main() -> dict[str, Any]:
         "private": Peer({"*": page("internal")}, bind=(PRIVATE, 80)),
         "metadata": Peer({"*": page("internal")}, bind=(METADATA, 80)),
     }
-    udp = {name: UdpCounter(address, 3478) for name, address in
-           (("loopback", LOOPBACK), ("private", PRIVATE), ("metadata", METADATA))}
-    tcp_3478 = {name: Peer({"*": page("internal")}, bind=(address, 3478)) for name, address in
-                (("loopback", LOOPBACK), ("private", PRIVATE), ("metadata", METADATA))}
+    udp = {
+        name: UdpCounter(address, 3478)
+        for name, address in (("loopback", LOOPBACK), ("private", PRIVATE), ("metadata", METADATA))
+    }
+    tcp_3478 = {
+        name: Peer({"*": page("internal")}, bind=(address, 3478))
+        for name, address in (("loopback", LOOPBACK), ("private", PRIVATE), ("metadata", METADATA))
+    }
     outcome: dict[str, Any] = {}
     with Peer(routes, bind=(PUBLIC, 80)) as public:
         for peer in [*listeners.values(), *tcp_3478.values()]:
