@@ -68,5 +68,6 @@ def test_no_request_of_a_rendered_page_reaches_an_internal_listener(tmp_path: Pa
     assert outcome["rebind"]["other_hosts"] == [], outcome
     for name, seen in outcome["internal"].items():
         assert seen == {"tcp_80": 0, "tcp_3478": 0, "udp_3478": 0}, (name, outcome)
-    # The page itself was fetched once per run (statically; the render reused it).
-    assert outcome["public_requests"]["/"] == 2
+    # Both static reads reached the page. (The rebinding name's first, public answer may
+    # have carried a few of the page's own requests there as well, over its one connection.)
+    assert outcome["public_requests"]["/"] >= 2

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import ssl
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -88,6 +89,8 @@ class GuardedExchange:
         self._guard = guard
         self._limits = limits
         self.tally = Tally()
+        self._in_flight = 0
+        self._last_activity = time.monotonic()
         backend = GuardedBackend(resolver, dialler, guard.private)
         self._client = httpx.AsyncClient(
             transport=PinnedTransport(backend, ssl_context=ssl_context),
@@ -105,8 +108,30 @@ class GuardedExchange:
         """Hosts other than the page's own that were sent a request, sorted."""
         return sorted(h for h in self.tally.hosts if h != self.host)
 
+    async def settled(self, quiet: float, limit: float) -> None:
+        """Return once no request has been in flight for ``quiet`` seconds (scripts that
+        fetch their content have fetched it), or after ``limit`` seconds at most.
+
+        The route handler sees every request, so this needs no guess from the browser's
+        own idle heuristics (which wait a fixed half second).
+        """
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            if self._in_flight == 0 and time.monotonic() - self._last_activity >= quiet:
+                return
+            await asyncio.sleep(0.05)
+
     async def handle(self, route: Route) -> None:
         """Playwright route handler: fulfil the request from the guarded client, or abort."""
+        self._in_flight += 1
+        self._last_activity = time.monotonic()
+        try:
+            await self._handle(route)
+        finally:
+            self._in_flight -= 1
+            self._last_activity = time.monotonic()
+
+    async def _handle(self, route: Route) -> None:
         request = route.request
         if self._document is not None and request.is_navigation_request():
             # The first navigation is the ``goto`` of the page itself.

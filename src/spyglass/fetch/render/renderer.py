@@ -33,8 +33,10 @@ T = TypeVar("T")
 
 RENDER_UNAVAILABLE = "FETCH_RENDER_UNAVAILABLE"
 RENDER_FAILED = "FETCH_RENDER_FAILED"
-#: After the load event, wait this long at most for the page's requests to settle.
+#: After the load event, wait this long at most for the page's requests to settle ...
 SETTLE_SECONDS = 3.0
+#: ... that is, for this long without a request in flight or a new one.
+QUIET_SECONDS = 0.3
 #: Closing a browser whose tab is stuck in a script must itself be bounded.
 CLOSE_SECONDS = 5.0
 COUNT_ELEMENTS = "() => document.getElementsByTagName('*').length"
@@ -144,8 +146,6 @@ async def _launch(
 async def _run(
     browser: Browser, exchange: GuardedExchange, limits: RenderLimits
 ) -> tuple[str, str]:
-    from playwright.async_api import TimeoutError as PlaywrightTimeout
-
     context = await browser.new_context(
         service_workers="block",
         accept_downloads=False,
@@ -167,10 +167,7 @@ async def _run(
 
         page.on("crash", on_crash)
         await _until_crash(page.goto(exchange.url, wait_until="load", timeout=0), crashed)
-        with contextlib.suppress(PlaywrightTimeout):
-            await _until_crash(
-                page.wait_for_load_state("networkidle", timeout=SETTLE_SECONDS * 1000), crashed
-            )
+        await _until_crash(exchange.settled(QUIET_SECONDS, SETTLE_SECONDS), crashed)
         nodes = await _until_crash(page.evaluate(COUNT_ELEMENTS), crashed)
         if int(nodes) > limits.max_dom_nodes:
             raise CapabilityError(
