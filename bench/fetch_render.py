@@ -1,6 +1,7 @@
 """Rendering pages that need JavaScript: quality, time, browser memory, requests refused.
 
     PYTHONPATH=src .venv/bin/python bench/fetch_render.py [--repeat 3]
+    PYTHONPATH=src .venv/bin/python bench/fetch_render.py --corpora
 
 The same articles are served from loopback peers as a static page and as three script
 shells (a React-like one mounting a virtual-DOM tree from a JSON data island, a Vue-like
@@ -299,11 +300,55 @@ async def run(repeat: int) -> dict[str, object]:
             peer.stop()
 
 
+def corpora() -> dict[str, object]:
+    """How many pages of the extraction corpora the shell detector would render.
+
+    WCXB labels the pages its authors found to be client-rendered (``spa``); every other
+    page there, and every trafilatura-eval page, is an ordinary page that must read
+    statically. The detector alone is measured (``auto`` also skips it for any static read
+    of 2,000 characters or more, which can only lower these counts).
+    """
+    import json as json_module
+
+    from bench.extraction_data import load, page_ids, wcxb_dir
+    from spyglass.fetch.render.detect import looks_like_shell
+
+    counts = {"pages": 0, "ordinary": 0, "ordinary_rendered": 0, "spa": 0, "spa_rendered": 0}
+    rendered_ids: list[str] = []
+    started = time.perf_counter()
+    for corpus in ("wcxb", "trafilatura"):
+        for page_id in page_ids(corpus):
+            item = load(corpus, page_id)
+            spa = False
+            if corpus == "wcxb":
+                truth = json_module.loads(
+                    (wcxb_dir() / "ground-truth" / f"{page_id}.json").read_text("utf-8")
+                )
+                spa = bool(truth.get("_internal", {}).get("spa"))
+            shell = looks_like_shell(item.html).shell
+            counts["pages"] += 1
+            counts["spa" if spa else "ordinary"] += 1
+            if shell:
+                counts["spa_rendered" if spa else "ordinary_rendered"] += 1
+                rendered_ids.append(f"{corpus}:{item.id}")
+    return {
+        **counts,
+        "rendered": rendered_ids,
+        "ms_per_page": round(1000 * (time.perf_counter() - started) / max(counts["pages"], 1), 1),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=3, help="renders of each shell")
+    parser.add_argument(
+        "--corpora",
+        action="store_true",
+        help="instead: count the extraction corpora's pages the shell detector would render",
+    )
     options = parser.parse_args()
-    print(json.dumps(asyncio.run(run(options.repeat)), indent=2))
+    result = corpora() if options.corpora else asyncio.run(run(options.repeat))
+    print(json.dumps(result, indent=2))
 
 
 if __name__ == "__main__":
