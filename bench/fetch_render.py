@@ -259,6 +259,7 @@ async def run(repeat: int) -> dict[str, object]:
         render_seconds: list[float] = []
         refused = 0
         rendered = 0
+        failed = 0
         with RssSampler() as sampler:
             for name, (title, paragraphs) in TOPICS.items():
                 reference = "\n".join([title, *paragraphs])
@@ -270,7 +271,9 @@ async def run(repeat: int) -> dict[str, object]:
                             rendered += 1
                             render_seconds.append(seconds)
                             refused += done.rendering.refused
-                    scores[kind].append(f1(plain(done.document.text), reference)[0])
+                        elif kind != "static":
+                            failed += 1
+                        scores[kind].append(f1(plain(done.document.text), reference)[0])
         static_times: dict[str, list[float]] = {"auto": [], "off": []}
         for _ in range(max(5, repeat * 3)):
             for mode in ("off", "auto"):
@@ -282,6 +285,8 @@ async def run(repeat: int) -> dict[str, object]:
         return {
             "f1": {kind: round(statistics.mean(values), 4) for kind, values in scores.items()},
             "renders": rendered,
+            "shells_not_rendered": failed,
+            "load_average_1min": round(os.getloadavg()[0], 1),
             "render_seconds_median": round(statistics.median(render_seconds), 2),
             "render_seconds_p95": round(percentile(render_seconds, 0.95), 2),
             "static_auto_over_off": round(

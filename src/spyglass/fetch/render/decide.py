@@ -26,6 +26,8 @@ from spyglass.fetch.resolver import Resolver
 
 #: A static read with at least this much text is read: the detector is not even run.
 READ_ENOUGH_CHARS = 2000
+#: Markup shorter than this is judged on the event loop (well under a millisecond).
+INLINE_MARKUP_CHARS = 100_000
 
 
 def wanted(page: FetchedPage, mode: str) -> bool:
@@ -49,7 +51,11 @@ async def rendered_or_static(
     ssl_context: ssl.SSLContext | None = None,
 ) -> FetchedPage:
     """``page`` rendered when ``mode`` and the page call for it, else ``page`` itself."""
-    if not await asyncio.to_thread(wanted, page, mode):
+    # Judging a page is CPU work: a large one is judged off the event loop, a small one
+    # (most pages, and every page without a script) right here, where it costs less than
+    # the hand-over to a thread would.
+    small = page.markup is None or len(page.markup) < INLINE_MARKUP_CHARS
+    if not (wanted(page, mode) if small else await asyncio.to_thread(wanted, page, mode)):
         return page
     assert page.markup is not None  # wanted() checked it
     exchange = GuardedExchange(

@@ -123,10 +123,16 @@ class GuardedExchange:
 
     async def handle(self, route: Route) -> None:
         """Playwright route handler: fulfil the request from the guarded client, or abort."""
+        from playwright.async_api import Error as PlaywrightError
+
         self._in_flight += 1
         self._last_activity = time.monotonic()
         try:
             await self._handle(route)
+        except PlaywrightError:
+            # The page or its context closed while the request was out (the render ended);
+            # there is no one left to answer.
+            logger.debug("a rendered page's request outlived its page")
         finally:
             self._in_flight -= 1
             self._last_activity = time.monotonic()
@@ -134,8 +140,8 @@ class GuardedExchange:
     async def _handle(self, route: Route) -> None:
         request = route.request
         if self._document is not None and request.is_navigation_request():
-            # The first navigation is the ``goto`` of the page itself.
-            # The document itself was read (and checked) by the static fetch: not again.
+            # The first navigation is the ``goto`` of the page itself, whose document the
+            # static fetch already read (and checked): it is not fetched again.
             body, self._document = self._document, None
             await route.fulfill(
                 status=200, headers={"content-type": "text/html; charset=utf-8"}, body=body

@@ -185,14 +185,23 @@ async def _run(
 async def _until_crash(work: Awaitable[T], crashed: asyncio.Future[bool]) -> T:
     """``work``, unless the tab crashes first: a crashed tab never answers."""
     task = asyncio.ensure_future(work)
-    waiting: set[asyncio.Future[Any]] = {task, crashed}
-    done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-    if task in done:
+    # However this ends (a crash, the render's deadline), the work's own outcome is read,
+    # so an abandoned call never reports "exception was never retrieved".
+    task.add_done_callback(_consume)
+    try:
+        waiting: set[asyncio.Future[Any]] = {task, crashed}
+        await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if not task.done():
+            task.cancel()
+    if task.done() and not task.cancelled():
         return task.result()
-    task.cancel()
-    with contextlib.suppress(BaseException):
-        await task
     raise failed("the page's tab crashed (it may have needed more memory than allowed)")
+
+
+def _consume(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 async def _dismiss(dialog: Dialog) -> None:
