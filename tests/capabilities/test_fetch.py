@@ -279,7 +279,9 @@ async def test_always_rendering_without_a_browser_is_refused_before_anyone_is_as
 async def test_a_rendered_page_says_so_and_lists_the_other_hosts_it_contacted(
     paths: Paths,
 ) -> None:
-    settings = Settings.model_validate({"fetch": {"render_hosts": "any"}})
+    settings = Settings.model_validate(
+        {"fetch": {"render_hosts": "any", "render_timeout_seconds": 60}}
+    )
     runtime = build_runtime(paths, settings=settings)
     runtime.policy.set(WEB_ACCESS, True)
     js = "fetch('http://cdn.example.net/data.txt').catch(() => {});" + APP_JS

@@ -71,6 +71,6 @@ class Site:
         config = FetchConfig()
         async with Fetcher(config, self.resolver, self.dialler) as fetcher:
             static = await fetcher.fetch(url, keep_markup=mode != "off")
-        return await rendered_or_static(
-            static, mode, config, limits or RenderLimits(), self.resolver, self.dialler
-        )
+        # A generous deadline: a loaded CI machine must not turn a render into a fallback.
+        limits = limits or RenderLimits(timeout_seconds=60)
+        return await rendered_or_static(static, mode, config, limits, self.resolver, self.dialler)

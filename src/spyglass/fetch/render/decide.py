@@ -80,7 +80,10 @@ async def rendered_or_static(
             else f"this page seems to need JavaScript, but rendering it failed ({exc.message}); "
             "this is the page as sent, without its scripts"
         )
-        return replace(page, rendering=Rendering(False, note=note))
+        # What the page did before the render ended still counts (a flood cut short).
+        tally = exchange.tally
+        cut = Rendering(False, requests=tally.sent, refused=tally.refused, note=note)
+        return replace(page, rendering=cut)
     finally:
         await exchange.aclose()
     document = await asyncio.to_thread(
