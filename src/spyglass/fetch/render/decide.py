@@ -84,8 +84,6 @@ async def rendered_or_static(
         tally = exchange.tally
         cut = Rendering(False, requests=tally.sent, refused=tally.refused, note=note)
         return replace(page, rendering=cut)
-    finally:
-        await exchange.aclose()
     document = await asyncio.to_thread(
         to_document, done.html.encode("utf-8"), MediaType("text/html", "utf-8"), done.final_url
     )

@@ -21,12 +21,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from spyglass.errors import CapabilityError
 from spyglass.fetch import errors
-from spyglass.fetch.render.browser import NO_WEBRTC, DeadEndProxy, find_browser, launch_args
+from spyglass.fetch.render.browser import NO_WEBRTC, find_browser
 from spyglass.fetch.render.exchange import GuardedExchange, Tally
+from spyglass.fetch.render.host import HOST, LaunchFailed, LaunchKey, Warm
 from spyglass.fetch.render.limits import RenderLimits
 
 if TYPE_CHECKING:
-    from playwright.async_api import Browser, Dialog, Playwright
+    from playwright.async_api import Browser, Dialog
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -73,30 +74,39 @@ async def render(exchange: GuardedExchange, limits: RenderLimits) -> Rendered:
 
     Raises :func:`unavailable` without a usable browser, :func:`failed` when the page
     crashed, ``TIMEOUT`` at the deadline and ``FETCH_TOO_LARGE`` past the element limit.
+    The exchange is closed either way.
     """
     try:
         from playwright.async_api import Error as PlaywrightError
-        from playwright.async_api import async_playwright
     except ImportError:
+        await exchange.aclose()
         raise unavailable("Playwright is not installed") from None
     executable = find_browser(limits.browser_path)
     if executable is None and limits.browser_path:
+        await exchange.aclose()
         raise unavailable(f"fetch.browser_path ({limits.browser_path[:200]}) is not a program")
     started = time.monotonic()
     deadline = started + limits.timeout_seconds
+
+    async def job(warm: Warm) -> tuple[str, str, int]:
+        # Runs on the host's loop, where the exchange's client is used and closed.
+        before = warm.proxy.connections
+        try:
+            async with asyncio.timeout_at(_loop_time(deadline)):
+                html, final_url = await _run(warm.browser, exchange, limits)
+        finally:
+            await exchange.aclose()
+        return html, final_url, warm.proxy.connections - before
+
     try:
-        async with DeadEndProxy() as proxy, async_playwright() as playwright:
-            browser = await _launch(playwright, executable, proxy.url, limits, deadline)
-            try:
-                async with asyncio.timeout_at(_loop_time(deadline)):
-                    html, final_url = await _run(browser, exchange, limits)
-            except TimeoutError:
-                raise errors.timeout(limits.timeout_seconds) from None
-            finally:
-                with contextlib.suppress(Exception):
-                    async with asyncio.timeout(CLOSE_SECONDS):
-                        await browser.close()
-            escaped = proxy.connections
+        async with asyncio.timeout_at(_loop_time(deadline + CLOSE_SECONDS)):
+            html, final_url, escaped = await HOST.run(
+                LaunchKey(executable, limits.max_heap_mb), job
+            )
+    except TimeoutError:
+        raise errors.timeout(limits.timeout_seconds) from None
+    except LaunchFailed:
+        raise unavailable("no browser could be started") from None
     except PlaywrightError as exc:
         logger.info("render failed: %s", str(exc).splitlines()[0][:200] if str(exc) else exc)
         raise failed(_describe(exc)) from None
@@ -114,33 +124,6 @@ def _loop_time(deadline: float) -> float:
     # time.monotonic and the event loop's clock are the same clock on CPython's default loop.
     loop = asyncio.get_running_loop()
     return loop.time() + (deadline - time.monotonic())
-
-
-async def _launch(
-    playwright: Playwright,
-    executable: str | None,
-    proxy: str,
-    limits: RenderLimits,
-    deadline: float,
-) -> Browser:
-    from playwright.async_api import Error as PlaywrightError
-
-    try:
-        async with asyncio.timeout_at(_loop_time(deadline)):
-            return await playwright.chromium.launch(
-                executable_path=executable,
-                headless=True,
-                args=launch_args(limits.max_heap_mb),
-                proxy={"server": proxy},
-                handle_sigint=False,
-                handle_sigterm=False,
-                handle_sighup=False,
-            )
-    except TimeoutError:
-        raise errors.timeout(limits.timeout_seconds) from None
-    except PlaywrightError as exc:
-        logger.info("browser launch failed: %s", str(exc).splitlines()[0][:200])
-        raise unavailable("no browser could be started") from None
 
 
 async def _run(
