@@ -2,7 +2,8 @@
 
 - :mod:`~spyglass.fetch.render.detect`: does a static read look like a script shell?
 - :mod:`~spyglass.fetch.render.decide`: ``fetch.render`` (off, auto, always), the fallback.
-- :mod:`~spyglass.fetch.render.renderer`: one render in a fresh, contained browser.
+- :mod:`~spyglass.fetch.render.renderer`: one render in a fresh context of the browser.
+- :mod:`~spyglass.fetch.render.host`: the one warm, contained browser of the process.
 - :mod:`~spyglass.fetch.render.exchange`: the route handler answering every request
   through Spyglass's guarded client.
 - :mod:`~spyglass.fetch.render.browser`: finding Chromium, the switches that leave it no

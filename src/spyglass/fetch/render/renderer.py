@@ -1,12 +1,11 @@
-"""One render: a fresh, contained browser runs the page's scripts; the DOM comes back.
+"""One render: the page's scripts run in a fresh context of the warm, contained browser.
 
-A browser is launched for each render (the capability runs on a fresh event loop per call,
-and a browser shared between calls would share its state too) with the switches of
-:mod:`spyglass.fetch.render.browser`, a new context with no stored state, service workers
-blocked, downloads refused and no permissions, and :class:`GuardedExchange` as the route
-handler of every request. WebSockets are closed before they open. The render ends at the
-total deadline; a page over the element limit, or whose tab crashed (the JavaScript heap
-limit), is not rendered.
+The browser (:mod:`spyglass.fetch.render.host`) was launched with the switches of
+:mod:`spyglass.fetch.render.browser`. Each render gets a new context with no stored state,
+service workers blocked, downloads refused and no permissions, and
+:class:`GuardedExchange` as the route handler of every request; WebSockets are closed
+before they open. The render ends at the total deadline; a page over the element limit, or
+whose tab crashed (the JavaScript heap limit), is not rendered.
 """
 
 from __future__ import annotations
