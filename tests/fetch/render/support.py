@@ -66,9 +66,13 @@ class Site:
         return cls(StaticResolver(answers), MappedDialler(routes))
 
     async def read(
-        self, url: str, mode: str = "auto", limits: RenderLimits | None = None
+        self,
+        url: str,
+        mode: str = "auto",
+        limits: RenderLimits | None = None,
+        config: FetchConfig | None = None,
     ) -> FetchedPage:
-        config = FetchConfig()
+        config = config or FetchConfig()
         async with Fetcher(config, self.resolver, self.dialler) as fetcher:
             static = await fetcher.fetch(url, keep_markup=mode != "off")
         # A generous deadline: a loaded CI machine must not turn a render into a fallback.

@@ -9,6 +9,10 @@ import time
 import pytest
 
 from spyglass.errors import CapabilityError
+from spyglass.fetch.addresses import parse_address
+from spyglass.fetch.fetcher import FetchConfig
+from spyglass.fetch.guard import Guard
+from spyglass.fetch.private import PrivateNetwork
 from spyglass.fetch.render.limits import RenderLimits
 from spyglass.fetch.render.renderer import RENDER_UNAVAILABLE
 from tests.fetch.render.support import (
@@ -177,3 +181,20 @@ async def test_a_page_over_the_byte_limit_gets_no_more_bytes() -> None:
     assert read.rendering.refused >= 3
     assert sum(n for path, n in peer.requests.items() if path.startswith("/big/")) == 2
     assert SENTENCE in read.document.text
+
+
+async def test_a_home_host_the_owner_opened_is_never_reached_by_another_pages_scripts() -> None:
+    js = "fetch('http://10.1.2.3/admin').catch(() => {});" + APP_JS
+    opened = FetchConfig(guard=Guard(private=PrivateNetwork.parse(["10.1.2.3/32"])))
+    with Peer({"/": page(shell_with(js))}) as peer, Peer({"*": page("nas")}) as nas:
+        site = Site.of({"otters.example.com": peer})
+        site.dialler.routes[parse_address("10.1.2.3")] = nas.address
+        read = await site.read(
+            "http://otters.example.com/",
+            limits=RenderLimits(hosts="any", timeout_seconds=60),
+            config=opened,
+        )
+    assert read.rendering is not None and read.rendering.rendered is True
+    assert read.rendering.refused >= 1
+    assert nas.connections == 0
+    assert "How otters use tools" in read.document.text

@@ -191,6 +191,10 @@ class GuardedExchange:
             target = self._guard.check(url)
         except CapabilityError as exc:
             raise _Refused(exc.reason or "target") from None
+        if target.private and target.host != self.host:
+            # fetch.private_network opens a home host to calls that name it, each approved;
+            # never to the scripts of another page.
+            raise _Refused("private_address")
         if self._limits.hosts == "same-site" and not same_site(target.host, self.host):
             raise _Refused("other_site")
         return target.host
