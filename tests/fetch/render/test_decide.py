@@ -198,3 +198,16 @@ async def test_a_home_host_the_owner_opened_is_never_reached_by_another_pages_sc
     assert read.rendering.refused >= 1
     assert nas.connections == 0
     assert "How otters use tools" in read.document.text
+
+
+async def test_a_page_past_the_element_limit_is_not_read() -> None:
+    grow = "for (let i = 0; i < 5000; i++) document.body.appendChild(document.createElement('i'));"
+    with Peer({"/": page(shell_with(grow))}) as peer:
+        site = Site.of({"dom.example.com": peer})
+        small = RenderLimits(max_dom_nodes=1000, timeout_seconds=60)
+        kept = await site.read("http://dom.example.com/", "auto", small)
+        with pytest.raises(CapabilityError) as caught:
+            await site.read("http://dom.example.com/", "always", small)
+    assert kept.rendering is not None and kept.rendering.rendered is False
+    assert kept.rendering.note is not None and "1,000 elements" in kept.rendering.note
+    assert caught.value.code == "FETCH_TOO_LARGE"
