@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from spyglass.errors import CapabilityError
+from spyglass.errors import CapabilityError, UpstreamError
 from spyglass.fetch.body import ACCEPT_ENCODING, UnsupportedEncoding, decoded
 from spyglass.fetch.dialler import Dialler
 from spyglass.fetch.guard import Guard
@@ -156,7 +156,7 @@ class GuardedExchange:
         forwarded = {k: v for k, v in headers.items() if k.lower() in FORWARDED_HEADERS}
         try:
             answer = await self._send(request.method, request.url, forwarded)
-        except _Refused as refused:
+        except RenderRefusal as refused:
             self.tally.refuse(refused.reason)
             await route.abort("blockedbyclient")
             return
@@ -186,17 +186,17 @@ class GuardedExchange:
         return None
 
     def _check(self, url: str) -> str:
-        """The host of ``url`` if the guard and the hosts setting allow it, else _Refused."""
+        """The host of ``url`` if the guard and the hosts setting allow it, else RenderRefusal."""
         try:
             target = self._guard.check(url)
         except CapabilityError as exc:
-            raise _Refused(exc.reason or "target") from None
+            raise RenderRefusal(exc.reason or "target") from None
         if target.private and target.host != self.host:
             # fetch.private_network opens a home host to calls that name it, each approved;
             # never to the scripts of another page.
-            raise _Refused("private_address")
+            raise RenderRefusal("private_address")
         if self._limits.hosts == "same-site" and not same_site(target.host, self.host):
-            raise _Refused("other_site")
+            raise RenderRefusal("other_site")
         return target.host
 
     async def _send(
@@ -205,7 +205,7 @@ class GuardedExchange:
         for _hop in range(MAX_HOPS + 1):
             host = self._check(url)
             if self.tally.sent >= self._limits.max_requests:
-                raise _Refused("request_limit")
+                raise RenderRefusal("request_limit")
             self.tally.sent += 1
             request = self._client.build_request(method, url, headers=headers)
             async with asyncio.timeout(REQUEST_TIMEOUT_SECONDS):
@@ -226,7 +226,7 @@ class GuardedExchange:
                     return response.status_code, kept, body
                 finally:
                     await response.aclose()
-        raise _Refused("too_many_redirects")
+        raise RenderRefusal("too_many_redirects")
 
     async def _read(self, response: httpx.Response) -> bytes:
         """The body, counted against the render's byte budget as it arrives (requests run
@@ -236,14 +236,17 @@ class GuardedExchange:
             async for piece in decoded(response):
                 self.tally.bytes += len(piece)
                 if self.tally.bytes > self._limits.max_bytes:
-                    raise _Refused("byte_limit")
+                    raise RenderRefusal("byte_limit")
                 out += piece
         except UnsupportedEncoding:
-            raise _Refused("encoding") from None
+            raise RenderRefusal("encoding") from None
         return bytes(out)
 
 
-class _Refused(Exception):
+class RenderRefusal(UpstreamError):
+    """A request of the rendered page is refused; ``reason`` says why. It is counted and the
+    request aborted: it never leaves this module."""
+
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason

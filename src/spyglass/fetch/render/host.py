@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
+from spyglass.errors import UpstreamError
 from spyglass.fetch.render.browser import DeadEndProxy, launch_args
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ IDLE_SECONDS = 120.0
 CLOSE_SECONDS = 5.0
 
 
-class LaunchFailed(Exception):
+class LaunchFailed(UpstreamError):
     """No browser could be started with this executable."""
 
 
