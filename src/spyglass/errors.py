@@ -24,7 +24,10 @@ infrastructure faults, and every one Spyglass raises on purpose is a :class:`Spy
     │   ├── ResolutionError        (spyglass.fetch.resolver) a host name has no usable address
     │   ├── PeerRefused            (spyglass.fetch.dialler) a socket reached a refused address
     │   ├── BodyTooLarge           (spyglass.fetch.body) a page passed the size cap
-    │   └── UnsupportedEncoding    (spyglass.fetch.body) a content coding nobody asked for
+    │   ├── UnsupportedEncoding    (spyglass.fetch.body) a content coding nobody asked for
+    │   ├── LaunchFailed           (spyglass.fetch.render.host) no browser could be started
+    │   └── RenderRefusal          (spyglass.fetch.render.exchange) a rendered page's request is
+    │                              refused (guard, limits, kind); the request is aborted
     ├── RequestRefused         a front end refuses a request; carries a code and HTTP status
     │   ├── ApiError               (spyglass.service.errors) rendered as the JSON error shape
     │   └── TurnRefused            (spyglass.conversation.turn) a turn cannot start or resume

@@ -207,6 +207,58 @@ class FetchSettings(_Section):
         description="How many links away from a typed URL or search result a fetch may go.",
     )
 
+    # Rendering pages that need JavaScript (docs/fetch.md, "Rendering").
+    render: Literal["off", "auto", "always"] = Field(
+        default="auto",
+        description="Render pages in a headless browser whose every request passes the "
+        "guard: auto renders only pages whose static read is a script shell (little text, "
+        "an empty app root, a noscript asking for JavaScript); always renders every HTML "
+        "page; off never starts a browser. Without a browser, auto reads statically and "
+        "says so.",
+    )
+    browser_path: str = Field(
+        default="",
+        description="Chromium or Chrome executable used for rendering; empty: Debian's "
+        "/usr/bin/chromium, another chromium on PATH, or Playwright's own Chromium.",
+    )
+    render_hosts: Literal["same-site", "any"] = Field(
+        default="same-site",
+        description="Which hosts a rendered page may contact: same-site (the page's own "
+        "registrable domain only) or any public host. Every request is checked by the guard "
+        "either way.",
+    )
+    render_timeout_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        le=120,
+        description="Total time a render may take, browser start included; added to "
+        "fetch.timeout_seconds for a call that may render.",
+    )
+    render_max_bytes: int = Field(
+        default=10_000_000,
+        gt=0,
+        description="Bytes a rendered page may download across all its requests; later "
+        "requests are refused.",
+    )
+    render_max_requests: int = Field(
+        default=100,
+        ge=1,
+        le=10_000,
+        description="Requests a rendered page may make; later requests are refused.",
+    )
+    render_max_dom_nodes: int = Field(
+        default=100_000,
+        ge=100,
+        description="Elements a rendered page may have; a larger page is not rendered.",
+    )
+    render_max_heap_mb: int = Field(
+        default=256,
+        ge=16,
+        le=4096,
+        description="JavaScript heap of the rendering browser, in megabytes; a page that "
+        "needs more crashes its tab and is not rendered.",
+    )
+
     # One table per hosted reader; each defaults to the same provider's [search.<name>].
     firecrawl: ProviderSettings = Field(
         default_factory=ProviderSettings, description="Firecrawl Scrape (key shared with search)."
@@ -230,6 +282,12 @@ class FetchSettings(_Section):
     @classmethod
     def _private_hosts(cls, value: list[str]) -> list[str]:
         return _normalised(value, hostnames.private_network_entry)
+
+    @property
+    def call_timeout_seconds(self) -> float:
+        """Deadline of one ``web.fetch`` call: the fetch, plus a render when one may run."""
+        extra = self.render_timeout_seconds if self.render != "off" else 0.0
+        return self.timeout_seconds + extra
 
     def provider(self, name: str) -> ProviderSettings:
         """The ``fetch.<name>`` table of a hosted reader, empty for any other name."""

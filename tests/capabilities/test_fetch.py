@@ -16,6 +16,8 @@ from spyglass.core.policy import WEB_ACCESS
 from spyglass.mcp.server import build_server
 from spyglass.paths import Paths
 from spyglass.runtime import Runtime, build_runtime
+from spyglass.settings import Settings
+from tests.fetch.render.support import APP_JS, needs_browser, shell_with
 from tests.mcp.support import ERAS, text_of
 from tests.support.fetch_peers import Peer, page, serve_public
 
@@ -244,13 +246,86 @@ async def test_a_refusal_at_the_check_stage_is_repeated_on_an_approved_call(
     assert site.connections == 0
 
 
-async def test_a_public_url_gets_a_card_with_no_notice(runtime: Runtime, site: Peer) -> None:
+async def test_a_public_url_gets_a_card_whose_only_notice_is_that_it_may_be_rendered(
+    runtime: Runtime, site: Peer
+) -> None:
+    runtime.policy.set(WEB_ACCESS, True)
+    outcome = await runtime.executor.ainvoke(
+        "web.fetch", 1, {"url": "http://example.com/"}, channel="test"
+    )
+    assert outcome.pending_confirmation is not None
+    (notice,) = outcome.pending_confirmation.notices
+    assert notice.kind == "fetch.render"
+    assert "may be rendered in a headless browser" in notice.message
+    assert "only its own site" in notice.message
+
+
+async def test_with_rendering_off_a_public_url_gets_a_card_with_no_notice(paths: Paths) -> None:
+    runtime = build_runtime(paths, settings=Settings.model_validate({"fetch": {"render": "off"}}))
     runtime.policy.set(WEB_ACCESS, True)
     outcome = await runtime.executor.ainvoke(
         "web.fetch", 1, {"url": "http://example.com/"}, channel="test"
     )
     assert outcome.pending_confirmation is not None
     assert outcome.pending_confirmation.notices == ()
+
+
+async def test_when_rendering_may_reach_other_sites_the_card_says_so(paths: Paths) -> None:
+    settings = Settings.model_validate({"fetch": {"render": "always", "render_hosts": "any"}})
+    runtime = build_runtime(paths, settings=settings)
+    runtime.policy.set(WEB_ACCESS, True)
+    outcome = await runtime.executor.ainvoke(
+        "web.fetch", 1, {"url": "http://example.com/"}, channel="test"
+    )
+    assert outcome.pending_confirmation is not None
+    (notice,) = outcome.pending_confirmation.notices
+    assert "will be rendered" in notice.message
+    assert "other public sites too" in notice.message
+
+
+async def test_always_rendering_without_a_browser_is_refused_before_anyone_is_asked(
+    paths: Paths, site: Peer
+) -> None:
+    settings = Settings.model_validate(
+        {"fetch": {"render": "always", "browser_path": "/nonexistent/chromium"}}
+    )
+    runtime = build_runtime(paths, settings=settings)
+    serve_public(runtime.seams, {"example.com": site})
+    runtime.policy.set(WEB_ACCESS, True)
+    outcome = await runtime.executor.ainvoke(
+        "web.fetch", 1, {"url": "http://example.com/"}, channel="test"
+    )
+    assert outcome.status == "rejected" and outcome.stage == "check"
+    assert outcome.error is not None and outcome.error.code == "FETCH_RENDER_UNAVAILABLE"
+    assert site.connections == 0
+
+
+@needs_browser
+@pytest.mark.browser
+async def test_a_rendered_page_says_so_and_lists_the_other_hosts_it_contacted(
+    paths: Paths,
+) -> None:
+    settings = Settings.model_validate(
+        {"fetch": {"render_hosts": "any", "render_timeout_seconds": 60}}
+    )
+    runtime = build_runtime(paths, settings=settings)
+    runtime.policy.set(WEB_ACCESS, True)
+    js = "fetch('http://cdn.example.net/data.txt').catch(() => {});" + APP_JS
+    with (
+        Peer({"/": page(shell_with(js))}) as app,
+        Peer({"*": page("data", "text/plain")}) as cdn,
+    ):
+        serve_public(runtime.seams, {"app.example.com": app, "cdn.example.net": cdn})
+        outcome = await approved(runtime, {"url": "http://app.example.com/"}, Turn())
+    assert outcome.status == "ok", outcome.to_dict()
+    result = outcome.result
+    assert result is not None
+    assert result["rendered"] is True
+    assert result["contacted_hosts"] == ["cdn.example.net"]
+    assert "How otters use tools" in result["text"]
+    assert "note" not in result
+    # The audit log records that a call happened, never the hosts it reached.
+    assert "cdn.example.net" not in runtime.paths.audit_file.read_text()
 
 
 async def test_an_article_over_the_size_cap_is_returned_cut_and_says_so(

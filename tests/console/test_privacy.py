@@ -94,7 +94,8 @@ def test_a_fetch_card_says_the_address_did_not_come_from_the_conversation(
     model.script(tool_call("web_fetch", {"url": "https://made-up.example.com/page"}))
     page.fill("#composer-input", "what does that page say?")
     page.keyboard.press("Enter")
-    notice = page.locator(".confirm-card .confirm-notice-info")
+    # (The card also says the page may be rendered: a notice of its own, fetch.render.)
+    notice = page.locator('.confirm-card .confirm-notice-info[data-kind="provenance.unknown"]')
     expect(notice).to_have_text(
         re.compile(r"^\W*This address did not come from this conversation$")
     )

@@ -118,7 +118,8 @@ async def read_the_injected_page(
     asked = await turn(service, f"Please read {NOTES} for me", conversation)
     pending = asked["pending_confirmation"]
     assert pending["arguments"] == {"url": NOTES}
-    assert [n["kind"] for n in pending["notices"]] == ["provenance"]
+    # fetch.render: the page may be rendered (on by default, "auto").
+    assert [n["kind"] for n in pending["notices"]] == ["provenance", "fetch.render"]
     return await turn(service, None, conversation, (pending["token"], True))
 
 

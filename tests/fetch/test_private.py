@@ -163,7 +163,7 @@ async def test_the_card_says_an_opened_host_is_on_the_home_network_and_approval_
     pending = await home_runtime.executor.ainvoke("web.fetch", 1, arguments, channel="test")
     assert pending.pending_confirmation is not None, pending.to_dict()
     notices = pending.pending_confirmation.notices
-    assert [n.kind for n in notices] == [NOTICE_KIND]
+    assert [n.kind for n in notices] == [NOTICE_KIND, "fetch.render"]
     assert notices[0].argument == "url"
     assert "your own network" in notices[0].message
     assert wiki.connections == 0

@@ -61,3 +61,25 @@ def test_only_refused_calls_still_stayed_on_this_device() -> None:
     ]
     summary = build(items)["summary"]
     assert summary == "Stayed on this device; not sent: search 'q' (refused: PRIVACY_BLOCKED)"
+
+
+def test_a_rendered_read_says_so_and_names_the_other_hosts_it_contacted() -> None:
+    rendered = Outcome(
+        "ok",
+        "web.fetch",
+        1,
+        "id",
+        "execute",
+        result={"rendered": True, "contacted_hosts": ["cdn.example.net", "api.example.org"]},
+    )
+    alone = Outcome("ok", "web.fetch", 1, "id", "execute", result={"rendered": True})
+    items = [
+        entry(rendered, {"url": "https://app.example/"}, AT),
+        entry(alone, {"url": "https://docs.example/"}, AT),
+    ]
+    receipt = build(items)
+    assert receipt["summary"] == (
+        "Left this device: read app.example/ (rendered, contacted 2 other hosts, 14:02 UTC), "
+        "read docs.example/ (rendered, 14:02 UTC)"
+    )
+    assert receipt["items"][0]["contacted_hosts"] == ["cdn.example.net", "api.example.org"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from spyglass.core.capability import JSON, Bounds, Capability, Network, SideEffect
@@ -23,6 +24,7 @@ from spyglass.state.pages import PAGE_CACHE
 if TYPE_CHECKING:
     from spyglass.fetch.fetcher import FetchedPage
     from spyglass.fetch.robots import RobotsRules
+    from spyglass.settings import FetchSettings
 
 MIN_CHARS = 500
 MAX_CHARS = 100_000
@@ -32,6 +34,8 @@ ROBOTS_KEY = "web.fetch/robots"
 #: Which provider delivered each cached page, by URL.
 PROVIDERS_KEY = "web.fetch/providers"
 NAME = "web.fetch"
+#: The approval card's notice that the page may be rendered.
+RENDER_NOTICE = "fetch.render"
 
 ARGUMENTS: JSON = {
     "type": "object",
@@ -80,6 +84,24 @@ RESULT: JSON = {
             "type": "string",
             "description": '"direct" when Spyglass read the page, else the hosted reader that did',
         },
+        "rendered": {
+            "type": "boolean",
+            "description": "true when the page's scripts ran in Spyglass's contained browser",
+        },
+        "contacted_hosts": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Hosts other than the page's own that the rendered page contacted",
+        },
+        "requests_refused": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Requests of the rendered page that were refused or not loaded",
+        },
+        "note": {
+            "type": "string",
+            "description": "Something the reader should know about how the page was read",
+        },
     },
     "required": [
         "url",
@@ -120,7 +142,46 @@ async def precheck(context: InvocationContext) -> Sequence[Notice]:
     # Then where the URL came from (provenance mode) and what it would carry (privacy).
     notices = [*notices, *await provenance.check_fetch(context)]
     notices += await check.check_url(context)
+    if hosted.DIRECT in order:
+        notices += render_check(context.settings.fetch)
     return notices
+
+
+def render_check(settings: FetchSettings) -> list[Notice]:
+    """The card's rendering notice; a refusal when every page must be rendered and no
+    browser can be (nothing is fetched then)."""
+    if settings.render == "off":
+        return []
+    from spyglass.fetch.render.browser import available
+
+    if available(settings.browser_path):
+        return [render_notice(settings)]
+    if settings.render == "always":
+        from spyglass.fetch.render.renderer import unavailable
+
+        refusal = unavailable("no browser is available here")
+        refusal.status = "rejected"
+        raise refusal
+    # auto without a browser reads statically; the result says so if the page needed one.
+    return []
+
+
+def render_notice(settings: FetchSettings) -> Notice:
+    """What the approving person is told when the page may run in the contained browser."""
+    when = "will be" if settings.render == "always" else "may be"
+    why = "" if settings.render == "always" else " if it needs JavaScript to show its text"
+    reach = (
+        "only its own site"
+        if settings.render_hosts == "same-site"
+        else "other public sites too (fetch.render_hosts = any)"
+    )
+    return Notice(
+        RENDER_NOTICE,
+        f"The page {when} rendered in a headless browser{why}: its scripts run and may "
+        f"contact {reach}; every request is checked like the page itself, and the result "
+        "lists the other hosts contacted.",
+        argument="url",
+    )
 
 
 async def run(context: InvocationContext) -> JSON:
@@ -238,13 +299,30 @@ async def _download(context: InvocationContext, url: str) -> FetchedPage:
     config = FetchConfig.from_settings(context.settings.fetch)
     robots: dict[str, RobotsRules] = context.turn.cache.setdefault(ROBOTS_KEY, {})
     seams = context.seams
+    mode = context.settings.fetch.render
     async with Fetcher(
         config,
         seams.get(RESOLVER),
         seams.get(DIALLER),
         ssl_context=seams.get(SSL_CONTEXT),
     ) as fetcher:
-        return await fetcher.fetch(url, robots_cache=robots)
+        page = await fetcher.fetch(url, robots_cache=robots, keep_markup=mode != "off")
+    if mode == "off":
+        return page
+    from spyglass.fetch.render.decide import rendered_or_static
+    from spyglass.fetch.render.limits import RenderLimits
+
+    page = await rendered_or_static(
+        page,
+        mode,
+        config,
+        RenderLimits.from_settings(context.settings.fetch),
+        seams.get(RESOLVER),
+        seams.get(DIALLER),
+        seams.get(SSL_CONTEXT),
+    )
+    # The source served the render; the turn's cache keeps only what the model reads.
+    return replace(page, markup=None)
 
 
 def fitted(
@@ -284,6 +362,14 @@ def _result(page: FetchedPage, piece: Part, provider: str | None) -> JSON:
         result["cut_at_bytes"] = page.cut_at_bytes
     if provider is not None:
         result["provider"] = provider
+    rendering = page.rendering
+    if rendering is not None:
+        result["rendered"] = rendering.rendered
+        if rendering.rendered:
+            result["contacted_hosts"] = list(rendering.other_hosts)
+            result["requests_refused"] = rendering.refused
+        if rendering.note:
+            result["note"] = rendering.note
     return result
 
 
@@ -296,7 +382,10 @@ CAPABILITY = Capability(
         "content as Markdown. Long pages come in parts: call again with offset=next_offset "
         "to read on. A redirect to another site is reported, not followed. cut_at_bytes "
         "means the page was longer than the owner's size limit and only its start was read; "
-        "provider says who read the page: direct, or a hosted reader the owner chose."
+        "provider says who read the page: direct, or a hosted reader the owner chose. "
+        "rendered means the page's scripts ran in Spyglass's contained browser, and "
+        "contacted_hosts lists the other sites it reached; note says how the page was read "
+        "when that matters."
     ),
     argument_schema=ARGUMENTS,
     result_schema=RESULT,
@@ -306,6 +395,6 @@ CAPABILITY = Capability(
     handler=run,
     policy_key=WEB_ACCESS,
     precheck=precheck,
-    timeout_setting="fetch.timeout_seconds",
+    timeout_setting="fetch.call_timeout_seconds",
     readiness=fetch_problems,
 )

@@ -71,6 +71,13 @@ async def read_prefix(response: httpx.Response, cap: int) -> tuple[bytes, bool]:
     return bytes(out), False
 
 
+def decoded(response: httpx.Response) -> AsyncIterator[bytes]:
+    """The decoded body of a streamed ``response`` in bounded pieces, for callers that keep
+    their own count (a render's byte budget spans many responses)."""
+    decompressor = _decompressor(response.headers.get("content-encoding", ""))
+    return _decoded(response.aiter_raw(), decompressor)
+
+
 async def _decoded(
     raw: AsyncIterator[bytes], decompressor: _Decompress | None
 ) -> AsyncIterator[bytes]:

@@ -13,6 +13,7 @@ from collections.abc import MutableMapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import httpx
 
@@ -26,6 +27,7 @@ from spyglass.fetch.body import (
     read_prefix,
 )
 from spyglass.fetch.content import HTML, PDF, Document, MediaType, sniff, to_document, unsupported
+from spyglass.fetch.decode import decode
 from spyglass.fetch.dialler import Dialler
 from spyglass.fetch.guard import Guard, Target, guard_from_settings
 from spyglass.fetch.redirects import MAX_HOPS, RedirectPolicy, location
@@ -41,6 +43,9 @@ from spyglass.fetch.robots import (
 from spyglass.fetch.transport import UNRESOLVED, GuardedBackend, PinnedTransport
 from spyglass.netfaults import Fault, classify
 from spyglass.settings import FetchSettings
+
+if TYPE_CHECKING:
+    from spyglass.fetch.render.report import Rendering
 
 ACCEPT = (
     "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.9,"
@@ -97,6 +102,10 @@ class FetchedPage:
     #: Set when the page was larger than ``fetch.max_page_bytes``: only this many decoded
     #: bytes were read and turned into text.
     cut_at_bytes: int | None = None
+    #: The decoded HTML, kept only when asked for (a render may need it).
+    markup: str | None = field(default=None, repr=False, compare=False)
+    #: Set when rendering was considered: whether it happened, and whom the page contacted.
+    rendering: Rendering | None = None
 
 
 class Fetcher:
@@ -143,9 +152,16 @@ class Fetcher:
         await self._client.aclose()
 
     async def fetch(
-        self, url: str, *, robots_cache: MutableMapping[str, RobotsRules] | None = None
+        self,
+        url: str,
+        *,
+        robots_cache: MutableMapping[str, RobotsRules] | None = None,
+        keep_markup: bool = False,
     ) -> FetchedPage:
-        """Fetch ``url`` within the total deadline; every failure is a CapabilityError."""
+        """Fetch ``url`` within the total deadline; every failure is a CapabilityError.
+
+        ``keep_markup`` keeps an HTML page's decoded source on the result (for rendering).
+        """
         seconds = self.config.timeout_seconds
         try:
             async with asyncio.timeout(seconds):
@@ -173,6 +189,9 @@ class Fetcher:
             redirect_chain=page.redirect_chain,
             retrieved_at=page.retrieved_at,
             cut_at_bytes=page.cut_at_bytes,
+            markup=decode(body, media.charset, markup=True)
+            if keep_markup and media.essence in HTML
+            else None,
         )
 
     async def _download(

@@ -54,6 +54,11 @@ def entry(outcome: Outcome, arguments: Any, at: str | None = None) -> dict[str, 
         data["provider"] = outcome.provider
     if outcome.error is not None:
         data["code"] = outcome.error.code
+    result = outcome.result or {}
+    if outcome.capability == "web.fetch" and result.get("rendered") is True:
+        # A rendered page's scripts may have reached other sites: the receipt names them.
+        data["rendered"] = True
+        data["contacted_hosts"] = [str(h) for h in result.get("contacted_hosts", [])]
     return data
 
 
@@ -92,6 +97,13 @@ def build(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for item in left:
         provider = PROVIDER_NAMES.get(str(item.get("provider")))
         detail = [provider] if provider and item["capability"] == "web.search" else []
+        if item.get("rendered"):
+            hosts = len(item.get("contacted_hosts", []))
+            detail.append(
+                f"rendered, contacted {hosts} other host{'' if hosts == 1 else 's'}"
+                if hosts
+                else "rendered"
+            )
         detail.append(_when(item))
         if item["status"] != "ok":
             detail.append(f"failed: {item.get('code', 'error')}")

@@ -1,0 +1,88 @@
+"""Which static reads look like script shells (``fetch.render = "auto"`` renders only those)."""
+
+from __future__ import annotations
+
+import pytest
+
+from spyglass.fetch.render.detect import looks_like_shell
+
+ARTICLE = "<p>Sea otters crack open shellfish with rocks they keep under their forelegs.</p>" * 8
+
+
+@pytest.mark.parametrize(
+    ("body", "sign"),
+    [
+        ('<div id="root"></div><script src="/static/js/main.js"></script>', "empty_app_root"),
+        (
+            '<div id="app"><!-- mounted --></div><script type="module" src="/a.js"></script>',
+            "empty_app_root",
+        ),
+        ('<div id="__next"></div><script id="__NEXT_DATA__">{}</script>', "empty_app_root"),
+        ("<app-root></app-root><script src=main.js></script>", "empty_app_root"),
+        (
+            "<noscript>You need to enable JavaScript to run this app.</noscript>"
+            "<main></main><script src=/bundle.js></script>",
+            "noscript_asks_for_javascript",
+        ),
+        (
+            "<noscript>This site requires JavaScript.</noscript><script src=/b.js></script>",
+            "noscript_asks_for_javascript",
+        ),
+    ],
+)
+def test_an_empty_shell_with_a_script_is_taken_for_a_shell(body: str, sign: str) -> None:
+    verdict = looks_like_shell(f"<html><head><title>App</title></head><body>{body}</body></html>")
+    assert verdict.shell is True
+    assert sign in verdict.signs
+
+
+def test_a_page_with_readable_text_is_not_a_shell_whatever_scripts_it_carries() -> None:
+    html = (
+        '<html><body><div id="root"><article><h1>Otters</h1>'
+        f"{ARTICLE}</article></div>"
+        "<noscript>Please enable JavaScript for comments.</noscript>"
+        '<script id="__NEXT_DATA__">{}</script><script src="/_next/static/app.js"></script>'
+        "</body></html>"
+    )
+    verdict = looks_like_shell(html)
+    assert verdict.shell is False
+    assert verdict.visible_chars > 400
+
+
+def test_a_short_page_without_scripts_is_just_short() -> None:
+    assert (
+        looks_like_shell('<html><body><div id="root"></div><h1>Hi</h1></body></html>').shell
+        is False
+    )
+
+
+def test_a_page_with_scripts_but_no_sign_of_building_itself_is_not_a_shell() -> None:
+    html = "<html><body><p>Moved.</p><script>console.log('hi')</script></body></html>"
+    assert looks_like_shell(html).shell is False
+
+
+def test_a_forum_that_puts_its_posts_in_noscript_is_read_statically() -> None:
+    # Discourse-style: scripts build the page, but the whole thread is in <noscript>, and the
+    # static read already gives it to the model.
+    html = (
+        '<html><body><section id="main"></section><noscript><div class="topic">'
+        f"{ARTICLE}</div><p>This forum works best with JavaScript enabled.</p></noscript>"
+        '<script type="module" src="/start-discourse.js"></script></body></html>'
+    )
+    assert looks_like_shell(html).shell is False
+
+
+def test_text_inside_scripts_styles_and_templates_is_not_visible_text() -> None:
+    filler = "x " * 1000
+    html = (
+        f'<html><body><div id="root"></div><script>var s = "{filler}";</script>'
+        f"<style>/* {filler} */</style><template><p>{filler}</p></template></body></html>"
+    )
+    verdict = looks_like_shell(html)
+    assert verdict.shell is True
+    assert verdict.visible_chars == 0
+
+
+@pytest.mark.parametrize("html", ["", "   ", "<script>", "not html at all"])
+def test_markup_that_is_empty_or_broken_is_never_a_shell(html: str) -> None:
+    assert looks_like_shell(html).shell is False
