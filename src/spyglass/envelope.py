@@ -19,6 +19,7 @@ directly.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from dataclasses import dataclass
 
@@ -69,7 +70,11 @@ def _word(word: str) -> str:
     return _INVISIBLE.join(_letter(char) for char in word)
 
 
-_NAME = re.compile(_SEPARATOR.join(_word(word) for word in TAG.split("_")), re.IGNORECASE)
+@functools.cache
+def _name() -> re.Pattern[str]:
+    # Compiled on first use (tens of milliseconds): importing this module costs start-up time
+    # for every command that only lists or refuses.
+    return re.compile(_SEPARATOR.join(_word(word) for word in TAG.split("_")), re.IGNORECASE)
 
 
 # Every non-ASCII character that reads as exactly one character: folded by str.translate,
@@ -149,7 +154,7 @@ def _original(pieces: list[_Piece], start: int, end: int) -> tuple[int, int]:
 
 def _spans(text: str) -> list[tuple[int, int]]:
     folded, pieces = _fold(text)
-    spans = [match.span() for match in _NAME.finditer(folded)]
+    spans = [match.span() for match in _name().finditer(folded)]
     if pieces is None:
         return spans
     return [_original(pieces, start, end) for start, end in spans]
@@ -173,4 +178,4 @@ def neutralise(text: str) -> str:
 def contains_tag(text: str) -> bool:
     """Whether ``text`` holds the envelope's tag name in any spelling this module knows."""
     folded, _pieces = _fold(text)
-    return _NAME.search(folded) is not None
+    return _name().search(folded) is not None

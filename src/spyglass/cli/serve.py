@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 import os
 import signal
@@ -73,6 +72,8 @@ def serve(
     """Run the Spyglass service: HTTP API, console and Open WebUI endpoints."""
     # The web framework and the server are imported here, by the one command that uses them,
     # so that every other command starts quickly.
+    import asyncio
+
     import uvicorn
 
     from spyglass.service import server

@@ -92,9 +92,9 @@ def _depth(value: Any, limit: int) -> int:
 
 @lru_cache(maxsize=64)
 def _validator(schema_json: str) -> Draft202012Validator:
-    schema = json.loads(schema_json)
-    Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema)
+    # The schemas are the capabilities' own constants: tests/core/test_schema.py checks each
+    # against the metaschema once, so a command does not pay for that at every start.
+    return Draft202012Validator(json.loads(schema_json))
 
 
 def validator_for(schema: Mapping[str, Any]) -> Draft202012Validator:
