@@ -46,6 +46,8 @@ NOT_FOR_A_REFUSAL = HEAVY | {
     "psycopg",
     "rich",
     "pygments",
+    # Arguments that plainly fit their schema are accepted without loading jsonschema.
+    "jsonschema",
 }
 #: Our own modules a refusal never needs.
 SPYGLASS_NOT_FOR_A_REFUSAL = {
@@ -186,7 +188,7 @@ def test_a_search_refused_because_web_access_is_off_loads_no_provider_client(hom
 
 def test_help_loads_neither_the_settings_model_nor_the_capabilities(home: Path) -> None:
     modules = _modules(home, "--help")
-    assert _packages(modules) & (NOT_FOR_A_REFUSAL | {"pydantic", "jsonschema"}) == set()
+    assert _packages(modules) & (NOT_FOR_A_REFUSAL | {"pydantic"}) == set()
     assert not any(name.startswith("spyglass.capabilities") for name in modules)
     assert "spyglass.settings" not in modules
 
