@@ -61,6 +61,9 @@ def print_json(value: Any) -> None:
 #: ANSI styles for the error lines, written without rich: a refusal is often all a command
 #: prints, and importing and starting rich would cost more than the rest of the refusal.
 _BOLD_RED, _DIM, _RESET = "\x1b[1;31m", "\x1b[2m", "\x1b[0m"
+# A message may quote a provider's or a page's words: they must not drive the terminal (rich
+# stripped these too).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def _colour() -> bool:
@@ -76,6 +79,7 @@ def _error_line(
     label: str, message: str, code: str | None = None, *, style: str = _BOLD_RED
 ) -> None:
     colour = _colour()
+    message = _CONTROL.sub("", message)
     parts = [f"{style}{label}{_RESET}" if colour else label, message]
     if code is not None:
         parts.append(f"{_DIM}({code}){_RESET}" if colour else f"({code})")
