@@ -6,7 +6,13 @@ terminal to ask: refused before anything is dialled); and, for an MCP stdio host
 ``spyglass mcp`` until the answer to its first ``tools/list``. Two peers run in the same loop
 so figures from a busy machine can still be compared: ``python -c pass`` (the interpreter
 alone) and ``python -m http.server --help`` (a small standard-library command line); and, as
-the floor under the MCP figure, importing the MCP SDK and nothing else.
+the floor under the MCP figure, importing the MCP SDK and nothing else. Each row also gives
+the median CPU time (user + system) of the process, which load elsewhere on the machine
+changes far less than the wall clock.
+
+Spyglass's modules are compiled to bytecode first, as installing a wheel does (pip compiles
+at install): an editable install run with ``PYTHONDONTWRITEBYTECODE`` set would otherwise
+compile a hundred modules from source in every process, and measure that instead.
 
     .venv/bin/python -m bench.startup [--runs 7]
 """
@@ -14,8 +20,10 @@ the floor under the MCP figure, importing the MCP SDK and nothing else.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -25,6 +33,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import spyglass
 from spyglass.core.policy import WEB_ACCESS, PolicyFile
 from spyglass.paths import Paths
 
@@ -48,8 +57,17 @@ def _environment(home: Path) -> dict[str, str]:
     return env
 
 
-def _command(argv: list[str], env: dict[str, str]) -> Callable[[], float]:
-    def once() -> float:
+Sample = tuple[float, float]  # (wall seconds, CPU seconds of the child)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _command(argv: list[str], env: dict[str, str]) -> Callable[[], Sample]:
+    def once() -> Sample:
+        cpu = _children_cpu()
         started = time.perf_counter()
         subprocess.run(
             argv,
@@ -60,12 +78,12 @@ def _command(argv: list[str], env: dict[str, str]) -> Callable[[], float]:
             timeout=120,
             check=False,
         )
-        return time.perf_counter() - started
+        return time.perf_counter() - started, _children_cpu() - cpu
 
     return once
 
 
-def _first_tools_list(env: dict[str, str]) -> Callable[[], float]:
+def _first_tools_list(env: dict[str, str]) -> Callable[[], Sample]:
     """Spawn ``spyglass mcp``, send the handshake and tools/list at once, time the answer."""
     lines = [
         INITIALIZE,
@@ -74,7 +92,8 @@ def _first_tools_list(env: dict[str, str]) -> Callable[[], float]:
     ]
     payload = "".join(json.dumps(line) + "\n" for line in lines)
 
-    def once() -> float:
+    def once() -> Sample:
+        cpu = _children_cpu()
         started = time.perf_counter()
         process = subprocess.Popen(
             [SPYGLASS, "mcp"],
@@ -94,18 +113,20 @@ def _first_tools_list(env: dict[str, str]) -> Callable[[], float]:
         process.stdin.close()
         process.wait(timeout=60)
         process.stdout.close()
-        return elapsed
+        # The CPU figure also counts the server's shutdown after the answer (a few ms).
+        return elapsed, _children_cpu() - cpu
 
     return once
 
 
 def main(runs: int) -> None:
+    compileall.compile_dir(Path(spyglass.__file__).parent, quiet=1)
     home_off = Path(tempfile.mkdtemp(prefix="spyglass-bench-"))
     home_on = Path(tempfile.mkdtemp(prefix="spyglass-bench-"))
     PolicyFile(Paths(home_on).policy_file).set(WEB_ACCESS, True)
     off, on = _environment(home_off), _environment(home_on)
     python = sys.executable
-    cases: dict[str, Callable[[], float]] = {
+    cases: dict[str, Callable[[], Sample]] = {
         "python -c pass": _command([python, "-c", "pass"], off),
         "python -m http.server --help": _command([python, "-m", "http.server", "--help"], off),
         "spyglass --help": _command([SPYGLASS, "--help"], off),
@@ -120,7 +141,7 @@ def main(runs: int) -> None:
         ),
         "spyglass mcp: spawn to first tools/list answer": _first_tools_list(on),
     }
-    samples: dict[str, list[float]] = {name: [] for name in cases}
+    samples: dict[str, list[Sample]] = {name: [] for name in cases}
     try:
         # Interleaved, so a burst of load elsewhere on the machine hits every case alike.
         for _ in range(runs):
@@ -129,12 +150,13 @@ def main(runs: int) -> None:
     finally:
         shutil.rmtree(home_off, ignore_errors=True)
         shutil.rmtree(home_on, ignore_errors=True)
-    peer = statistics.median(samples["python -m http.server --help"])
-    print("| process | runs | median s | × http.server --help |")
-    print("|---|---|---|---|")
-    for name, times in samples.items():
-        median = statistics.median(times)
-        print(f"| {name} | {len(times)} | {median:.3f} | {median / peer:.1f} |")
+    peer = statistics.median(wall for wall, _cpu in samples["python -m http.server --help"])
+    print("| process | runs | median s | × http.server --help | median CPU s |")
+    print("|---|---|---|---|---|")
+    for name, pairs in samples.items():
+        median = statistics.median(wall for wall, _cpu in pairs)
+        cpu = statistics.median(cpu for _wall, cpu in pairs)
+        print(f"| {name} | {len(pairs)} | {median:.3f} | {median / peer:.1f} | {cpu:.3f} |")
     print(f"\nload average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 

@@ -29,6 +29,44 @@ print(json.dumps(loaded), file=sys.__stderr__)
 #: Packages that cost tenths of a second to import and that only some commands need.
 HEAVY = {"fastapi", "trafilatura", "uvicorn", "lxml", "pypdf", "mcp", "starlette"}
 
+#: What a call refused before anyone is asked never needs: the HTTP client and the fetch
+#: stack (httpx, tldextract and requests under it, charset detection, robots.txt), the privacy
+#: detectors (phone numbers), the shared state servers' clients and rich.
+NOT_FOR_A_REFUSAL = HEAVY | {
+    "httpx",
+    "httpcore",
+    "h11",
+    "anyio",
+    "tldextract",
+    "requests",
+    "charset_normalizer",
+    "protego",
+    "phonenumbers",
+    "redis",
+    "psycopg",
+    "rich",
+    "pygments",
+    # Arguments that plainly fit their schema are accepted without loading jsonschema.
+    "jsonschema",
+}
+#: Our own modules a refusal never needs.
+SPYGLASS_NOT_FOR_A_REFUSAL = {
+    "spyglass.fetch.fetcher",
+    "spyglass.fetch.content",
+    "spyglass.fetch.extract",
+    "spyglass.fetch.transport",
+    "spyglass.privacy.check",
+    "spyglass.privacy.detectors",
+    "spyglass.state.redis",
+    "spyglass.state.postgres",
+    "spyglass.service",
+}
+
+
+def _modules(home: Path, *args: str) -> set[str]:
+    """Every module the real CLI imported for ``spyglass ARGS``."""
+    return _run_probe(home, args, FULL_PROBE)
+
 
 def _loaded(home: Path, *args: str) -> set[str]:
     environ = {k: v for k, v in os.environ.items() if not k.startswith("SPYGLASS_")}
@@ -40,6 +78,26 @@ def _loaded(home: Path, *args: str) -> set[str]:
         env=environ,
         stdin=subprocess.DEVNULL,
         timeout=60,
+        check=False,
+    )
+    last = done.stderr.strip().splitlines()[-1]
+    return set(json.loads(last))
+
+
+#: Like PROBE, with every module's full name.
+FULL_PROBE = PROBE.replace('{name.split(".")[0] for name in sys.modules}', "set(sys.modules)")
+
+
+def _run_probe(home: Path, args: tuple[str, ...], probe: str, stdin: str = "") -> set[str]:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("SPYGLASS_")}
+    environ.update({"SPYGLASS_HOME": str(home), "NO_COLOR": "1"})
+    done = subprocess.run(
+        [sys.executable, "-c", probe, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        env=environ,
+        input=stdin,
+        timeout=120,
         check=False,
     )
     last = done.stderr.strip().splitlines()[-1]
@@ -96,3 +154,68 @@ def test_the_mcp_server_path_loads_neither_the_web_framework_nor_the_extractor(
     )
     loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
     assert loaded & {"fastapi", "trafilatura", "lxml", "pypdf"} == set()
+
+
+def _packages(modules: set[str]) -> set[str]:
+    return {name.split(".")[0] for name in modules}
+
+
+def test_a_fetch_refused_because_web_access_is_off_loads_only_validation_and_policy(
+    home: Path,
+) -> None:
+    modules = _modules(home, "fetch", "http://127.0.0.1/")
+    assert _packages(modules) & NOT_FOR_A_REFUSAL == set()
+    assert modules & SPYGLASS_NOT_FOR_A_REFUSAL == set()
+
+
+def test_a_fetch_the_guard_refuses_before_asking_loads_no_fetch_stack_or_detectors(
+    home: Path,
+) -> None:
+    PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
+    modules = _modules(home, "fetch", "http://127.0.0.1/")
+    # The guard parses the URL with httpx's own parser (the one the fetcher dials with), so
+    # httpx itself may load here; nothing that reads, extracts or detects may.
+    allowed = {"httpx", "httpcore", "h11", "anyio", "rich", "pygments"}
+    assert _packages(modules) & (NOT_FOR_A_REFUSAL - allowed) == set()
+    assert modules & SPYGLASS_NOT_FOR_A_REFUSAL == set()
+
+
+def test_a_search_refused_because_web_access_is_off_loads_no_provider_client(home: Path) -> None:
+    modules = _modules(home, "search", "harbour tides")
+    assert _packages(modules) & NOT_FOR_A_REFUSAL == set()
+    assert modules & SPYGLASS_NOT_FOR_A_REFUSAL == set()
+
+
+def test_help_loads_neither_the_settings_model_nor_the_capabilities(home: Path) -> None:
+    modules = _modules(home, "--help")
+    assert _packages(modules) & (NOT_FOR_A_REFUSAL | {"pydantic"}) == set()
+    assert not any(name.startswith("spyglass.capabilities") for name in modules)
+    assert "spyglass.settings" not in modules
+
+
+def test_the_real_mcp_stdio_server_answers_tools_list_without_the_fetch_stack(
+    home: Path,
+) -> None:
+    # The real `spyglass mcp` over stdio: a handshake and tools/list, then end of input.
+    messages = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "probe", "version": "0"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    stdin = "".join(json.dumps(message) + "\n" for message in messages)
+    modules = _run_probe(home, ("mcp",), FULL_PROBE, stdin=stdin)
+    assert "spyglass.mcp.server" in modules  # it did serve
+    # Spyglass's own HTTP client (the SDK brings its own), the fetch stack, the extractor,
+    # the detectors, the web framework and rich stay out until a tool is called.
+    unwanted = {"fastapi", "trafilatura", "lxml", "pypdf", "httpx", "tldextract", "phonenumbers"}
+    assert _packages(modules) & (unwanted | {"charset_normalizer", "rich", "redis"}) == set()
+    assert modules & SPYGLASS_NOT_FOR_A_REFUSAL == set()

@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -14,6 +18,7 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 
+from spyglass.capabilities import IMPLEMENTATIONS
 from spyglass.history.store import SQLiteHistory
 from spyglass.paths import Paths
 from spyglass.runtime import Runtime, build_runtime
@@ -256,3 +261,28 @@ def test_a_confirmation_nobody_answers_is_audited_by_the_service_without_another
         wait_until(lambda: len(expiries()) == 1, what="the expiry to be audited")
     [event] = expiries()
     assert event["capability"] == "web.search" and event["outcome"] == "denied"
+
+
+def test_the_service_loads_the_capabilities_implementations_when_it_starts(home: Path) -> None:
+    # A command imports them on first use; a long-running service pays once, at start, so the
+    # first call someone waits for is not the slow one.
+    probe = (
+        "import json, sys\n"
+        "from spyglass.capabilities import IMPLEMENTATIONS\n"
+        "from spyglass.runtime import build_runtime\n"
+        "before = [m for m in IMPLEMENTATIONS if m in sys.modules]\n"
+        "from spyglass.service.app import create_app\n"
+        "create_app(build_runtime())\n"
+        "after = [m for m in IMPLEMENTATIONS if m in sys.modules]\n"
+        "print(json.dumps([before, after]))\n"
+    )
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("SPYGLASS_")}
+    environ["SPYGLASS_HOME"] = str(home)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=environ, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    before, after = json.loads(done.stdout.strip().splitlines()[-1])
+    # The route modules come with the capabilities' readiness checks; the rest did not.
+    assert {"spyglass.fetch.fetcher", "spyglass.privacy.check"}.isdisjoint(before)
+    assert after == list(IMPLEMENTATIONS)

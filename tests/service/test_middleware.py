@@ -14,6 +14,7 @@ from fastapi import FastAPI
 
 from spyglass.paths import Paths
 from spyglass.runtime import build_runtime
+from spyglass.service import server as service_server
 from spyglass.service.app import create_app
 from spyglass.service.middleware import CSP, allowed_hosts
 from tests.support.server import wait_until
@@ -108,7 +109,7 @@ def _boom() -> None:
 
 @contextlib.contextmanager
 def _serving(app: FastAPI, sock: socket.socket) -> Iterator[str]:
-    server = uvicorn.Server(uvicorn.Config(app, log_level="critical", lifespan="on"))
+    server = uvicorn.Server(service_server.config(app, log_level="critical"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     try:

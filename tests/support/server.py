@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
 import time
@@ -12,6 +13,7 @@ from typing import Any
 import uvicorn
 
 from spyglass.runtime import Runtime
+from spyglass.service import server as service_server
 from spyglass.service.app import create_app
 
 
@@ -33,7 +35,8 @@ def running_service(runtime: Runtime, **options: Any) -> Iterator[tuple[str, str
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     app = create_app(runtime, port=port, **options)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    # Configured as `spyglass serve` configures it (its own protocol, no WebSocket).
+    server = uvicorn.Server(service_server.config(app))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     try:
@@ -43,3 +46,26 @@ def running_service(runtime: Runtime, **options: Any) -> Iterator[tuple[str, str
         server.should_exit = True
         thread.join(timeout=10)
         sock.close()
+
+
+def exchange(base: str, raw: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Send ``raw`` on a fresh connection; read one answer (its Content-Length, or to close)."""
+    host_port = base.removeprefix("http://")
+    host, port = host_port.rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=10) as connection:
+        connection.sendall(raw.replace(b"{host}", host_port.encode()))
+        received = b""
+        while chunk := connection.recv(65536):
+            received += chunk
+            head, found, body = received.partition(b"\r\n\r\n")
+            length = re.search(rb"(?im)^content-length:\s*(\d+)", head)
+            if found and length and len(body) >= int(length.group(1)):
+                break
+    head, _, body = received.partition(b"\r\n\r\n")
+    status_line, *header_lines = head.decode("latin-1").split("\r\n")
+    headers: dict[str, str] = {}
+    for line in header_lines:
+        name, _, value = line.partition(":")
+        assert name.lower() not in headers, f"{name} sent twice"
+        headers[name.lower()] = value.strip()
+    return int(status_line.split()[1]), headers, body

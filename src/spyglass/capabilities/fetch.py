@@ -13,11 +13,9 @@ from spyglass.core.context import InvocationContext
 from spyglass.core.outcome import Notice
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.errors import StoreUnavailable
-from spyglass.fetch.guard import MAX_URL_CHARS
-from spyglass.fetch.hosted import dispatch as hosted
+from spyglass.fetch.guard import MAX_URL_CHARS, guard_for
 from spyglass.fetch.paging import Part, part
 from spyglass.fetch.private import NOTICE_KIND, NOTICE_MESSAGE
-from spyglass.privacy import check, provenance
 from spyglass.providers.readiness import fetch_problems
 from spyglass.state.pages import PAGE_CACHE
 
@@ -130,16 +128,21 @@ async def precheck(context: InvocationContext) -> Sequence[Notice]:
     if await _cached(context, url) is not None:
         # Later parts of a page read this turn come from the cache: nothing is sent anywhere.
         return []
+    # Imported here, not with the schemas: listing capabilities, validating a call or refusing
+    # it by policy must not pay for the route, the privacy detectors or the provenance log.
+    from spyglass.fetch.hosted import dispatch as hosted
+
     order, notices = hosted.check(
         url, context.settings, capability=NAME, invocation_id=context.invocation_id
     )
     if hosted.DIRECT in order:
-        from spyglass.fetch.fetcher import FetchConfig
-
-        target = FetchConfig.from_settings(context.settings.fetch).guard.check(url)
+        target = guard_for(context.settings.fetch).check(url)
         if target.private:
             notices = [Notice(NOTICE_KIND, NOTICE_MESSAGE, argument="url"), *notices]
-    # Then where the URL came from (provenance mode) and what it would carry (privacy).
+    # Then where the URL came from (provenance mode) and what it would carry (privacy): the
+    # detectors load only for a URL the guard let through.
+    from spyglass.privacy import check, provenance
+
     notices = [*notices, *await provenance.check_fetch(context)]
     notices += await check.check_url(context)
     if hosted.DIRECT in order:
@@ -189,6 +192,8 @@ async def run(context: InvocationContext) -> JSON:
     url: str = arguments["url"]
     offset: int = arguments.get("offset", 0)
     max_chars: int = arguments.get("max_chars", context.settings.fetch.max_chars)
+    from spyglass.fetch.hosted import dispatch as hosted
+
     pages: dict[str, FetchedPage] = context.turn.cache.setdefault(PAGES_KEY, {})
     providers: dict[str, str] = context.turn.cache.setdefault(PROVIDERS_KEY, {})
     page = await _cached(context, url)

@@ -9,7 +9,6 @@ from spyglass.core.context import InvocationContext
 from spyglass.core.outcome import Code, Notice
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.errors import CapabilityError
-from spyglass.privacy import check
 from spyglass.providers.readiness import search_problems
 from spyglass.search import dispatch, domains
 from spyglass.search.cleaning import MAX_SNIPPET_CHARS
@@ -139,6 +138,9 @@ async def precheck(context: InvocationContext) -> Sequence[Notice]:
     dispatch.check(
         context.settings.search, PROVIDERS, capability=NAME, invocation_id=context.invocation_id
     )
+    # The privacy detectors (phone numbers, secrets) load with the first query they read.
+    from spyglass.privacy import check
+
     return await check.check_query(context)
 
 
@@ -171,11 +173,6 @@ def describe(settings: Settings) -> str:
 
 
 async def run(context: InvocationContext) -> JSON:
-    # The providers and their HTTP client are imported by the first search, not with the
-    # schemas: listing, validating or refusing a call must not pay for them.
-    from spyglass.search import dispatch
-    from spyglass.search.providers import PROVIDERS
-
     def report(provider: str) -> None:
         context.provider = provider
 

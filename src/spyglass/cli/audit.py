@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -93,6 +92,8 @@ def receipts(
         span = parse_since(since)
     except ValueError as exc:
         fail(str(exc), EXIT_USAGE)
+    import asyncio
+
     runtime = load_runtime()
     found = asyncio.run(_receipts(runtime, datetime.now(UTC) - span))
     if json_output:

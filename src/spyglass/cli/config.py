@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import typer
-from rich.markup import escape
 
 from spyglass.cli.output import (
     EXIT_FAILED,
@@ -44,7 +43,7 @@ def show(
         fail(str(exc), EXIT_USAGE, hint=f"fix or remove it in {paths.config_file}")
     warn = stderr()
     for problem in problems:
-        warn.print(f"[yellow]warning:[/] {escape(problem)}; left out below")
+        warn.print(f"[yellow]warning:[/] {_escape(problem)}; left out below")
     if problems:
         warn.print(
             "[dim]hint:[/] other commands refuse to start until these keys are fixed or "
@@ -55,7 +54,7 @@ def show(
     for capability in BUILTIN.latest():
         for problem in capability.problems(settings):
             # Not offered until fixed; every other command keeps working.
-            warn.print(f"[yellow]warning:[/] {capability.name}: {escape(problem)}")
+            warn.print(f"[yellow]warning:[/] {capability.name}: {_escape(problem)}")
     data = settings.public_dict()
     if json_output:
         print_json(data)
@@ -63,7 +62,7 @@ def show(
     import tomli_w
 
     console = stdout()
-    console.print(f"[dim]# effective settings; file: {escape(str(paths.config_file))}[/]")
+    console.print(f"[dim]# effective settings; file: {_escape(str(paths.config_file))}[/]")
     console.print(tomli_w.dumps(_drop_none(data)), markup=False)
 
 
@@ -108,3 +107,9 @@ def init(force: bool = typer.Option(False, "--force", help="Overwrite an existin
 
     target.write_text(TEMPLATE, encoding="utf-8")
     stdout().print(f"wrote {target}", markup=False)
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)

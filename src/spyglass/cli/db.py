@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import typer
 
 from spyglass.cli.invoke import load_runtime
@@ -16,6 +14,8 @@ app = typer.Typer(help="Manage the state stores' schemas.", no_args_is_help=True
 @app.command()
 def upgrade(json_output: bool = JSON_OPTION) -> None:
     """Run the schema migrations now (`spyglass serve` also runs them on start)."""
+    import asyncio
+
     runtime = load_runtime()
     try:
         versions = runtime.stores.upgrade()

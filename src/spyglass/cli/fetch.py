@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from spyglass.cli.invoke import run_capability
 from spyglass.cli.output import JSON_OPTION
-from spyglass.core.outcome import Outcome
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from spyglass.core.outcome import Outcome
 
 CAPABILITY = "web.fetch"
 
@@ -62,6 +64,8 @@ def _render_raw(outcome: Outcome, console: Console) -> None:
 
 
 def _render(outcome: Outcome, console: Console) -> None:
+    from rich.text import Text
+
     result = outcome.result or {}
     title = result.get("title")
     if title:

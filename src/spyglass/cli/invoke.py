@@ -12,8 +12,6 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from spyglass.cli.output import (
     EXIT_DENIED,
@@ -30,11 +28,13 @@ from spyglass.errors import ConfigError
 from spyglass.privacy.notices import lines as notice_lines
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from spyglass.runtime import Runtime
 
 CHANNEL = "cli"
 
-Renderer = Callable[[Outcome, Console], None]
+Renderer = Callable[[Outcome, "Console"], None]
 
 
 def load_runtime(overrides: Mapping[str, Any] | None = None) -> Runtime:
@@ -93,6 +93,8 @@ def run_capability(
 
 def _ask(runtime: Runtime, outcome: Outcome) -> bool:
     """Show the exact call and ask y/N on the terminal. ``False`` when nobody can answer."""
+    from rich.text import Text
+
     pending = outcome.pending_confirmation
     if pending is None:
         return False

@@ -62,6 +62,11 @@ def serve(
         with contextlib.suppress(KeyboardInterrupt):
             anyio.run(serve_stdio, runtime, actor)
         return
+    # A long-running HTTP server pays for the capabilities' implementations at start; over
+    # stdio the host is waiting for its first answer, so they load with the first call.
+    from spyglass.capabilities import preload
+
+    preload()
     try:
         sock = bind_loopback(port)
     except OSError as exc:

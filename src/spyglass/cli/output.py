@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from collections.abc import Mapping
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
-from rich.console import Console
 
-from spyglass.core.outcome import Outcome
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from spyglass.core.outcome import Outcome
 
 #: Exit codes, part of the CLI's contract (docs/cli.md, README).
 EXIT_OK = 0
@@ -33,6 +36,9 @@ EXIT_FOR_STATUS = {
 
 
 def stdout() -> Console:
+    # rich is imported by the first thing printed, not with the command line (--help).
+    from rich.console import Console
+
     console = Console(highlight=False, soft_wrap=True)
     if not console.is_terminal:
         # Piped output has no width to fit; rich's default of 80 would cut table cells short.
@@ -41,6 +47,8 @@ def stdout() -> Console:
 
 
 def stderr() -> Console:
+    from rich.console import Console
+
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
@@ -50,12 +58,40 @@ def print_json(value: Any) -> None:
     sys.stdout.flush()
 
 
+#: ANSI styles for the error lines, written without rich: a refusal is often all a command
+#: prints, and importing and starting rich would cost more than the rest of the refusal.
+_BOLD_RED, _DIM, _RESET = "\x1b[1;31m", "\x1b[2m", "\x1b[0m"
+# A message may quote a provider's or a page's words: they must not drive the terminal (rich
+# stripped these too).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _colour() -> bool:
+    """Whether stderr gets colour: a terminal, unless NO_COLOR (or TERM=dumb) says no."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return sys.stderr.isatty() and os.environ.get("TERM") != "dumb"
+
+
+def _error_line(
+    label: str, message: str, code: str | None = None, *, style: str = _BOLD_RED
+) -> None:
+    colour = _colour()
+    message = _CONTROL.sub("", message)
+    parts = [f"{style}{label}{_RESET}" if colour else label, message]
+    if code is not None:
+        parts.append(f"{_DIM}({code}){_RESET}" if colour else f"({code})")
+    sys.stderr.write(" ".join(parts) + "\n")
+    sys.stderr.flush()
+
+
 def fail(message: str, code: int = EXIT_FAILED, *, hint: str | None = None) -> NoReturn:
     """Print ``error: message`` (and a hint) to stderr and exit with ``code``."""
-    console = stderr()
-    console.print(f"[bold red]error:[/] {_escape(message)}")
+    _error_line("error:", message)
     if hint:
-        console.print(f"[dim]hint:[/] {_escape(hint)}")
+        _error_line("hint:", hint, style=_DIM)
     raise typer.Exit(code)
 
 
@@ -69,7 +105,6 @@ def report_problem(
     ``flags`` maps argument names to the command-line flags that set them, so a message
     about ``include_domains.0`` speaks of ``--site 'value'``, which is what the person typed.
     """
-    console = stderr()
     if outcome.error is None:
         return
     label = {"rejected": "refused", "denied": "not approved", "failed": "failed"}.get(
@@ -78,7 +113,7 @@ def report_problem(
     message = outcome.error.message
     if flags:
         message = in_flag_terms(message, flags, arguments or {})
-    console.print(f"[bold red]{label}:[/] {_escape(message)} [dim]({outcome.error.code})[/]")
+    _error_line(f"{label}:", message, outcome.error.code)
 
 
 def in_flag_terms(message: str, flags: Mapping[str, str], arguments: Mapping[str, Any]) -> str:
@@ -96,9 +131,3 @@ def in_flag_terms(message: str, flags: Mapping[str, str], arguments: Mapping[str
         return flag
 
     return pattern.sub(swap, message)
-
-
-def _escape(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from spyglass.cli.invoke import load_runtime, run_capability
 from spyglass.cli.output import EXIT_USAGE, JSON_OPTION, fail
-from spyglass.core.outcome import Outcome
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from spyglass.core.outcome import Outcome
 
 # Module-level, as list-valued options must not be built in argument defaults.
 SITE_OPTION = typer.Option(
@@ -32,6 +34,8 @@ FLAGS = {
 
 
 def render(outcome: Outcome, console: Console) -> None:
+    from rich.text import Text
+
     """A numbered list of title, URL and snippet; web text is shown literally, never as markup."""
     result = outcome.result or {}
     results: list[dict[str, Any]] = result.get("results", [])

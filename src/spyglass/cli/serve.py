@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 import os
 import signal
@@ -73,8 +72,11 @@ def serve(
     """Run the Spyglass service: HTTP API, console and Open WebUI endpoints."""
     # The web framework and the server are imported here, by the one command that uses them,
     # so that every other command starts quickly.
+    import asyncio
+
     import uvicorn
 
+    from spyglass.service import server
     from spyglass.service.app import create_app
     from spyglass.service.worker import url_host
 
@@ -139,8 +141,7 @@ def serve(
             _run_workers(host, port, workers, sock)
         else:
             app = create_app(runtime, port=port, extra_hosts=[url_host(host)])
-            config = uvicorn.Config(app, log_level="warning", lifespan="on", server_header=False)
-            uvicorn.Server(config).run(sockets=[sock])
+            uvicorn.Server(server.config(app)).run(sockets=[sock])
     except KeyboardInterrupt:
         pass
     finally:
@@ -150,21 +151,15 @@ def serve(
 
 
 def _run_workers(host: str, port: int, workers: int, sock: socket.socket) -> None:
-    import uvicorn
     from uvicorn.supervisors import Multiprocess
+
+    from spyglass.service import server
 
     # Each worker builds its own runtime from the same settings: the flags travel as
     # environment variables, with the port actually bound.
     os.environ["SPYGLASS_SERVER__HOST"] = host
     os.environ["SPYGLASS_SERVER__PORT"] = str(port)
-    config = uvicorn.Config(
-        "spyglass.service.worker:create",
-        factory=True,
-        workers=workers,
-        log_level="warning",
-        lifespan="on",
-        server_header=False,
-    )
+    config = server.config("spyglass.service.worker:create", factory=True, workers=workers)
     Multiprocess(config, sockets=[sock]).run()
 
 

@@ -531,9 +531,7 @@ class Executor:
         if record is not None:
             self._settled(record, attempt.channel)
             attempt.invocation_id = record.invocation_id
-        if (record is None and self._was_expired(token)) or (
-            record is not None and record.expires_at < self.clock()
-        ):
+        if record is not None and record.expires_at < self.clock():
             return self._stop(
                 attempt,
                 "confirm",

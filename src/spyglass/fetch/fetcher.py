@@ -29,7 +29,7 @@ from spyglass.fetch.body import (
 from spyglass.fetch.content import HTML, PDF, Document, MediaType, sniff, to_document, unsupported
 from spyglass.fetch.decode import decode
 from spyglass.fetch.dialler import Dialler
-from spyglass.fetch.guard import Guard, Target, guard_from_settings
+from spyglass.fetch.guard import Guard, Target, guard_for
 from spyglass.fetch.redirects import MAX_HOPS, RedirectPolicy, location
 from spyglass.fetch.resolver import Resolver
 from spyglass.fetch.robots import (
@@ -71,13 +71,7 @@ class FetchConfig:
     def from_settings(cls, settings: FetchSettings) -> FetchConfig:
         """:class:`~spyglass.errors.ConfigError` when a domain list entry is invalid."""
         return cls(
-            guard=guard_from_settings(
-                https_only=settings.https_only,
-                allowed_ports=settings.allowed_ports,
-                allow_domains=settings.allow_domains,
-                deny_domains=settings.deny_domains,
-                private_network=settings.private_network,
-            ),
+            guard=guard_for(settings),
             redirects=RedirectPolicy(settings.redirects),
             max_page_bytes=settings.max_page_bytes,
             max_pdf_bytes=settings.max_pdf_bytes,

@@ -1,7 +1,9 @@
 """Destination checks made before any connection: URL shape, scheme, port, host, domains.
 
 No HTTP client lives here. The URL is parsed once with :class:`httpx.URL`, the same parser
-the client that connects uses, so the two can never disagree about the host. A host that
+the client that connects uses, so the two can never disagree about the host (httpx is
+imported by the first check, not with this module: the capability's schema needs only
+:data:`MAX_URL_CHARS`). A host that
 is an IP literal in any spelling the operating system accepts (``127.1``, ``0x7f000001``,
 ``017700000001``) becomes that address and is judged by :mod:`spyglass.fetch.addresses`.
 Names are judged by spelling here (:mod:`spyglass.hostnames` holds the one table of local
@@ -14,14 +16,18 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from ipaddress import IPv4Address, IPv6Address
-
-import httpx
+from typing import TYPE_CHECKING
 
 from spyglass import hostnames
 from spyglass.errors import ConfigError
 from spyglass.fetch.addresses import IPAddress, refusal
 from spyglass.fetch.errors import TargetRejected, private_address
 from spyglass.fetch.private import PrivateNetwork
+
+if TYPE_CHECKING:
+    import httpx
+
+    from spyglass.settings import FetchSettings
 
 MAX_URL_CHARS = 2048
 
@@ -125,6 +131,8 @@ class Guard:
 
 def parse_target(raw: str) -> Target:
     """Parse ``raw`` with httpx's parser and refuse anything ambiguous about its host."""
+    import httpx
+
     if not isinstance(raw, str) or not raw:
         raise _malformed("the URL is empty")
     if len(raw) > MAX_URL_CHARS:
@@ -262,6 +270,17 @@ def guard_from_settings(
     )
 
 
+def guard_for(settings: FetchSettings) -> Guard:
+    """The guard for validated ``[fetch]`` settings: what the fetcher and the precheck run."""
+    return guard_from_settings(
+        https_only=settings.https_only,
+        allowed_ports=settings.allowed_ports,
+        allow_domains=settings.allow_domains,
+        deny_domains=settings.deny_domains,
+        private_network=settings.private_network,
+    )
+
+
 def _malformed(why: str) -> TargetRejected:
     return TargetRejected("malformed_url", f"{why}")
 
@@ -272,6 +291,7 @@ __all__ = [
     "Guard",
     "Target",
     "check_name",
+    "guard_for",
     "guard_from_settings",
     "host_literal",
     "inet_aton",

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import httpx
-import tldextract
+if TYPE_CHECKING:
+    import httpx
+    import tldextract
 
 MAX_HOPS = 5
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -23,6 +24,10 @@ Mode = Literal["none", "same-site", "all"]
 def _extractor() -> tldextract.TLDExtract:
     # suffix_list_urls=() and cache_dir=None: the bundled snapshot only, no HTTP, no files.
     # Private suffixes count too: alice.github.io and bob.github.io are different sites.
+    # Imported on first use (with requests under it, a tenth of a second): the provenance
+    # and pending-turn modules import this one at every start without comparing any site.
+    import tldextract
+
     return tldextract.TLDExtract(
         suffix_list_urls=(), cache_dir=None, include_psl_private_domains=True
     )
@@ -53,6 +58,8 @@ class RedirectPolicy:
 
 def location(response: httpx.Response) -> str | None:
     """The absolute target of a redirect response, or ``None`` if it is not one."""
+    import httpx  # already loaded by whoever holds a response
+
     if response.status_code not in REDIRECT_STATUSES:
         return None
     value: str = response.headers.get("location", "")

@@ -17,8 +17,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from spyglass.mcp.addresses import DEFAULT_HTTP_PORT, endpoint_url
 from spyglass.paths import HOME_ENV
 
@@ -114,5 +112,7 @@ def snippet(
         return Snippet(json.dumps([connection], indent=2), "json", WHERE[host])
     entry = _stdio_entry(command, env)
     if host is Host.CODEX:
+        import tomli_w  # only Codex's snippet is TOML
+
         return Snippet(tomli_w.dumps({"mcp_servers": {SERVER_KEY: entry}}), "toml", WHERE[host])
     return Snippet(json.dumps({"mcpServers": {SERVER_KEY: entry}}, indent=2), "json", WHERE[host])

@@ -14,14 +14,15 @@ import functools
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
-
-import httpx
+from typing import TYPE_CHECKING, Any, Literal
 
 from spyglass.errors import CapabilityError
-from spyglass.fetch.body import ACCEPT_ENCODING, BodyTooLarge, UnsupportedEncoding, read_body
-from spyglass.netfaults import Fault, classify
 from spyglass.version import __version__
+
+if TYPE_CHECKING:
+    import httpx
+
+    from spyglass.netfaults import Fault
 
 #: The failure kinds; a tool's code is ``<SECTION>_<KIND>`` (``SEARCH_AUTH_FAILED``).
 NOT_CONFIGURED = "NOT_CONFIGURED"
@@ -92,6 +93,8 @@ class Failures:
 def _ssl_context() -> ssl.SSLContext:
     # Building a context loads the CA bundle (tens of milliseconds); it holds no loop state,
     # so one is shared by every client.
+    import httpx
+
     return httpx.create_ssl_context()
 
 
@@ -109,6 +112,13 @@ async def send(
     ``address_key`` is the settings key that set the provider's address, when the owner set
     one; failure messages point at it, and name no key that does not exist.
     """
+    # The HTTP client is imported by the first exchange: describing providers and checking
+    # their settings (at every start) must not pay for it.
+    import httpx
+
+    from spyglass.fetch.body import ACCEPT_ENCODING
+    from spyglass.netfaults import Fault, classify
+
     headers = {"User-Agent": USER_AGENT, **request.headers, "Accept-Encoding": ACCEPT_ENCODING}
     try:
         async with (
@@ -154,6 +164,8 @@ def _timed_out(provider: str, timeout: float, failures: Failures) -> ProviderFai
 
 def _unreachable(provider: str, fault: Fault, address_key: str | None) -> str:
     """What to tell the person; names ``address_key`` only when the owner set that key."""
+    from spyglass.netfaults import Fault
+
     check = f"; check {address_key}" if address_key else ""
     if fault is Fault.NAME:
         return (
@@ -176,6 +188,8 @@ async def _read_bounded(
 ) -> bytes:
     # The same bounded reader web.fetch uses: compressed bodies are counted after inflating,
     # in small steps, so a gzip bomb stops at the bound instead of filling memory first.
+    from spyglass.fetch.body import BodyTooLarge, UnsupportedEncoding, read_body
+
     try:
         return await read_body(response, max_bytes)
     except BodyTooLarge:

@@ -13,6 +13,7 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp
 
+from spyglass.capabilities import preload
 from spyglass.conversation.pending import PendingTurnStore
 from spyglass.conversation.turn import ConversationRunner
 from spyglass.errors import StoreUnavailable
@@ -55,6 +56,9 @@ def create_app(
 ) -> FastAPI:
     """Build the service for ``runtime``. ``port`` is the bound port (for the Host check);
     every ``sweep_seconds`` confirmations that expired unanswered are audited."""
+    # A service runs for long: it pays for the capabilities' implementations once, here,
+    # rather than in the first call someone waits for.
+    preload()
     settings = runtime.settings
     port = settings.server.port if port is None else port
     stores = runtime.stores

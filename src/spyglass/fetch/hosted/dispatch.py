@@ -14,12 +14,11 @@ import time
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import replace
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from spyglass.core.outcome import Notice
 from spyglass.errors import CapabilityError
-from spyglass.fetch.content import Document, MediaType, to_document
 from spyglass.fetch.errors import TargetRejected
-from spyglass.fetch.fetcher import FetchedPage
 from spyglass.fetch.hosted import READERS
 from spyglass.fetch.hosted.reader import DIRECT, FAILURES, FetchFailure, Reader
 from spyglass.fetch.hosted.targets import check_for_reader
@@ -28,6 +27,10 @@ from spyglass.providers.exchange import NOT_CONFIGURED, Endpoint
 from spyglass.providers.routing import RoutingError, plan
 from spyglass.search.cleaning import clean_url
 from spyglass.settings import MASK, FetchSettings, Settings
+
+if TYPE_CHECKING:
+    # The page types and the extractor come with the first page read, not with the route.
+    from spyglass.fetch.fetcher import FetchedPage
 
 #: Below this many seconds left, no fallback is started.
 MIN_ATTEMPT_SECONDS = 0.5
@@ -124,6 +127,8 @@ async def read(reader: Reader, url: str, settings: Settings, *, timeout: float) 
 
     Any configured key a provider echoes back is masked in messages and in the page.
     """
+    from spyglass.fetch.content import Document
+
     secrets = secrets_of(settings)
     try:
         page = await _read(reader, url, settings, timeout=timeout)
@@ -139,6 +144,9 @@ async def read(reader: Reader, url: str, settings: Settings, *, timeout: float) 
 
 
 async def _read(reader: Reader, url: str, settings: Settings, *, timeout: float) -> FetchedPage:
+    from spyglass.fetch.content import Document, MediaType, to_document
+    from spyglass.fetch.fetcher import FetchedPage
+
     endpoint = endpoint_for(reader, settings)
     request = reader.build_request(url, endpoint)
     response = await exchange.send(

@@ -1,0 +1,140 @@
+"""Schemas are checked once, here: every built-in capability's schemas are valid JSON Schema."""
+
+from __future__ import annotations
+
+import random
+from decimal import Decimal
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from spyglass.capabilities import BUILTIN
+from spyglass.core.capability import Capability
+from spyglass.core.schema import plainly_valid, validation_error
+
+
+@pytest.mark.parametrize("capability", BUILTIN.latest(), ids=lambda c: c.name)
+def test_every_builtin_schema_is_valid_json_schema(capability: Capability) -> None:
+    # The validator no longer checks a schema at every start; this is where it is checked.
+    Draft202012Validator.check_schema(capability.argument_schema)
+    Draft202012Validator.check_schema(capability.result_schema)
+
+
+def test_a_bad_field_is_named_and_a_good_call_passes() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"url": {"type": "string", "minLength": 1}},
+        "required": ["url"],
+        "additionalProperties": False,
+    }
+    assert validation_error(schema, {"url": "https://example.org/"}) is None
+    problem = validation_error(schema, {"url": 3})
+    assert problem is not None and "url" in problem
+
+
+def _values(schema: object, rng: random.Random, depth: int = 0) -> object:
+    """A value shaped by ``schema`` about half the time, and anything at all otherwise."""
+    odd: list[object] = [
+        None,
+        True,
+        False,
+        0,
+        1,
+        -1,
+        1.0,
+        2.5,
+        -0.0,
+        10**20,
+        "",
+        " ",
+        "x",
+        "https://a.example/",
+        "\u00e9\u00e8",
+        "a" * 3000,
+        [],
+        [1],
+        ["a", "a"],
+        {},
+        {"x": 1},
+        Decimal("1"),
+    ]
+    if not isinstance(schema, dict) or depth > 4 or rng.random() < 0.3:
+        return rng.choice(odd)
+    kind = schema.get("type")
+    if "const" in schema and rng.random() < 0.7:
+        return rng.choice([schema["const"], "other", 1])
+    if "enum" in schema and rng.random() < 0.7:
+        return rng.choice([*schema["enum"], "other", 1])
+    if kind == "object":
+        properties = schema.get("properties", {})
+        required = set(schema.get("required", ()))
+        value = {
+            name: _values(sub, rng, depth + 1)
+            for name, sub in properties.items()
+            if rng.random() < (0.97 if name in required else 0.5)
+        }
+        if rng.random() < 0.2:
+            value[rng.choice(["extra", "URL", "offset "])] = rng.choice(odd)
+        return value
+    if kind == "array":
+        return [_values(schema.get("items", {}), rng, depth + 1) for _ in range(rng.randint(0, 12))]
+    if kind == "string":
+        length = rng.choice([0, 1, 2, 5, 50, 2047, 2048, 2049, 3000])
+        return rng.choice(["", " ", "h", "https://", "http://x/"]) + "x" * length
+    if kind == "integer":
+        return rng.choice([-1, 0, 1, 3, 5, 10, 11, 499, 500, 100_000, 100_001, 1.0, True])
+    if kind == "boolean":
+        return rng.choice([True, False, 0, 1, "true"])
+    return rng.choice(odd)
+
+
+SCHEMAS = [
+    schema
+    for capability in BUILTIN.latest()
+    for schema in (capability.argument_schema, capability.result_schema)
+]
+
+
+@pytest.mark.parametrize("schema", SCHEMAS, ids=lambda s: str(sorted(s.get("properties", {})))[:40])
+def test_the_shortcut_never_accepts_what_jsonschema_rejects(schema: dict[str, object]) -> None:
+    rng = random.Random(10)
+    validator = Draft202012Validator(schema)
+    accepted = 0
+    for _ in range(3000):
+        value = _values(schema, rng)
+        if plainly_valid(schema, value):
+            accepted += 1
+            assert list(validator.iter_errors(value)) == [], value
+    assert accepted > 0  # the shortcut is exercised, not vacuous
+
+
+def test_ordinary_arguments_are_accepted_without_jsonschema() -> None:
+    fetch = BUILTIN.get("web.fetch", None)
+    search = BUILTIN.get("web.search", None)
+    assert fetch is not None and search is not None
+    assert plainly_valid(fetch.argument_schema, {"url": "https://example.org/", "offset": 0})
+    assert plainly_valid(
+        search.argument_schema,
+        {"query": "harbour tides", "count": 5, "include_domains": ["example.org"]},
+    )
+    # And what the shortcut cannot judge goes to jsonschema, which names the field.
+    problem = validation_error(fetch.argument_schema, {"url": "https://example.org/", "offset": -1})
+    assert problem is not None and "offset" in problem
+
+
+@pytest.mark.parametrize(
+    ("schema", "value"),
+    [
+        ({"type": "integer"}, 1.0),
+        ({"type": ["string", "null"]}, None),
+        ({"enum": [1, 2]}, 1),
+        ({"const": 1}, 1),
+        ({"anyOf": [{"type": "string"}]}, "a"),
+        ({"type": "object", "patternProperties": {"^x": {}}, "additionalProperties": False}, {}),
+        ({"minimum": 1}, Decimal("2")),
+    ],
+)
+def test_what_the_shortcut_cannot_judge_is_left_to_jsonschema(
+    schema: object, value: object
+) -> None:
+    assert plainly_valid(schema, value) is False

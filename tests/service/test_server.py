@@ -1,0 +1,98 @@
+"""What uvicorn answers on its own, below the app, carries the security headers too."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from spyglass.runtime import Runtime
+from spyglass.service.middleware import CSP
+from spyglass.service.server import MALFORMED_CODE
+from tests.support.server import exchange, running_service
+
+#: Requests h11 cannot parse, so that uvicorn answers before the app sees anything; and two
+#: the app answers, for comparison. ``{host}`` is the service's own host:port.
+MALFORMED = {
+    "a request line that is not HTTP": b"GARBAGE\r\n\r\n",
+    "a header without a colon": b"GET / HTTP/1.1\r\nHost: {host}\r\nBad Header\r\n\r\n",
+    "a header name with a space": b"GET / HTTP/1.1\r\nHost: {host}\r\nX Y: 1\r\n\r\n",
+    # Never finished: h11 gives up once the unfinished head passes its size limit.
+    "headers over the size limit": b"GET / HTTP/1.1\r\nHost: {host}\r\nX-Big: " + b"a" * 100_000,
+    "a length that is not a number": b"POST /api/v1/policy HTTP/1.1\r\nHost: {host}\r\n"
+    b"Content-Length: ten\r\n\r\n",
+    "two different lengths": b"POST /api/v1/policy HTTP/1.1\r\nHost: {host}\r\n"
+    b"Content-Length: 1\r\nContent-Length: 2\r\n\r\nx",
+    "HTTP/1.1 without a Host header": b"GET /api/v1/health HTTP/1.1\r\n\r\n",
+    "a chunk size that is not hexadecimal": b"POST /api/v1/policy HTTP/1.1\r\nHost: {host}\r\n"
+    b"Transfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n",
+}
+
+
+#: Requests that are odd but parse: the app answers them, whatever it answers.
+ODD = {
+    "HTTP/2 with prior knowledge": b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+    "a control character in a header value": b"GET / HTTP/1.1\r\nHost: {host}\r\n"
+    b"X: a\x01b\r\nConnection: close\r\n\r\n",
+    "HTTP/1.0 without a Host header": b"GET /api/v1/health HTTP/1.0\r\n\r\n",
+    "an absolute URL as the target": b"GET http://evil.example/ HTTP/1.1\r\nHost: {host}\r\n"
+    b"Connection: close\r\n\r\n",
+}
+
+
+@pytest.fixture
+def service(runtime: Runtime) -> Iterator[str]:
+    with running_service(runtime) as (base, _token):
+        yield base
+
+
+def assert_security_headers(headers: dict[str, str]) -> None:
+    assert headers["content-security-policy"] == CSP
+    assert headers["x-content-type-options"] == "nosniff"
+    assert headers["referrer-policy"] == "no-referrer"
+
+
+@pytest.mark.parametrize("raw", MALFORMED.values(), ids=MALFORMED.keys())
+def test_a_request_that_is_not_valid_http_gets_the_json_error_with_the_security_headers(
+    service: str, raw: bytes
+) -> None:
+    status, headers, body = exchange(service, raw)
+    assert status == 400
+    assert_security_headers(headers)
+    assert headers["content-type"] == "application/json"
+    assert headers["connection"] == "close"
+    assert int(headers["content-length"]) == len(body)
+    error = json.loads(body)["error"]
+    assert error["code"] == MALFORMED_CODE
+    assert "HTTP" in error["message"]
+    assert "server" not in headers
+
+
+@pytest.mark.parametrize("raw", ODD.values(), ids=ODD.keys())
+def test_an_odd_request_that_parses_is_answered_by_the_app_with_the_security_headers(
+    service: str, raw: bytes
+) -> None:
+    status, headers, _body = exchange(service, raw)
+    assert 200 <= status < 500
+    assert_security_headers(headers)
+
+
+def test_a_websocket_upgrade_is_an_ordinary_request_the_app_answers(service: str) -> None:
+    raw = (
+        b"GET /api/v1/health HTTP/1.1\r\nHost: {host}\r\nConnection: Upgrade\r\n"
+        b"Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n"
+    )
+    status, headers, _body = exchange(service, raw)
+    assert status == 200
+    assert_security_headers(headers)
+
+
+def test_a_well_formed_request_still_carries_each_header_once(service: str) -> None:
+    status, headers, body = exchange(
+        service, b"GET /api/v1/health HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    assert status == 200
+    assert_security_headers(headers)  # and exchange() checked no header came twice
+    assert json.loads(body)
