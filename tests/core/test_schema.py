@@ -126,15 +126,31 @@ def test_ordinary_arguments_are_accepted_without_jsonschema() -> None:
     ("schema", "value"),
     [
         ({"type": "integer"}, 1.0),
+        ({"type": "integer"}, True),
+        ({"type": "number"}, False),
         ({"type": ["string", "null"]}, None),
-        ({"enum": [1, 2]}, 1),
-        ({"const": 1}, 1),
-        ({"anyOf": [{"type": "string"}]}, "a"),
-        ({"type": "object", "patternProperties": {"^x": {}}, "additionalProperties": False}, {}),
+        ({"enum": [1, 2]}, 1.0),
+        ({"enum": [1, 2]}, True),
+        ({"const": 1}, True),
+        ({"const": False}, 0),
+        ({"uniqueItems": True}, [1, True]),
+        ({"uniqueItems": True}, [1, 1.0]),
         ({"minimum": 1}, Decimal("2")),
+        ({"maxLength": 1}, "\U0001f600"),
+        ({"pattern": "^a$"}, "a\n"),
+        ({"type": "object", "patternProperties": {"^x": {}}, "additionalProperties": False}, {}),
     ],
 )
-def test_what_the_shortcut_cannot_judge_is_left_to_jsonschema(
-    schema: object, value: object
+def test_on_the_subtle_cases_the_compiled_validator_never_accepts_what_jsonschema_rejects(
+    schema: dict[str, object], value: object
 ) -> None:
-    assert plainly_valid(schema, value) is False
+    if plainly_valid(schema, value):
+        assert list(Draft202012Validator(schema).iter_errors(value)) == []
+
+
+def test_a_value_the_compiled_validator_refuses_is_still_judged_by_jsonschema() -> None:
+    # fastjsonschema asserts formats; Draft 2020-12 treats them as annotations, and only
+    # jsonschema's answer counts.
+    schema = {"type": "string", "format": "date"}
+    assert plainly_valid(schema, "not a date") is False
+    assert validation_error(schema, "not a date") is None
