@@ -209,9 +209,22 @@ def keep_content(
     blocks = split_blocks(markdown)
     rows = block_rows(blocks, reading, line_keys(readings))
     scored = iter(chances([row for row in rows if row]))
+    title = _title_block(blocks)
     kept = [
-        b.text for b, row in zip(blocks, rows, strict=True) if not row or next(scored) >= threshold
+        b.text
+        for index, (b, row) in enumerate(zip(blocks, rows, strict=True))
+        # The chance is drawn for every row, so the iterator stays in step with the rows.
+        if not row or (next(scored) >= threshold) or index == title
     ]
     result = _BLANK_RUNS.sub("\n\n", "\n".join(kept)).strip()
     # Leaving every block out would answer "nothing here" for a page that has text.
     return result or markdown
+
+
+def _title_block(blocks: list[Block]) -> int:
+    """Index of the page's top heading (the first level-one heading), -1 when none: it
+    names what the content is, so it is kept whatever its chance."""
+    for index, block in enumerate(blocks):
+        if block.kind == "heading" and block.text.startswith("# "):
+            return index
+    return -1
