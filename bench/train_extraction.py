@@ -93,7 +93,7 @@ def read_page(item: tuple[str, str]) -> dict[str, Any]:
             "texts": dict.fromkeys(KINDS, ""),
         }
     read = readings(tree, page.url)
-    outputs = with_fallback(read.found, page.html)
+    outputs = with_fallback(read.found, tree)
     return {
         "corpus": corpus,
         "id": page_id,

@@ -27,6 +27,7 @@ KINDS = ("article", "region", "block")
 # [label](target), where trafilatura writes targets containing parentheses as (<target>).
 LINK = re.compile(r"(!?\[[^\]\n]*\])\((?:<([^<>\n]*)>|([^()\s]*(?:\([^()\s]*\)[^()\s]*)*))\)")
 _BLANK_RUNS = re.compile(r"\n{3,}")
+_ABSOLUTE = re.compile(r"https?://[^\s/?#]+(?:[/?#]\S*)?$")
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,10 @@ def absolute_links(markdown: str, base: str) -> str:
         target = (match.group(2) if match.group(2) is not None else match.group(3)).strip()
         if not target:
             return label
+        if _ABSOLUTE.match(target):
+            # Already absolute (the region walker resolves its own): joining again is the
+            # costliest part of finishing a link-heavy page and would not change it.
+            return f"{label}({target})"
         absolute = urljoin(base, target)
         if not absolute.startswith(("http://", "https://")):
             return label.lstrip("!")

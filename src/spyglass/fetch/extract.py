@@ -76,7 +76,7 @@ def extract_html(html: str, url: str) -> Extracted:
         return Extracted(None, "")
     title = _title(tree)
     read = readings(tree, url)
-    texts = with_fallback(read.found, html)
+    texts = with_fallback(read.found, tree)
     chosen = KINDS[choose(read.rows)]
     if not texts[chosen]:
         # An empty reading is never the answer while another one has text.
@@ -96,13 +96,14 @@ def parse(html: str) -> lxml_html.HtmlElement | None:
     return tree
 
 
-def with_fallback(found: Candidates, html: str) -> dict[str, str]:
+def with_fallback(found: Candidates, tree: lxml_html.HtmlElement) -> dict[str, str]:
     """Each candidate's text by kind; the page's whole visible text for those shorter than
     it when no candidate found content (a page of a few lines, a script-built shell)."""
     texts = found.by_kind()
     if found.found >= _MIN_CONTENT_CHARS:
         return texts
-    visible = (trafilatura.html2txt(html) or "").strip()
+    # The parsed tree, not the markup: html2txt copies it instead of parsing the page again.
+    visible = (trafilatura.html2txt(tree) or "").strip()
     return {kind: visible if len(visible) > len(text) else text for kind, text in texts.items()}
 
 
