@@ -12,7 +12,7 @@ made absolute, blank runs collapsed), so they can be compared and any one return
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import urljoin
 
 import trafilatura
@@ -39,17 +39,24 @@ class Candidates:
     block: str
     #: Characters the longest candidate had before repeated lines were dropped.
     found: int
+    #: The element the ``block`` reading was read from (None when there was none).
+    container: lxml_html.HtmlElement | None = field(default=None, compare=False, repr=False)
 
     def by_kind(self) -> dict[str, str]:
         return {"article": self.article, "region": self.region, "block": self.block}
 
 
-def candidates(tree: lxml_html.HtmlElement, base: str) -> Candidates:
-    """The article, region and block readings of ``tree``, links absolute against ``base``."""
+def candidates(
+    tree: lxml_html.HtmlElement,
+    base: str,
+    index: dict[str, lxml_html.HtmlElement] | None = None,
+) -> Candidates:
+    """The article, region and block readings of ``tree``, links absolute against ``base``;
+    ``index`` is the page's :func:`~spyglass.fetch.places.text_index` when already built."""
     article = _article(tree)
     region = region_markdown(tree, base)
     block = ""
-    container = content_container(tree, article)
+    container = content_container(tree, article, index)
     if container is not None:
         block = element_markdown(container, base)
     found = max(len(article), len(region))
@@ -58,6 +65,7 @@ def candidates(tree: lxml_html.HtmlElement, base: str) -> Candidates:
         region=finish(region, base),
         block=finish(block, base),
         found=found,
+        container=container,
     )
 
 

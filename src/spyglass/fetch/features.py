@@ -130,9 +130,7 @@ def _counts(tree: lxml_html.HtmlElement) -> dict[str, float]:
             attributes.get("id") or ""
         ):
             comments += 1
-    counts = {
-        name: float(sum(tags[tag] for tag in names)) for name, names in _TAG_COUNTS.items()
-    }
+    counts = {name: float(sum(tags[tag] for tag in names)) for name, names in _TAG_COUNTS.items()}
     counts["links"] = float(links)
     counts["itemprops"] = float(itemprops)
     counts["comments_named"] = float(comments)
