@@ -74,18 +74,15 @@ def _declared_date(tree: lxml_html.HtmlElement, url: str) -> str | None:
         found: str | None = find_date(tree, url=url, extensive_search=False, original_date=True)
         return found
     options = Extractor(False, get_max_date(None), get_min_date(None), True, "%Y-%m-%d")
-    readers = (
-        lambda: extract_url_date(url, options),
-        lambda: examine_header(tree, options),
-        lambda: json_search(tree, options),
-        lambda: examine_time_elements(tree, options),
-        lambda: examine_abbr_elements(tree, options),
+    # In htmldate's own order; the first reader that finds a date wins.
+    date = (
+        extract_url_date(url, options)
+        or examine_header(tree, options)
+        or json_search(tree, options)
+        or examine_time_elements(tree, options)
+        or examine_abbr_elements(tree, options)
     )
-    for read in readers:
-        date = read()
-        if date:
-            return str(date)
-    return None
+    return str(date) if date else None
 
 
 def _clean(value: object) -> str | None:
