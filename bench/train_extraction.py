@@ -74,6 +74,9 @@ BLOCK_SAMPLE = 150_000
 
 
 def read_page(item: tuple[str, str]) -> dict[str, Any]:
+    import numpy
+
+    from spyglass.fetch.blocks import split_blocks
     from spyglass.fetch.candidates import KINDS
     from spyglass.fetch.extract import parse, readings, with_fallback
     from spyglass.fetch.features import feature_names
@@ -89,12 +92,22 @@ def read_page(item: tuple[str, str]) -> dict[str, Any]:
             "type": page.type,
             "domain": page.domain,
             "rows": None,
+            "places": None,
             "scores": dict.fromkeys(KINDS, empty),
             "texts": dict.fromkeys(KINDS, ""),
         }
     read = readings(tree, page.url)
-    outputs = with_fallback(read.found, page.html)
+    outputs = with_fallback(read.found, tree)
+    # Where each block sits in the page needs the tree, which the cache does not keep.
+    places = {
+        kind: numpy.asarray(
+            [read.places.row(b.text) for b in split_blocks(outputs[kind]) if b.text.strip()],
+            dtype=numpy.float32,
+        )
+        for kind in KINDS
+    }
     return {
+        "places": places,
         "corpus": corpus,
         "id": page_id,
         "type": page.type,
@@ -206,61 +219,105 @@ class Truth:
         return float(share >= 0.5)
 
 
-def block_examples(page: dict[str, Any], truth: Truth) -> list[tuple[list[float], float, float]]:
-    """(features, label, weight) for every labelled block of every candidate of a page."""
+class Replay:
+    """The place rows read with the page's tree, handed back in order (the cache has no
+    tree): :func:`~spyglass.fetch.blocks.block_rows` asks once per non-empty block."""
+
+    def __init__(self, rows: Any) -> None:
+        self._rows = iter(rows)
+
+    def row(self, markdown: str) -> list[float]:
+        return [float(v) for v in next(self._rows)]
+
+
+def context_of(page: dict[str, Any], kind: str) -> list[float]:
+    """The chooser's row of the ``kind`` reading, which ends every block row."""
+    from spyglass.fetch.candidates import KINDS
+
+    return list(page["rows"][KINDS.index(kind)]) if page["rows"] is not None else []
+
+
+Examples = tuple[Any, Any, Any]
+
+
+def block_examples(page: dict[str, Any], truth: Truth) -> Examples | None:
+    """(features, labels, weights) arrays for the labelled blocks of every candidate."""
+    import numpy
+
     from spyglass.fetch.blocks import block_rows, line_keys, split_blocks
     from spyglass.fetch.candidates import KINDS
 
-    examples = []
+    if page["rows"] is None:
+        return None
+    rows, labels, weights = [], [], []
     keys = line_keys(page["texts"])
     for kind in KINDS:
         blocks = split_blocks(page["texts"][kind])
-        for block, row in zip(blocks, block_rows(blocks, kind, keys), strict=True):
+        replay = Replay(page["places"][kind])
+        described = block_rows(blocks, kind, keys, context_of(page, kind), replay)
+        for block, row in zip(blocks, described, strict=True):
             if not row:
                 continue
             label = truth.label(block.text)
             if label is None:
                 continue
+            rows.append(row)
+            labels.append(label)
             # Dropping a long paragraph by mistake costs more than keeping a short link.
-            examples.append((row, label, math.sqrt(1 + len(block.text.split()))))
-    return examples
+            weights.append(math.sqrt(1 + len(block.text.split())))
+    if not rows:
+        return None
+    return (
+        numpy.asarray(rows, dtype=numpy.float32),
+        numpy.asarray(labels, dtype=numpy.float64),
+        numpy.asarray(weights, dtype=numpy.float64),
+    )
 
 
-def fit_blocks(examples: list[tuple[list[float], float, float]]) -> Any:
+def block_names(pages: list[dict[str, Any]]) -> list[str]:
+    from spyglass.fetch.blocks import BLOCK_FEATURES
+
+    names = next(p["names"] for p in pages if p["rows"] is not None)
+    return [*BLOCK_FEATURES, *(f"reading_{name}" for name in names)]
+
+
+def fit_blocks(examples: list[Examples | None], names: list[str]) -> Any:
     import lightgbm
     import numpy
 
-    from spyglass.fetch.blocks import BLOCK_FEATURES
-
-    step = max(1, math.ceil(len(examples) / BLOCK_SAMPLE))
-    examples = examples[::step]
-    x = numpy.asarray([e[0] for e in examples], dtype=numpy.float64)
-    y = numpy.asarray([e[1] for e in examples], dtype=numpy.float64)
-    w = numpy.asarray([e[2] for e in examples], dtype=numpy.float64)
+    present = [e for e in examples if e is not None]
+    x = numpy.vstack([e[0] for e in present])
+    y = numpy.concatenate([e[1] for e in present])
+    w = numpy.concatenate([e[2] for e in present])
+    step = max(1, math.ceil(len(y) / BLOCK_SAMPLE))
     data = lightgbm.Dataset(
-        x, y, weight=w, feature_name=BLOCK_FEATURES, categorical_feature=["reading", "block_kind"]
+        x[::step].astype(numpy.float64),
+        y[::step],
+        weight=w[::step],
+        feature_name=names,
+        categorical_feature=["reading", "block_kind"],
     )
     return lightgbm.train(BLOCK_PARAMS, data, num_boost_round=BLOCK_ROUNDS)
 
 
 def filtered(booster: Any, page: dict[str, Any], kind: str, thresholds: list[float]) -> list[str]:
     """The ``kind`` candidate without the blocks the model finds unlikely to be content,
-    for each threshold (the model runs once)."""
+    for each threshold (the blocks are described and scored once)."""
     import numpy
 
-    from spyglass.fetch.blocks import keep_content
-
-    cache: dict[int, list[float]] = {}
+    from spyglass.fetch.blocks import score_blocks
 
     def chances(rows: list[list[float]]) -> list[float]:
         if not rows:
             return []
-        if not cache:
-            matrix = numpy.asarray(rows, dtype=numpy.float64)
-            cache[0] = [float(v) for v in booster.predict(matrix, num_threads=1)]
-        return cache[0]
+        matrix = numpy.asarray(rows, dtype=numpy.float32).astype(numpy.float64)
+        return [float(v) for v in booster.predict(matrix, num_threads=1)]
 
-    return [keep_content(kind, page["texts"], chances, t) for t in thresholds]
+    if page["rows"] is None:
+        return [page["texts"][kind]] * len(thresholds)
+    replay = Replay(page["places"][kind])
+    scored = score_blocks(kind, page["texts"], chances, context_of(page, kind), replay)
+    return [scored.kept(t) for t in thresholds]
 
 
 def report(title: str, pages: list[dict[str, Any]], chosen: list[str]) -> dict[str, Any]:
@@ -301,15 +358,15 @@ def report(title: str, pages: list[dict[str, Any]], chosen: list[str]) -> dict[s
 
 def block_data(
     pages: list[dict[str, Any]], truths: list[Truth], rebuild: bool
-) -> list[list[tuple[list[float], float, float]]]:
+) -> list[Examples | None]:
     """Every page's labelled blocks, cached beside the readings."""
     if BLOCK_CACHE.exists() and not rebuild:
         with BLOCK_CACHE.open("rb") as handle:
-            cached: list[list[tuple[list[float], float, float]]] = pickle.load(handle)
+            cached: list[Examples | None] = pickle.load(handle)
             return cached
     started = time.perf_counter()
     per_page = [block_examples(p, t) for p, t in zip(pages, truths, strict=True)]
-    count = sum(map(len, per_page))
+    count = sum(len(e[1]) for e in per_page if e is not None)
     print(f"  block examples: {count:,} ({time.perf_counter() - started:.0f} s)", flush=True)
     with BLOCK_CACHE.open("wb") as handle:
         pickle.dump(per_page, handle)
@@ -319,7 +376,7 @@ def block_data(
 def cross_validate(
     pages: list[dict[str, Any]],
     truths: list[Truth],
-    per_page: list[list[tuple[list[float], float, float]]],
+    per_page: list[Examples | None],
     thresholds: list[float],
 ) -> tuple[list[str], dict[float, list[dict[str, Any]]]]:
     """Held-out choices, and held-out filtered pages for each threshold: every page is
@@ -331,8 +388,7 @@ def cross_validate(
         train = [i for i, f in enumerate(fold_of) if f != fold]
         started = time.perf_counter()
         chooser = fit([pages[i] for i in train])
-        examples = [e for i in train for e in per_page[i]]
-        blocks = fit_blocks(examples)
+        blocks = fit_blocks([per_page[i] for i in train], block_names(pages))
         print(
             f"  fold {fold + 1}: models trained ({time.perf_counter() - started:.0f} s)", flush=True
         )
@@ -363,13 +419,13 @@ def main() -> int:
     report("always article", pages, ["article"] * len(pages))
     best = [max(KINDS, key=lambda k, p=p: p["scores"][k]["f1"]) for p in pages]
     report("best per page (ceiling)", pages, best)
-    thresholds = [0.2, 0.3, 0.4, 0.5, 0.7]
+    thresholds = [0.2, 0.3, 0.4, 0.5, 0.6, 0.7]
     per_page = block_data(pages, truths, options.rebuild)
     if not options.no_write:
         booster = fit(pages)
         MODEL.write_text(booster.model_to_string(), encoding="utf-8")
-        examples = [e for page in per_page for e in page]
-        BLOCK_MODEL.write_text(fit_blocks(examples).model_to_string(), encoding="utf-8")
+        blocks = fit_blocks(per_page, block_names(pages))
+        BLOCK_MODEL.write_text(blocks.model_to_string(), encoding="utf-8")
         for path in (MODEL, BLOCK_MODEL):
             print(f"wrote {path.relative_to(ROOT)} ({path.stat().st_size:,} bytes)")
     if not options.no_cv:
@@ -380,12 +436,16 @@ def main() -> int:
                 {**p, "scores": {"x": o}} for p, o in zip(pages, outputs[threshold], strict=True)
             ]
             report(f"+ blocks < {threshold} out", scored, ["x"] * len(pages))
-            # The same, with blocks left out of article readings only.
-            scored = [
-                {**p, "scores": {"x": o if kind == "article" else p["scores"][kind]}}
-                for p, o, kind in zip(pages, outputs[threshold], chosen, strict=True)
-            ]
-            report(f"  articles only, < {threshold}", scored, ["x"] * len(pages))
+        # One threshold for the article reading, another for the region and block readings.
+        for article in thresholds:
+            for other in thresholds:
+                if other >= article:
+                    continue
+                scored = [
+                    {**p, "scores": {"x": outputs[article if kind == "article" else other][i]}}
+                    for i, (p, kind) in enumerate(zip(pages, chosen, strict=True))
+                ]
+                report(f"  article {article} / {other}", scored, ["x"] * len(pages))
     return 0
 
 

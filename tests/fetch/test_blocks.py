@@ -50,3 +50,14 @@ def test_blocks_below_the_threshold_are_left_out_and_the_rest_keep_their_markdow
     assert '```python\nprint("kept whole")\n# even this comment\n```' in kept
     assert "| 1 | 2 |" in kept
     assert kept.startswith("# Title")
+
+
+def test_the_top_heading_is_kept_when_the_model_gives_it_a_low_chance_and_others_are_not() -> None:
+    reading = "Kicker above the title\n\n# Old tram depot to become a library\n\n## Reactions"
+    readings = {"article": reading, "region": "", "block": ""}
+
+    def all_boilerplate(rows: list[list[float]]) -> list[float]:
+        return [0.2 if row[BLOCK_FEATURES.index("block_kind")] == 1.0 else 0.9 for row in rows]
+
+    kept = keep_content("article", readings, all_boilerplate, 0.5)
+    assert kept == "Kicker above the title\n\n# Old tram depot to become a library"

@@ -85,8 +85,18 @@ def test_specifications_between_extracted_paragraphs_are_kept_without_page_chrom
 def test_relative_links_resolve_against_the_page_not_the_site_root() -> None:
     html = (
         "<html><body><article>"
-        + "<p>Some long explanatory paragraph about the next step of the guide.</p>" * 5
-        + '<p>Continue with <a href="next.html">the next chapter</a> of this guide now.</p>'
+        + "".join(
+            f"<p>Step {n} of the guide explains one more part of the tool and how it is used "
+            "in practice, with an example that readers can follow on their own machine.</p>"
+            for n in range(3)
+        )
+        + '<p>The options are explained in <a href="next.html">the next chapter</a>, which '
+        "lists every one of them with its default value and an example of its use.</p>"
+        + "".join(
+            f"<p>Part {n} shows how the tool reads its configuration file and which of the "
+            "settings can be changed while it runs, and which need a restart.</p>"
+            for n in range(3)
+        )
         + "</article></body></html>"
     )
     text = extract_html(html, "https://example.com/docs/guide/index.html").markdown

@@ -24,7 +24,9 @@ def test_the_chooser_scores_a_page_deterministically_and_picks_a_candidate() -> 
 
 
 def test_block_chances_are_probabilities() -> None:
-    row = [0.0] * len(BLOCK_FEATURES)
+    # A block row: the block's own features, then its reading's row of the chooser.
+    context = readings(lxml_html.document_fromstring(PAGE), "https://example.com/a").rows[0]
+    row = [0.0] * len(BLOCK_FEATURES) + context
     chances = content_chances([row, row])
     assert len(chances) == 2
     assert all(0.0 <= chance <= 1.0 for chance in chances)

@@ -33,3 +33,21 @@ def test_a_page_declaring_nothing_has_no_author_or_date() -> None:
     found = page_metadata(lxml_html.document_fromstring(html), "https://plain.example/")
     assert found.author is None
     assert found.published is None
+
+
+def test_a_date_only_mentioned_in_the_text_is_not_taken_as_the_publication_date() -> None:
+    html = (
+        "<html><body><article><p>The depot closed on 12 March 2019 and reopened on "
+        "2021-06-01 as a library.</p></article></body></html>"
+    )
+    found = page_metadata(lxml_html.document_fromstring(html), "https://plain.example/depot")
+    assert found.published is None
+
+
+def test_a_date_declared_by_a_time_element_is_read() -> None:
+    html = (
+        '<html><body><article><time datetime="2023-11-05T10:00:00" class="entry-date '
+        'published">5 November</time><p>Text of the story.</p></article></body></html>'
+    )
+    found = page_metadata(lxml_html.document_fromstring(html), "https://plain.example/depot")
+    assert found.published == "2023-11-05"

@@ -55,3 +55,42 @@ def test_any_element_can_be_read_with_the_same_rules() -> None:
         "- [Steel kettle](https://shop.example/p/1) 39 EUR\n\n"
         "- [Glass kettle](https://shop.example/p/2) 45 EUR"
     )
+
+
+def test_preformatted_code_becomes_a_fenced_block_with_its_line_breaks_and_language() -> None:
+    page = (
+        "<html><body><main><p>Define it:</p>"
+        '<pre><code class="language-python">def double(x):\n    return 2 * x\n\n'
+        "print(double(4))</code></pre><p>Then run it.</p></main></body></html>"
+    )
+    text = region_markdown(lxml_html.document_fromstring(page), "https://docs.example/")
+    assert text == (
+        "Define it:\n\n"
+        "```python\ndef double(x):\n    return 2 * x\n\nprint(double(4))\n```\n\n"
+        "Then run it."
+    )
+
+
+def test_a_table_of_plain_cells_becomes_a_markdown_table_with_links_kept() -> None:
+    page = (
+        "<html><body><main><table><tr><th>Name</th><th>Size</th></tr>"
+        '<tr><td><a href="/k">Kettle</a></td><td>1 | 2 litres</td></tr>'
+        "<tr><td>Pot</td></tr></table></main></body></html>"
+    )
+    text = region_markdown(lxml_html.document_fromstring(page), "https://shop.example/")
+    assert text == (
+        "| Name | Size |\n|---|---|\n"
+        "| [Kettle](https://shop.example/k) | 1 \\| 2 litres |\n| Pot |  |"
+    )
+
+
+def test_a_layout_table_is_read_as_text_not_as_one_table() -> None:
+    page = (
+        "<html><body><table><tr><td><div><p>Left column story.</p></div></td>"
+        "<td><p>Right column story.</p></td></tr><tr><td>a</td><td>b</td></tr></table>"
+        "</body></html>"
+    )
+    text = region_markdown(lxml_html.document_fromstring(page), "https://x.example/")
+    assert "|" not in text
+    assert "Left column story." in text
+    assert "Right column story." in text

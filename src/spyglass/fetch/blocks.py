@@ -14,10 +14,12 @@ from __future__ import annotations
 import math
 import re
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from spyglass.fetch.candidates import KINDS, LINK
+from spyglass.fetch.places import PLACE_FEATURES
 
 _WORD = re.compile(r"\w+")
 _BLANK_RUNS = re.compile(r"\n{3,}")
@@ -39,6 +41,15 @@ _BOILERPLATE_WORDS = re.compile(
 _LONG_WORDS = 25
 #: Blocks of at most this many words are searched for boilerplate names.
 _SHORT_WORDS = 30
+
+
+class Placer(Protocol):
+    """Describes a block by where its text sits in the page
+    (:class:`spyglass.fetch.places.Places`)."""
+
+    def row(self, markdown: str) -> list[float]:
+        """The :data:`~spyglass.fetch.places.PLACE_FEATURES` of one block."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -103,9 +114,19 @@ def line_keys(readings: dict[str, str]) -> dict[str, set[bytes]]:
     }
 
 
-def block_rows(blocks: list[Block], reading: str, keys: dict[str, set[bytes]]) -> list[list[float]]:
+def block_rows(
+    blocks: list[Block],
+    reading: str,
+    keys: dict[str, set[bytes]],
+    context: Sequence[float] = (),
+    places: Placer | None = None,
+) -> list[list[float]]:
     """One feature row per non-empty block of the ``reading`` candidate (empty ones get
-    ``[]``); ``keys`` are every reading's :func:`line_keys`."""
+    ``[]``); ``keys`` are every reading's :func:`line_keys`. Each row continues with the
+    block's place in the page (``places``; unknown without it) and ends with ``context``
+    (the reading's row of page and candidate features, :func:`spyglass.fetch.features.rows`),
+    so what a block is worth can depend on where it sits and on what kind of page."""
+    unknown = [0.0] + [math.nan] * (len(PLACE_FEATURES) - 1)
     tokens = [_tokens(b.text) for b in blocks]
     words = [len(t) for t in tokens]
     filled = [i for i, b in enumerate(blocks) if b.text.strip()]
@@ -155,6 +176,8 @@ def block_rows(blocks: list[Block], reading: str, keys: dict[str, set[bytes]]) -
             *(float(key in keys[kind]) for kind in KINDS),
             float(text.lstrip().startswith("![")),
             math.log1p(total_words),
+            *(places.row(text) if places is not None else unknown),
+            *context,
         ]
         rows.append(row)
         before += words[index]
@@ -184,6 +207,7 @@ BLOCK_FEATURES = [
     *(f"in_{kind}" for kind in KINDS),
     "image",
     "reading_words",
+    *PLACE_FEATURES,
 ]
 
 
@@ -197,21 +221,62 @@ def _link_density(text: str) -> float:
     return min(1.0, linked / len(visible))
 
 
+@dataclass(frozen=True)
+class Scored:
+    """A reading's blocks, each with its chance of being content (None for empty ones)."""
+
+    markdown: str
+    blocks: list[Block]
+    chances: list[float | None]
+
+    def kept(self, threshold: float) -> str:
+        """The reading without the blocks whose chance is below ``threshold`` (the top
+        heading always stays; if nothing would stay, the whole reading does)."""
+        title = _title_block(self.blocks)
+        kept = [
+            block.text
+            for index, (block, chance) in enumerate(zip(self.blocks, self.chances, strict=True))
+            if chance is None or chance >= threshold or index == title
+        ]
+        result = _BLANK_RUNS.sub("\n\n", "\n".join(kept)).strip()
+        # Leaving every block out would answer "nothing here" for a page that has text.
+        return result or self.markdown
+
+
+def score_blocks(
+    reading: str,
+    readings: dict[str, str],
+    chances: Callable[[list[list[float]]], list[float]],
+    context: Sequence[float] = (),
+    places: Placer | None = None,
+) -> Scored:
+    """The ``reading`` candidate's blocks with their chances as ``chances`` scores their
+    rows (see :func:`block_rows` for ``context`` and ``places``)."""
+    markdown = readings[reading]
+    blocks = split_blocks(markdown)
+    rows = block_rows(blocks, reading, line_keys(readings), context, places)
+    scored = iter(chances([row for row in rows if row]))
+    return Scored(markdown, blocks, [next(scored) if row else None for row in rows])
+
+
 def keep_content(
     reading: str,
     readings: dict[str, str],
     chances: Callable[[list[list[float]]], list[float]],
     threshold: float,
+    context: Sequence[float] = (),
+    places: Placer | None = None,
 ) -> str:
     """The ``reading`` candidate without the blocks whose chance of being content, as
-    ``chances`` scores their rows, is below ``threshold``."""
-    markdown = readings[reading]
-    blocks = split_blocks(markdown)
-    rows = block_rows(blocks, reading, line_keys(readings))
-    scored = iter(chances([row for row in rows if row]))
-    kept = [
-        b.text for b, row in zip(blocks, rows, strict=True) if not row or next(scored) >= threshold
-    ]
-    result = _BLANK_RUNS.sub("\n\n", "\n".join(kept)).strip()
-    # Leaving every block out would answer "nothing here" for a page that has text.
-    return result or markdown
+    ``chances`` scores their rows (see :func:`block_rows` for ``context``), is below
+    ``threshold``."""
+    return score_blocks(reading, readings, chances, context, places).kept(threshold)
+
+
+def _title_block(blocks: list[Block]) -> int:
+    """Index of the page's top heading (the first level-one heading), -1 when none: it
+    names what the content is, so it is kept whatever its chance."""
+    for index, block in enumerate(blocks):
+        if block.kind == "heading" and block.text.startswith("# "):
+            return index
+    return -1

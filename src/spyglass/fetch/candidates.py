@@ -12,7 +12,7 @@ made absolute, blank runs collapsed), so they can be compared and any one return
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import urljoin
 
 import trafilatura
@@ -27,6 +27,7 @@ KINDS = ("article", "region", "block")
 # [label](target), where trafilatura writes targets containing parentheses as (<target>).
 LINK = re.compile(r"(!?\[[^\]\n]*\])\((?:<([^<>\n]*)>|([^()\s]*(?:\([^()\s]*\)[^()\s]*)*))\)")
 _BLANK_RUNS = re.compile(r"\n{3,}")
+_ABSOLUTE = re.compile(r"https?://[^\s/?#]+(?:[/?#]\S*)?$")
 
 
 @dataclass(frozen=True)
@@ -38,17 +39,24 @@ class Candidates:
     block: str
     #: Characters the longest candidate had before repeated lines were dropped.
     found: int
+    #: The element the ``block`` reading was read from (None when there was none).
+    container: lxml_html.HtmlElement | None = field(default=None, compare=False, repr=False)
 
     def by_kind(self) -> dict[str, str]:
         return {"article": self.article, "region": self.region, "block": self.block}
 
 
-def candidates(tree: lxml_html.HtmlElement, base: str) -> Candidates:
-    """The article, region and block readings of ``tree``, links absolute against ``base``."""
+def candidates(
+    tree: lxml_html.HtmlElement,
+    base: str,
+    index: dict[str, lxml_html.HtmlElement] | None = None,
+) -> Candidates:
+    """The article, region and block readings of ``tree``, links absolute against ``base``;
+    ``index`` is the page's :func:`~spyglass.fetch.places.text_index` when already built."""
     article = _article(tree)
     region = region_markdown(tree, base)
     block = ""
-    container = content_container(tree, article)
+    container = content_container(tree, article, index)
     if container is not None:
         block = element_markdown(container, base)
     found = max(len(article), len(region))
@@ -57,6 +65,7 @@ def candidates(tree: lxml_html.HtmlElement, base: str) -> Candidates:
         region=finish(region, base),
         block=finish(block, base),
         found=found,
+        container=container,
     )
 
 
@@ -99,6 +108,10 @@ def absolute_links(markdown: str, base: str) -> str:
         target = (match.group(2) if match.group(2) is not None else match.group(3)).strip()
         if not target:
             return label
+        if _ABSOLUTE.match(target):
+            # Already absolute (the region walker resolves its own): joining again is the
+            # costliest part of finishing a link-heavy page and would not change it.
+            return f"{label}({target})"
         absolute = urljoin(base, target)
         if not absolute.startswith(("http://", "https://")):
             return label.lstrip("!")

@@ -12,44 +12,36 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from lxml import etree
 from lxml import html as lxml_html
 
-#: Words of a paragraph's start used to find it again in the page.
-_KEY_WORDS = 6
-#: A paragraph must start with at least this many words to be matched (short ones repeat).
+from spyglass.fetch.places import text_index, text_key
+
+#: A line must start with at least this many words to be looked up.
 _MIN_KEY_WORDS = 4
 #: Extracted lines shorter than this are not looked up (labels, prices, bylines).
 _MIN_LINE_CHARS = 40
 #: Share of the matched text the container must enclose.
 _SHARE = 0.95
-_WORD = re.compile(r"\w+")
-_LONG_TEXTS = etree.XPath(".//text()[string-length(normalize-space(.)) >= 20]")
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
 
 
-def _key(text: str) -> str:
-    return " ".join(_WORD.findall(text.lower())[:_KEY_WORDS])
-
-
-def content_container(tree: lxml_html.HtmlElement, markdown: str) -> lxml_html.HtmlElement | None:
-    """Deepest element enclosing 95% of ``markdown``'s paragraphs, or None if none match."""
-    body = tree.find(".//body")
-    starts: dict[str, lxml_html.HtmlElement] = {}
-    # XPath filters the text nodes in C; a Python walk over every element costs more.
-    for text in _LONG_TEXTS(body if body is not None else tree):
-        if not text.is_text:
-            continue  # a tail belongs to the parent's flow, not to the element before it
-        key = _key(text)
-        if key.count(" ") + 1 >= _MIN_KEY_WORDS:
-            starts.setdefault(key, text.getparent())
+def content_container(
+    tree: lxml_html.HtmlElement,
+    markdown: str,
+    index: dict[str, lxml_html.HtmlElement] | None = None,
+) -> lxml_html.HtmlElement | None:
+    """Deepest element enclosing 95% of ``markdown``'s paragraphs, or None if none match;
+    ``index`` is the page's :func:`~spyglass.fetch.places.text_index` when already built."""
+    starts = text_index(tree) if index is None else index
     weights: dict[lxml_html.HtmlElement, float] = defaultdict(float)
     total = 0.0
     for line in _LINK.sub(r"\1", markdown).split("\n"):
         line = line.strip()
         if len(line) < _MIN_LINE_CHARS:
             continue
-        found = starts.get(_key(line))
+        key = text_key(line)
+        # Short starts repeat across a page; only a start of several words places a line.
+        found = starts.get(key) if key.count(" ") + 1 >= _MIN_KEY_WORDS else None
         if found is None:
             continue
         total += len(line)

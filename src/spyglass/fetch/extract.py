@@ -3,10 +3,13 @@
 Three candidates are read from one parsed tree (see :mod:`spyglass.fetch.candidates`):
 trafilatura's article extraction, the visible text of the page's main region, and the
 visible text of the element enclosing the article's paragraphs. A small learned model
-(:mod:`spyglass.fetch.chooser`) predicts from the page's structure and the candidates'
-shapes which one a reader would want, and that one is returned, with the page's declared
-metadata as a short header. Links are absolute against the page's final URL (or its
-``<base href>``) so the model can cite or fetch them.
+(:mod:`spyglass.fetch.learned`) predicts from the page's structure and the candidates'
+shapes which one a reader would want; a second one then scores every block of that
+reading (its shape, where it sits in the page's markup, what kind of page it is on, see
+:mod:`spyglass.fetch.blocks` and :mod:`spyglass.fetch.places`) and the unlikely ones are
+left out. The result comes with the page's declared metadata as a short header. Links are
+absolute against the page's final URL (or its ``<base href>``) so the model can cite or
+fetch them.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from spyglass.fetch.candidates import KINDS, Candidates, absolute_links, candida
 from spyglass.fetch.features import page_features, rows
 from spyglass.fetch.learned import choose, content_chances
 from spyglass.fetch.metadata import Metadata, page_metadata
+from spyglass.fetch.places import Places, text_index
 
 __all__ = ["Extracted", "absolute_links", "extract_html", "readings"]
 
@@ -59,14 +63,17 @@ class Readings:
     found: Candidates
     rows: list[list[float]]
     page: dict[str, float]
+    #: Where the readings' blocks sit in the page, for the block model.
+    places: Places
 
 
 def readings(tree: lxml_html.HtmlElement, url: str) -> Readings:
     """The candidates of ``tree`` and their feature rows (also what training reads)."""
     base = _base_url(tree, url)
-    found = candidates(tree, base)
+    index = text_index(tree)
+    found = candidates(tree, base, index)
     page = page_features(tree, url)
-    return Readings(found, rows(page, found), page)
+    return Readings(found, rows(page, found), page, Places(index, found.container))
 
 
 def extract_html(html: str, url: str) -> Extracted:
@@ -76,12 +83,13 @@ def extract_html(html: str, url: str) -> Extracted:
         return Extracted(None, "")
     title = _title(tree)
     read = readings(tree, url)
-    texts = with_fallback(read.found, html)
+    texts = with_fallback(read.found, tree)
     chosen = KINDS[choose(read.rows)]
     if not texts[chosen]:
         # An empty reading is never the answer while another one has text.
         chosen = max(KINDS, key=lambda kind: len(texts[kind]))
-    markdown = keep_content(chosen, texts, content_chances, KEEP_THRESHOLD)
+    context = read.rows[KINDS.index(chosen)]
+    markdown = keep_content(chosen, texts, content_chances, KEEP_THRESHOLD, context, read.places)
     return Extracted(title, markdown, page_metadata(tree, url))
 
 
@@ -96,13 +104,14 @@ def parse(html: str) -> lxml_html.HtmlElement | None:
     return tree
 
 
-def with_fallback(found: Candidates, html: str) -> dict[str, str]:
+def with_fallback(found: Candidates, tree: lxml_html.HtmlElement) -> dict[str, str]:
     """Each candidate's text by kind; the page's whole visible text for those shorter than
     it when no candidate found content (a page of a few lines, a script-built shell)."""
     texts = found.by_kind()
     if found.found >= _MIN_CONTENT_CHARS:
         return texts
-    visible = (trafilatura.html2txt(html) or "").strip()
+    # The parsed tree, not the markup: html2txt copies it instead of parsing the page again.
+    visible = (trafilatura.html2txt(tree) or "").strip()
     return {kind: visible if len(visible) > len(text) else text for kind, text in texts.items()}
 
 

@@ -6,7 +6,8 @@ dev and trafilatura-eval and shipped as text files in ``spyglass/fetch/models``:
 - ``chooser.txt`` predicts, for each candidate reading of a page, how well it would score
   against a human reference, from what the page and the candidates look like;
 - ``blocks.txt`` gives each block of the chosen reading its chance of being content rather
-  than the boxes around it (related stories, newsletter, share bar, author bio).
+  than the boxes around it (related stories, newsletter, share bar, author bio), from the
+  block's shape, its place in the page's markup and the chooser's row of its reading.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """A page's title, author, publication date and site name, as a short header to cite.
 
 Read with trafilatura's metadata readers (OpenGraph and ``<meta>`` tags, then JSON-LD,
-which wins where both speak) and htmldate's quick search for the publication date
-(declared dates only, no guessing from the text). A field is left out when the page does
-not state it, so the header is never padded with guesses.
+which wins where both speak) and htmldate's readers of declared publication dates (URL,
+``<meta>``, JSON-LD, ``<time>``, ``<abbr>``; no guessing from the text). A field is left
+out when the page does not state it, so the header is never padded with guesses.
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ class Metadata:
 
 def page_metadata(tree: lxml_html.HtmlElement, url: str) -> Metadata:
     """The metadata ``tree`` declares; fields it does not declare are None."""
-    from htmldate import find_date
     from trafilatura.metadata import examine_meta, extract_meta_json
 
     try:
@@ -48,7 +47,7 @@ def page_metadata(tree: lxml_html.HtmlElement, url: str) -> Metadata:
         logger.info("page metadata could not be read: %s", type(exc).__name__)
         return Metadata()
     try:
-        published = find_date(tree, url=url, extensive_search=False, original_date=True)
+        published = _declared_date(tree, url)
     except (ValueError, TypeError, AttributeError, OverflowError):
         published = None
     return Metadata(
@@ -57,6 +56,33 @@ def page_metadata(tree: lxml_html.HtmlElement, url: str) -> Metadata:
         published=_clean(published),
         site=_clean(found.sitename),
     )
+
+
+def _declared_date(tree: lxml_html.HtmlElement, url: str) -> str | None:
+    """The publication date the page declares: in its URL, its ``<meta>`` tags, JSON-LD,
+    ``<time>`` or ``<abbr>`` elements, as YYYY-MM-DD; None when it declares none."""
+    try:
+        # htmldate's own readers of declared dates, without the pattern search through the
+        # page's text that its find_date runs next (a guess, and most of its time).
+        from htmldate.core import examine_abbr_elements, examine_header, examine_time_elements
+        from htmldate.extractors import extract_url_date, json_search
+        from htmldate.utils import Extractor
+        from htmldate.validators import get_max_date, get_min_date
+    except ImportError:  # another layout of htmldate: its quick search, guesses included
+        from htmldate import find_date
+
+        found: str | None = find_date(tree, url=url, extensive_search=False, original_date=True)
+        return found
+    options = Extractor(False, get_max_date(None), get_min_date(None), True, "%Y-%m-%d")
+    # In htmldate's own order; the first reader that finds a date wins.
+    date = (
+        extract_url_date(url, options)
+        or examine_header(tree, options)
+        or json_search(tree, options)
+        or examine_time_elements(tree, options)
+        or examine_abbr_elements(tree, options)
+    )
+    return str(date) if date else None
 
 
 def _clean(value: object) -> str | None:

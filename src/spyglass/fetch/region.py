@@ -5,7 +5,9 @@ news story and wrong for a product grid, a forum thread or a service page, whose
 many short blocks. This walks the ``<main>`` element (or ``role="main"``, else ``<body>``)
 and keeps its visible text as light Markdown, skipping navigation, headers, footers,
 asides, forms, hidden elements and blocks whose id or class names them as boilerplate.
-The tree is only read, never changed.
+Preformatted text becomes a fenced code block with its line breaks kept, and a table of
+plain cells a Markdown table, so either survives whichever reading is chosen. The tree is
+only read, never changed.
 """
 
 from __future__ import annotations
@@ -81,6 +83,11 @@ _BOILERPLATE = re.compile(
     re.IGNORECASE,
 )
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+_LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang)-([\w+#-]+)")
+#: Elements inside a cell that make a table a page layout rather than data.
+_LAYOUT_IN_CELL = frozenset(["table", "div", "p", "ul", "ol", "dl", "pre", "blockquote", "section"])
+#: A line that stands for a fenced block kept aside (code keeps its own line breaks).
+_KEPT = "\ue000"
 
 
 def main_region(tree: lxml_html.HtmlElement) -> lxml_html.HtmlElement:
@@ -100,9 +107,16 @@ def region_markdown(tree: lxml_html.HtmlElement, base: str) -> str:
 def element_markdown(root: lxml_html.HtmlElement, base: str) -> str:
     """Visible text of ``root`` and its descendants as Markdown, boilerplate skipped."""
     out: list[str] = []
-    _walk(root, root, base, out)
-    lines = (" ".join(line.split()) for line in "".join(out).split("\n"))
-    return "\n\n".join(line for line in lines if line)
+    kept: list[str] = []
+    _walk(root, root, base, out, kept)
+    lines = []
+    for raw in "".join(out).split("\n"):
+        line = " ".join(raw.split())
+        if line.startswith(_KEPT) and line[1:].isdigit():
+            line = kept[int(line[1:])]
+        if line:
+            lines.append(line)
+    return "\n\n".join(lines)
 
 
 def _skipped(element: lxml_html.HtmlElement, root: lxml_html.HtmlElement) -> bool:
@@ -119,10 +133,22 @@ def _skipped(element: lxml_html.HtmlElement, root: lxml_html.HtmlElement) -> boo
 
 
 def _walk(
-    element: lxml_html.HtmlElement, root: lxml_html.HtmlElement, base: str, out: list[str]
+    element: lxml_html.HtmlElement,
+    root: lxml_html.HtmlElement,
+    base: str,
+    out: list[str],
+    kept: list[str],
 ) -> None:
     tag = element.tag if isinstance(element.tag, str) else None
     if tag is None or _skipped(element, root):
+        if element.tail:
+            out.append(element.tail)
+        return
+    fenced = _code(element) if tag == "pre" else _table(element, base) if tag == "table" else None
+    if fenced:
+        # Kept aside: the line joining below would collapse the code's spacing.
+        out.append(f"\n{_KEPT}{len(kept)}\n")
+        kept.append(fenced)
         if element.tail:
             out.append(element.tail)
         return
@@ -139,7 +165,7 @@ def _walk(
     if element.text:
         out.append(element.text)
     for child in element:
-        _walk(child, root, base, out)
+        _walk(child, root, base, out, kept)
     if link:
         out.append(f"]({link})")
     if block:
@@ -156,3 +182,49 @@ def _href(element: lxml_html.HtmlElement, base: str) -> str | None:
         return None
     absolute = urljoin(base, href)
     return absolute if absolute.startswith(("http://", "https://")) else None
+
+
+def _code(element: lxml_html.HtmlElement) -> str | None:
+    """A ``<pre>`` as a fenced code block, its language from a ``language-*`` class."""
+    text = element.text_content().strip("\n")
+    if not text.strip():
+        return None
+    names = " ".join(
+        filter(None, [element.get("class"), *(c.get("class") for c in element.iter("code"))])
+    )
+    match = _LANGUAGE.search(names)
+    language = match.group(1) if match else ""
+    fence = "````" if "```" in text else "```"
+    return f"{fence}{language}\n{text.rstrip()}\n{fence}"
+
+
+def _table(element: lxml_html.HtmlElement, base: str) -> str | None:
+    """A table of plain cells as a Markdown table; None for a layout table (cells holding
+    blocks or other tables), which is read as text instead."""
+    rows: list[list[str]] = []
+    for row in element.iter("tr"):
+        cells = []
+        for cell in row:
+            if cell.tag not in ("td", "th"):
+                continue
+            if any(inner.tag in _LAYOUT_IN_CELL for inner in cell.iterdescendants()):
+                return None
+            cells.append(_cell_text(cell, base))
+        if any(cells):
+            rows.append(cells)
+    if len(rows) < 2:
+        return None
+    width = max(len(cells) for cells in rows)
+    if width < 2:
+        return None
+    lines = ["| " + " | ".join(cells + [""] * (width - len(cells))) + " |" for cells in rows]
+    lines.insert(1, "|" + "---|" * width)
+    return "\n".join(lines)
+
+
+def _cell_text(cell: lxml_html.HtmlElement, base: str) -> str:
+    out: list[str] = []
+    for child in cell:
+        _walk(child, cell, base, out, [])
+    text = (cell.text or "") + "".join(out)
+    return " ".join(text.split()).replace("|", "\\|")

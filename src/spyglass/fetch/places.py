@@ -1,0 +1,251 @@
+"""Where a block of a reading sits in the page's markup, for the boilerplate model.
+
+A reading is Markdown; the page is a tree. A block is found again in the tree by the first
+words of its text (the index :func:`text_index` builds once per page, shared with
+:mod:`spyglass.fetch.container`), and is then described by its surroundings: how deep it
+sits, whether it is inside an ``<article>``, ``<main>`` or the content block, the element
+that holds it, and how far up the nearest ancestor is whose class or id names a kind of
+box — related stories, comments, an author bio, a share bar, tags, ads, a sidebar, cards of
+a grid, or on the contrary the post's body. Names are matched as word parts shared across
+sites, never as one site's markup; the model weighs them. A block not found in the tree
+gets missing values (NaN), which the model treats as unknown.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections import Counter
+
+from lxml import etree
+from lxml import html as lxml_html
+
+_WORD = re.compile(r"\w+")
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
+#: Words of a text's start used to find it again in the page.
+KEY_WORDS = 6
+_KEY_CHARS = 200
+_TEXTS = etree.XPath(".//text()[normalize-space(.)]")
+#: Kinds of box by the names sites give them; a name matches as a part of a class or id.
+_NAMED = {
+    "related": r"related|recommend|more-?from|popular|trending|read-?next|also|suggest|promo",
+    "comment": r"comment|repl(?:y|ies)|discussion|respond|disqus",
+    "author": r"author|byline|bio\b|profile|avatar|contributor|writer",
+    "share": r"share|sharing|social|follow",
+    "tags": r"tags?\b|categor|topics?\b|keyword|label",
+    "ads": r"\bads?\b|advert|sponsor|banner|dfp|outbrain|taboola",
+    "side": r"sidebar|widget|aside|rail|column",
+    "card": r"card|tile|grid|item|feed|list|thumb|excerpt|summary|teaser",
+    "chrome": r"footer|header|nav|menu|breadcrumb|masthead|copyright|cookie|newsletter|subscri",
+    "body": r"content|article|post|entry|body|text|story|main|prose|markdown|description",
+    "meta": r"meta|date|time|info|details?\b|caption|credit",
+}
+_KINDS = list(_NAMED)
+_NAME_PATTERNS = [re.compile(pattern) for pattern in _NAMED.values()]
+_OWNER_TAGS = {
+    tag: float(code)
+    for code, tags in enumerate(
+        [
+            ("p",),
+            ("li", "dd", "dt"),
+            ("div", "section"),
+            ("span", "a", "strong", "em", "b", "i", "small"),
+            ("h1", "h2", "h3", "h4", "h5", "h6"),
+            ("td", "th"),
+            ("figcaption", "caption", "figure"),
+            ("blockquote", "q", "cite"),
+            ("pre", "code"),
+        ],
+        start=1,
+    )
+    for tag in tags
+}
+#: Elements that hold a block of text (the one a block's first words sit in may be a link).
+_HOLDERS = frozenset(
+    [
+        "p",
+        "li",
+        "dd",
+        "dt",
+        "div",
+        "section",
+        "article",
+        "main",
+        "body",
+        "td",
+        "th",
+        "blockquote",
+        "figcaption",
+        "figure",
+        "pre",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "header",
+        "footer",
+        "aside",
+        "nav",
+        "ul",
+        "ol",
+        "table",
+        "form",
+    ]
+)
+_MISSING = float("nan")
+#: How many ancestors up a named box still counts (farther is "none").
+_REACH = 12
+PLACE_FEATURES = [
+    "found_in_tree",
+    "depth",
+    "in_article_tag",
+    "in_main_tag",
+    "in_content_block",
+    "owner_tag",
+    "owner_siblings_alike",
+    "owner_link_density",
+    *(f"up_to_{name}" for name in _NAMED),
+]
+
+
+def text_key(text: str) -> str:
+    """The first words of ``text``, lower-case: how a text is found again in the page."""
+    # Six words fit in far fewer characters; long texts need not be scanned to their end.
+    return " ".join(_WORD.findall(text[:_KEY_CHARS].lower())[:KEY_WORDS])
+
+
+def text_index(tree: lxml_html.HtmlElement) -> dict[str, lxml_html.HtmlElement]:
+    """The element holding each text of the page's body, by :func:`text_key` (the first
+    element wins when a text repeats; a tail is held by its element's parent)."""
+    body = tree.find(".//body")
+    starts: dict[str, lxml_html.HtmlElement] = {}
+    # XPath filters the text nodes in C; a Python walk over every element costs more.
+    for text in _TEXTS(body if body is not None else tree):
+        key = text_key(text)
+        if not key:
+            continue
+        holder = text.getparent()
+        if not text.is_text:
+            holder = holder.getparent()
+            if holder is None:
+                continue
+        starts.setdefault(key, holder)
+    return starts
+
+
+def find(index: dict[str, lxml_html.HtmlElement], text: str) -> lxml_html.HtmlElement | None:
+    """The element holding the start of ``text``: the longest of its first words that an
+    indexed text starts with (a block's first words may span a link and its neighbour)."""
+    words = _WORD.findall(text[:_KEY_CHARS].lower())[:KEY_WORDS]
+    for count in range(len(words), min(len(words), 2) - 1, -1):
+        found = index.get(" ".join(words[:count]))
+        if found is not None:
+            return found
+    return None
+
+
+class Places:
+    """Describes the blocks of a page's readings by where their text sits in the tree."""
+
+    def __init__(
+        self,
+        index: dict[str, lxml_html.HtmlElement],
+        container: lxml_html.HtmlElement | None,
+    ) -> None:
+        self._index = index
+        self._container = container
+        self._chains: dict[lxml_html.HtmlElement, list[float]] = {}
+        self._densities: dict[lxml_html.HtmlElement, float] = {}
+        self._tags: dict[lxml_html.HtmlElement, Counter[object]] = {}
+
+    def row(self, markdown: str) -> list[float]:
+        """The :data:`PLACE_FEATURES` of one block of Markdown."""
+        found = find(self._index, _LINK.sub(r"\1", markdown))
+        if found is None:
+            return [0.0, *([_MISSING] * (len(PLACE_FEATURES) - 1))]
+        holder = found
+        while holder.tag not in _HOLDERS and holder.getparent() is not None:
+            holder = holder.getparent()
+        chain = self._chain(holder)
+        parent = holder.getparent()
+        alike = self._children(parent)[holder.tag] if parent is not None else 0
+        return [
+            1.0,
+            *chain[:4],
+            _OWNER_TAGS.get(holder.tag if isinstance(holder.tag, str) else "", 0.0),
+            math.log1p(alike),
+            self._link_density(holder),
+            *chain[4:],
+        ]
+
+    def _chain(self, element: lxml_html.HtmlElement) -> list[float]:
+        """depth, in <article>, in <main>, in the content block, then levels up to each
+        named kind of box (-1 for none within reach), memoised per element."""
+        # Up to the first element already described (or the root), then back down: pages
+        # nest deeper than Python's recursion allows.
+        path = []
+        current: lxml_html.HtmlElement | None = element
+        while current is not None and current not in self._chains:
+            path.append(current)
+            current = current.getparent()
+        above = (
+            self._chains[current]
+            if current is not None
+            else [0.0, 0.0, 0.0, 0.0, *([-1.0] * len(_KINDS))]
+        )
+        for node in reversed(path):
+            above = self._describe(node, above)
+            self._chains[node] = above
+        return above
+
+    def _describe(self, element: lxml_html.HtmlElement, above: list[float]) -> list[float]:
+        tag = element.tag if isinstance(element.tag, str) else ""
+        names = f"{element.get('class') or ''} {element.get('id') or ''}".strip()
+        own = [
+            above[0] + 1.0,
+            float(bool(above[1]) or tag == "article"),
+            float(bool(above[2]) or tag == "main" or element.get("role") == "main"),
+            float(bool(above[3]) or element is self._container),
+        ]
+        named = _kinds_named(names) if names else ()
+        for position in range(len(_KINDS)):
+            if position in named:
+                own.append(0.0)
+            else:
+                up = above[4 + position]
+                own.append(up + 1.0 if 0.0 <= up < _REACH else -1.0)
+        return own
+
+    def _children(self, element: lxml_html.HtmlElement) -> Counter[object]:
+        """How many children of each tag ``element`` has, counted once per element."""
+        found = self._tags.get(element)
+        if found is None:
+            found = Counter(child.tag for child in element)
+            self._tags[element] = found
+        return found
+
+    def _link_density(self, element: lxml_html.HtmlElement) -> float:
+        found = self._densities.get(element)
+        if found is None:
+            found = _link_density(element)
+            self._densities[element] = found
+        return found
+
+
+@functools.lru_cache(maxsize=4096)
+def _kinds_named(names: str) -> frozenset[int]:
+    """Positions in :data:`_KINDS` of the kinds of box ``names`` (class and id) name;
+    cached, since a page repeats the same few class names on many elements."""
+    lowered = names.lower()
+    return frozenset(i for i, pattern in enumerate(_NAME_PATTERNS) if pattern.search(lowered))
+
+
+def _link_density(element: lxml_html.HtmlElement) -> float:
+    text = element.text_content()
+    if not text.strip():
+        return 0.0
+    linked = sum(len(a.text_content()) for a in element.iter("a"))
+    return min(1.0, linked / len(text))
