@@ -148,9 +148,36 @@ def test_on_the_subtle_cases_the_compiled_validator_never_accepts_what_jsonschem
         assert list(Draft202012Validator(schema).iter_errors(value)) == []
 
 
-def test_a_value_the_compiled_validator_refuses_is_still_judged_by_jsonschema() -> None:
-    # fastjsonschema asserts formats; Draft 2020-12 treats them as annotations, and only
-    # jsonschema's answer counts.
+@pytest.mark.parametrize(
+    ("schema", "value"),
+    [
+        ({"type": "array", "prefixItems": [{"type": "string"}]}, [1]),
+        ({"type": "object", "dependentRequired": {"a": ["b"]}}, {"a": 1}),
+        ({"$defs": {"text": {"type": "string"}}, "$ref": "#/$defs/text"}, 3),
+        (
+            {"type": "object", "properties": {"x": {"unevaluatedProperties": False}}},
+            {"x": {"y": 1}},
+        ),
+    ],
+)
+def test_a_schema_draft_7_would_read_differently_is_judged_by_jsonschema_alone(
+    schema: dict[str, object], value: object
+) -> None:
+    # fastjsonschema knows Draft 7, which ignores these keywords and would accept the value.
+    assert plainly_valid(schema, value) is False
+    assert validation_error(schema, value) is not None
+
+
+def test_validation_leaves_the_arguments_as_they_were_given() -> None:
+    # A validator that fills in defaults would change what the owner is asked to approve.
+    fetch = BUILTIN.get("web.fetch", None)
+    assert fetch is not None
+    arguments = {"url": "https://example.org/"}
+    assert validation_error(fetch.argument_schema, arguments) is None
+    assert arguments == {"url": "https://example.org/"}
+
+
+def test_a_format_is_an_annotation_not_a_rule() -> None:
     schema = {"type": "string", "format": "date"}
-    assert plainly_valid(schema, "not a date") is False
+    assert plainly_valid(schema, "not a date") is True
     assert validation_error(schema, "not a date") is None

@@ -110,21 +110,69 @@ def _validator(schema_json: str) -> Draft202012Validator:
     return Draft202012Validator(json.loads(schema_json))
 
 
+#: Keywords whose meaning is the same in Draft 7 (fastjsonschema's newest) and Draft 2020-12.
+#: A schema using any other (``prefixItems``, ``$ref``, ``dependentRequired``, ...) is judged
+#: by jsonschema alone: Draft 7 would ignore it and accept what 2020-12 refuses.
+_SHARED_KEYWORDS = frozenset(
+    {
+        "type", "properties", "required", "additionalProperties", "minLength", "maxLength",
+        "minItems", "maxItems", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+        "multipleOf", "enum", "const", "pattern", "items", "uniqueItems", "allOf", "anyOf",
+        "oneOf", "not", "minProperties", "maxProperties",
+        # Annotations: no effect on validity in either draft here (formats are not asserted).
+        "title", "description", "default", "examples", "$comment", "format", "deprecated",
+    }
+)  # fmt: skip
+#: Keywords whose value is one subschema, or a list or mapping of subschemas.
+_ONE, _MANY, _BY_NAME = (
+    {"items", "not", "additionalProperties"},
+    {"allOf", "anyOf", "oneOf"},
+    {"properties"},
+)
+
+
+def _shared(schema: Any) -> bool:
+    """Whether ``schema`` means the same to Draft 7 and Draft 2020-12, throughout."""
+    if isinstance(schema, bool):
+        return True
+    if not isinstance(schema, dict) or not set(schema) <= _SHARED_KEYWORDS:
+        return False
+    if isinstance(schema.get("items"), list):
+        return False  # a tuple in Draft 7, prefixItems' job in 2020-12
+    return (
+        all(_shared(schema[key]) for key in _ONE & set(schema))
+        and all(_shared(sub) for key in _MANY & set(schema) for sub in schema[key])
+        and all(_shared(sub) for key in _BY_NAME & set(schema) for sub in schema[key].values())
+    )
+
+
 @lru_cache(maxsize=64)
-def _compiled(schema_json: str) -> Callable[[Any], Any]:
+def _compiled(schema_json: str) -> Callable[[Any], Any] | None:
     import fastjsonschema
 
-    return fastjsonschema.compile(json.loads(schema_json))
+    schema = json.loads(schema_json)
+    if not _shared(schema):
+        return None
+    try:
+        # Defaults are not filled in (the caller's arguments are bound to the approval as
+        # given) and formats are not asserted (2020-12 treats them as annotations, as
+        # jsonschema does).
+        return fastjsonschema.compile(schema, use_default=False, use_formats=False)
+    except fastjsonschema.JsonSchemaDefinitionException:
+        return None  # e.g. a pattern Python's re cannot compile: jsonschema says what is wrong
 
 
 def plainly_valid(schema: Mapping[str, Any] | bool, value: Any) -> bool:
     """True when ``value`` satisfies ``schema`` by the compiled validator; False means "ask
-    jsonschema" (which may still accept it: the two differ on a few Draft 2020-12 subtleties,
-    such as ``1.0`` being an integer, and only jsonschema's answer counts then)."""
+    jsonschema" (a schema the two drafts read differently always does; otherwise jsonschema
+    may still accept the value, and only its answer counts then)."""
     import fastjsonschema
 
+    compiled = _compiled(json.dumps(schema, sort_keys=True))
+    if compiled is None:
+        return False
     try:
-        _compiled(json.dumps(schema, sort_keys=True))(value)
+        compiled(value)
     except fastjsonschema.JsonSchemaException:
         return False
     return True
