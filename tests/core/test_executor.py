@@ -615,6 +615,18 @@ def test_an_answer_refused_by_a_front_end_is_one_event_and_consumes_nothing(
     assert done.ok
 
 
+def _web_on(tmp_path: Path) -> tuple[PolicyFile, AuditLog, Path]:
+    """Web access on in a policy file, and an audit log, both shared by every process."""
+    policy = PolicyFile(tmp_path / "policy.json")
+    policy.set(WEB_ACCESS, True)
+    audit_path = tmp_path / "audit.jsonl"
+    return policy, AuditLog(audit_path), audit_path
+
+
+def _events(audit_path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in audit_path.read_text().splitlines()]
+
+
 def _executor_on(live: LiveStores, confirmations: Any, audit: AuditLog, policy: Any) -> Executor:
     """An executor as another process has one: its own memory, the shared stores."""
     return Executor(
@@ -631,10 +643,7 @@ def _executor_on(live: LiveStores, confirmations: Any, audit: AuditLog, policy: 
 async def test_a_card_issued_by_a_process_that_is_gone_is_audited_as_expired_exactly_once(
     live: LiveStores, tmp_path: Path
 ) -> None:
-    policy = PolicyFile(tmp_path / "policy.json")
-    policy.set(WEB_ACCESS, True)
-    audit_path = tmp_path / "audit.jsonl"
-    audit = AuditLog(audit_path)
+    policy, audit, audit_path = _web_on(tmp_path)
     issuer = _executor_on(live, live.confirmations, audit, policy)
     pending = await issuer.ainvoke("test.echo", None, {"text": "a"}, channel="mcp")
     assert pending.status == "pending_confirmation"
@@ -644,7 +653,7 @@ async def test_a_card_issued_by_a_process_that_is_gone_is_audited_as_expired_exa
     live.clock.now += TOKEN_TTL_SECONDS + 1
     swept = await asyncio.gather(*(e.sweep_expired() for e in others for _ in range(4)))
     assert sum(swept) == 1
-    events = [json.loads(line) for line in audit_path.read_text().splitlines()]
+    events = _events(audit_path)
     expired = [e for e in events if e["code"] == "CONFIRMATION_EXPIRED"]
     assert len(expired) == 1
     assert expired[0]["invocation_id"] == pending.invocation_id
@@ -655,7 +664,7 @@ async def test_a_card_issued_by_a_process_that_is_gone_is_audited_as_expired_exa
         "test.echo", None, {"text": "a"}, channel="mcp", confirmation_token=token
     )
     assert late.status == "denied" and late.error.reason == "expired"
-    codes = [json.loads(line)["code"] for line in audit_path.read_text().splitlines()]
+    codes = [e["code"] for e in _events(audit_path)]
     assert codes.count("CONFIRMATION_EXPIRED") == 1
     assert codes[-1] == "INVALID_CONFIRMATION"
 
@@ -663,10 +672,7 @@ async def test_a_card_issued_by_a_process_that_is_gone_is_audited_as_expired_exa
 async def test_a_late_answer_elsewhere_audits_the_expiry_once_and_a_sweep_adds_nothing(
     live: LiveStores, tmp_path: Path
 ) -> None:
-    policy = PolicyFile(tmp_path / "policy.json")
-    policy.set(WEB_ACCESS, True)
-    audit_path = tmp_path / "audit.jsonl"
-    audit = AuditLog(audit_path)
+    policy, audit, audit_path = _web_on(tmp_path)
     issuer = _executor_on(live, live.confirmations, audit, policy)
     pending = await issuer.ainvoke("test.echo", None, {"text": "a"}, channel="console")
     other = _executor_on(live, live.other().confirmations, audit, policy)
@@ -674,7 +680,7 @@ async def test_a_late_answer_elsewhere_audits_the_expiry_once_and_a_sweep_adds_n
     denied = await other.adeny(pending.pending_confirmation.token, channel="console")
     assert denied.error is not None and denied.error.reason == "expired"
     assert await issuer.sweep_expired() == 0 and await other.sweep_expired() == 0
-    codes = [json.loads(line)["code"] for line in audit_path.read_text().splitlines()]
+    codes = [e["code"] for e in _events(audit_path)]
     assert codes[1:] == ["CONFIRMATION_EXPIRED", "INVALID_CONFIRMATION"]
 
 

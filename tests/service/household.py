@@ -23,14 +23,21 @@ async def add(app: FastAPI, name: str, role: Role, **overrides: object) -> Accou
 
 
 @asynccontextmanager
-async def bearer(app: FastAPI, account: Account) -> AsyncIterator[httpx.AsyncClient]:
-    """A client sending ``account``'s own API token."""
-    token = await manage.api_token(app.state.spyglass.accounts, account)
+async def token_client(app: FastAPI, token: str) -> AsyncIterator[httpx.AsyncClient]:
+    """A client sending the API token ``token``."""
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app),
         base_url=BASE_URL,
         headers={"Authorization": f"Bearer {token}"},
     ) as client:
+        yield client
+
+
+@asynccontextmanager
+async def bearer(app: FastAPI, account: Account) -> AsyncIterator[httpx.AsyncClient]:
+    """A client sending ``account``'s own API token."""
+    token = await manage.api_token(app.state.spyglass.accounts, account)
+    async with token_client(app, token) as client:
         yield client
 
 

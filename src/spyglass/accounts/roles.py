@@ -7,6 +7,7 @@ else spells out what a role may do.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -101,6 +102,22 @@ def _yes(value: bool) -> str:
     return "yes" if value else "no"
 
 
+def _budget(value: int | None) -> str:
+    return "no limit" if value is None else str(value)
+
+
+#: The role table's rows after the capabilities: what a row says, and how a role answers it.
+_TABLE_ROWS: tuple[tuple[str, Callable[[RolePermissions], str]], ...] = (
+    ("manage people, switches; read every receipt", lambda p: _yes(p.manage)),
+    ("calls wait for an owner or parent", lambda p: _yes(p.needs_approval)),
+    ("approves other people's calls", lambda p: _yes(p.may_approve)),
+    ("may be marked a parent", lambda p: _yes(p.may_be_parent)),
+    ("owner's provider keys (default)", lambda p: _yes(p.owner_keys)),
+    ("calls per day (default)", lambda p: _budget(p.daily_budget)),
+    ("history kept", lambda p: _yes(p.keeps_history)),
+)
+
+
 def markdown_table() -> str:
     """The role table as Markdown, for docs/accounts.md (generated, never edited)."""
     rows = [
@@ -111,21 +128,7 @@ def markdown_table() -> str:
         rows.append(
             (f"`{capability}`", *(_yes(capability in p.capabilities) for p in ROLES.values()))
         )
-    rows += [
-        ("manage people, switches; read every receipt", *(_yes(p.manage) for p in ROLES.values())),
-        ("calls wait for an owner or parent", *(_yes(p.needs_approval) for p in ROLES.values())),
-        ("approves other people's calls", *(_yes(p.may_approve) for p in ROLES.values())),
-        ("may be marked a parent", *(_yes(p.may_be_parent) for p in ROLES.values())),
-        ("owner's provider keys (default)", *(_yes(p.owner_keys) for p in ROLES.values())),
-        (
-            "calls per day (default)",
-            *(
-                "no limit" if p.daily_budget is None else str(p.daily_budget)
-                for p in ROLES.values()
-            ),
-        ),
-        ("history kept", *(_yes(p.keeps_history) for p in ROLES.values())),
-    ]
+    rows += [(label, *(cell(p) for p in ROLES.values())) for label, cell in _TABLE_ROWS]
     lines = ["| " + " | ".join(row) + " |" for row in rows]
     summaries = [f"- **{role.value}**: {p.summary}." for role, p in ROLES.items()]
     return "\n".join([*lines, "", *summaries]) + "\n"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
@@ -10,7 +12,7 @@ from fastapi import FastAPI
 from spyglass.accounts.roles import Role
 from spyglass.core.confirmation import TOKEN_TTL_SECONDS
 from spyglass.runtime import Runtime
-from tests.service.household import add, bearer, console
+from tests.service.household import add, bearer, console, token_client
 from tests.support.fake_model import FakeModel, text, tool_call
 from tests.support.service import Clock
 from tests.support.web import LoopbackWeb
@@ -32,6 +34,30 @@ def answer(turn: dict[str, Any], approve: bool = True) -> dict[str, Any]:
         "conversation_id": turn["conversation_id"],
         "confirmation": {"token": turn["pending_confirmation"]["token"], "approve": approve},
     }
+
+
+async def answer_is_denied(
+    kid: httpx.AsyncClient, turn: dict[str, Any], fake_model: FakeModel, reply: str
+) -> None:
+    """The child's answer to ``turn`` is heard as a denied call (the model then says
+    ``reply``)."""
+    fake_model.script(text(reply))
+    done = await kid.post(URL, json=answer(turn))
+    assert done.status_code == 200
+    assert done.json()["events"][-1]["status"] == "denied"
+
+
+@asynccontextmanager
+async def kid_waits_for_owner(
+    app: FastAPI, api_token: str, fake_model: FakeModel
+) -> AsyncIterator[tuple[httpx.AsyncClient, httpx.AsyncClient, dict[str, Any], dict[str, Any]]]:
+    """A child's console and the owner's client, once the child's call waits in the owner's
+    queue: (kid, owner, the child's turn, the call as the owner's queue shows it)."""
+    kid_account = await add(app, "kid", Role.CHILD)
+    async with console(app, kid_account) as kid, token_client(app, api_token) as owner:
+        turn = await child_asks(kid, fake_model)
+        [call] = (await owner.get("/api/v1/approvals")).json()["calls"]
+        yield kid, owner, turn, call
 
 
 async def test_a_childs_call_runs_once_after_the_parent_approves_it_from_their_console(
@@ -72,23 +98,10 @@ async def test_a_childs_call_runs_once_after_the_parent_approves_it_from_their_c
 async def test_a_call_the_parent_declined_never_runs(
     app: FastAPI, web_on: Runtime, fake_model: FakeModel, web: LoopbackWeb, api_token: str
 ) -> None:
-    kid_account = await add(app, "kid", Role.CHILD)
-    async with (
-        console(app, kid_account) as kid,
-        httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app),
-            base_url="http://127.0.0.1:8092",
-            headers={"Authorization": f"Bearer {api_token}"},
-        ) as owner,
-    ):
-        turn = await child_asks(kid, fake_model)
-        [call] = (await owner.get("/api/v1/approvals")).json()["calls"]
+    async with kid_waits_for_owner(app, api_token, fake_model) as (kid, owner, turn, call):
         declined = await owner.post(f"/api/v1/approvals/{call['id']}", json={"approve": False})
         assert declined.json()["decision"] == "denied"
-        fake_model.script(text("I could not search."))
-        done = await kid.post(URL, json=answer(turn))
-        assert done.status_code == 200
-        assert done.json()["events"][-1]["status"] == "denied"
+        await answer_is_denied(kid, turn, fake_model, "I could not search.")
     assert web.hits["/search"] == 0
 
 
@@ -100,25 +113,12 @@ async def test_a_waiting_call_nobody_answered_in_time_can_no_longer_be_approved(
     api_token: str,
     clock: Clock,
 ) -> None:
-    kid_account = await add(app, "kid", Role.CHILD)
-    async with (
-        console(app, kid_account) as kid,
-        httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app),
-            base_url="http://127.0.0.1:8092",
-            headers={"Authorization": f"Bearer {api_token}"},
-        ) as owner,
-    ):
-        turn = await child_asks(kid, fake_model)
-        [call] = (await owner.get("/api/v1/approvals")).json()["calls"]
+    async with kid_waits_for_owner(app, api_token, fake_model) as (kid, owner, turn, call):
         clock.now += TOKEN_TTL_SECONDS + 1
         late = await owner.post(f"/api/v1/approvals/{call['id']}", json={"approve": True})
         assert late.status_code == 404
         assert (await owner.get("/api/v1/approvals")).json()["calls"] == []
-        fake_model.script(text("Too late."))
-        done = await kid.post(URL, json=answer(turn))
-        assert done.status_code == 200
-        assert done.json()["events"][-1]["status"] == "denied"
+        await answer_is_denied(kid, turn, fake_model, "Too late.")
     assert web.hits["/search"] == 0
 
 

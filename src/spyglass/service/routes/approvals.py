@@ -15,9 +15,14 @@ from fastapi import APIRouter
 from spyglass.accounts.queue import WaitingCall
 from spyglass.service.errors import ApiError
 from spyglass.service.models import ApprovalAnswer
-from spyglass.service.state import Caller, State
+from spyglass.service.state import Caller, ServiceState, State
 
 router = APIRouter(tags=["approvals"])
+
+
+async def _names(state: ServiceState) -> dict[str, str]:
+    """Every account's name by id, for naming whose call waits."""
+    return {a.id: a.name for a in await state.accounts.all()}
 
 
 def _shown(call: WaitingCall, names: dict[str, str], now: float) -> dict[str, Any]:
@@ -41,7 +46,7 @@ async def list_approvals(principal: Caller, state: State) -> dict[str, Any]:
     account = principal.account
     approver = account.may_approve
     calls = await state.accounts.waiting(account_id=None if approver else account.id)
-    names = {a.id: a.name for a in await state.accounts.all()}
+    names = await _names(state)
     now = state.runtime.clock()
     return {
         "may_approve": approver,
@@ -69,8 +74,7 @@ async def answer_approval(
     decided = await state.accounts.decide(call.id, account.id, body.approve)
     if decided is None:
         raise _gone()
-    names = {a.id: a.name for a in await state.accounts.all()}
-    return _shown(decided, names, state.runtime.clock())
+    return _shown(decided, await _names(state), state.runtime.clock())
 
 
 def _gone() -> ApiError:

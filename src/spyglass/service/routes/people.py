@@ -8,6 +8,8 @@ never shown at all.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
@@ -15,6 +17,7 @@ from fastapi.responses import Response
 
 from spyglass.accounts import manage
 from spyglass.accounts.model import Account, AccountError
+from spyglass.service.auth import Principal
 from spyglass.service.errors import ApiError
 from spyglass.service.models import KeyBody, PersonChange, PersonNew
 from spyglass.service.state import Caller, ServiceState, State, require_owner
@@ -22,11 +25,18 @@ from spyglass.service.state import Caller, ServiceState, State, require_owner
 router = APIRouter(tags=["people"])
 
 
-def _invalid(exc: AccountError) -> ApiError:
-    return ApiError(422, "INVALID_ACCOUNT", str(exc))
+@contextmanager
+def _invalid_account() -> Iterator[None]:
+    """What a route asks of the accounts: a refused change answers 422 with its reason."""
+    try:
+        yield
+    except AccountError as exc:
+        raise ApiError(422, "INVALID_ACCOUNT", str(exc)) from None
 
 
-async def _person(state: ServiceState, account_id: str) -> Account:
+async def _person(principal: Principal, state: ServiceState, account_id: str) -> Account:
+    """The account a ``/people/{account_id}`` route acts on, for the owner only."""
+    require_owner(principal)
     account = await state.accounts.get(account_id[:64])
     if account is None:
         raise ApiError(404, "NOT_FOUND", "no such person")
@@ -47,12 +57,10 @@ async def list_people(principal: Caller, state: State) -> dict[str, Any]:
 )
 async def add_person(body: PersonNew, principal: Caller, state: State) -> dict[str, Any]:
     require_owner(principal)
-    try:
+    with _invalid_account():
         added = await manage.add(
             state.accounts, body.name, manage.role_of(body.role), parent=body.parent
         )
-    except AccountError as exc:
-        raise _invalid(exc) from None
     return {
         **added.account.to_dict(),
         "login_path": f"/login?code={added.login_code}",
@@ -68,8 +76,7 @@ async def add_person(body: PersonNew, principal: Caller, state: State) -> dict[s
 async def change_person(
     account_id: str, body: PersonChange, principal: Caller, state: State
 ) -> dict[str, Any]:
-    require_owner(principal)
-    account = await _person(state, account_id)
+    account = await _person(principal, state, account_id)
     changes: dict[str, Any] = {
         key: value
         for key in (
@@ -84,7 +91,7 @@ async def change_person(
     }
     if body.no_daily_limit:
         changes["daily_budget"] = None
-    try:
+    with _invalid_account():
         if body.parent and not account.permissions.may_be_parent:
             raise AccountError(f"a {account.role.value} cannot be a parent")
         changed = await state.accounts.update(
@@ -94,8 +101,6 @@ async def change_person(
             parent=body.parent,
             overrides=manage.overrides(changes),
         )
-    except AccountError as exc:
-        raise _invalid(exc) from None
     return changed.to_dict()
 
 
@@ -111,12 +116,9 @@ async def remove_person(
     state: State,
     history: Annotated[Literal["keep", "delete"], Query()],
 ) -> Response:
-    require_owner(principal)
-    account = await _person(state, account_id)
-    try:
+    account = await _person(principal, state, account_id)
+    with _invalid_account():
         await manage.remove(state.accounts, state.history, account, keep_history=history == "keep")
-    except AccountError as exc:
-        raise _invalid(exc) from None
     return Response(status_code=204)
 
 
@@ -126,12 +128,9 @@ async def remove_person(
     summary="A new one-time console link for a person (owner only)",
 )
 async def person_login_code(account_id: str, principal: Caller, state: State) -> dict[str, Any]:
-    require_owner(principal)
-    account = await _person(state, account_id)
-    try:
+    account = await _person(principal, state, account_id)
+    with _invalid_account():
         code = await manage.login_code(state.accounts, account)
-    except AccountError as exc:
-        raise _invalid(exc) from None
     return {"path": f"/login?code={code}", "expires_in_seconds": 600}
 
 
@@ -141,12 +140,9 @@ async def person_login_code(account_id: str, principal: Caller, state: State) ->
     summary="A new API token for a person, shown once; the old one stops working (owner only)",
 )
 async def person_api_token(account_id: str, principal: Caller, state: State) -> dict[str, Any]:
-    require_owner(principal)
-    account = await _person(state, account_id)
-    try:
+    account = await _person(principal, state, account_id)
+    with _invalid_account():
         token = await manage.api_token(state.accounts, account)
-    except AccountError as exc:
-        raise _invalid(exc) from None
     return {"api_token": token}
 
 
@@ -167,10 +163,8 @@ async def list_own_keys(principal: Caller, state: State) -> dict[str, Any]:
     status_code=204,
 )
 async def set_own_key(provider: str, body: KeyBody, principal: Caller, state: State) -> Response:
-    try:
+    with _invalid_account():
         name = manage.provider_name(provider)
-    except AccountError as exc:
-        raise _invalid(exc) from None
     await state.accounts.set_key(principal.account.id, name, body.secret.strip())
     return Response(status_code=204)
 
@@ -182,9 +176,7 @@ async def set_own_key(provider: str, body: KeyBody, principal: Caller, state: St
     status_code=204,
 )
 async def delete_own_key(provider: str, principal: Caller, state: State) -> Response:
-    try:
+    with _invalid_account():
         name = manage.provider_name(provider)
-    except AccountError as exc:
-        raise _invalid(exc) from None
     await state.accounts.set_key(principal.account.id, name, None)
     return Response(status_code=204)
