@@ -104,17 +104,6 @@ async def test_a_tool_call_leaked_into_reasoning_is_recovered_and_not_shown(
     assert completion.reasoning.strip() == "I should search."
 
 
-async def test_answers_one_after_another_reuse_one_connection(
-    client: ModelClient, fake_model: FakeModel
-) -> None:
-    # Leaving the body at "data: [DONE]" with its end unread made httpx drop the connection:
-    # every answer paid for a new TCP connection and its teardown on the event loop.
-    for _ in range(3):
-        await collect(client)
-    assert len(fake_model.peers) == 3
-    assert len(set(fake_model.peers)) == 1
-
-
 async def test_the_api_key_is_sent_as_a_bearer_token(
     client: ModelClient, fake_model: FakeModel
 ) -> None:

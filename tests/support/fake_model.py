@@ -207,8 +207,6 @@ class FakeModel(LoopbackServer):
         self.requests: list[dict[str, Any]] = []
         #: The HTTP headers of every request, lower-cased names.
         self.headers: list[dict[str, str]] = []
-        #: The client's (address, port) of every request: one port, one connection.
-        self.peers: list[tuple[str, int]] = []
         self._script: deque[Reply] = deque()
         self._lock = threading.Lock()
         super().__init__(self._handler())
@@ -226,11 +224,10 @@ class FakeModel(LoopbackServer):
         with self._lock:
             self._script.clear()
 
-    def _next(self, body: dict[str, Any], headers: dict[str, str], peer: tuple[str, int]) -> Reply:
+    def _next(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
         with self._lock:
             self.requests.append(body)
             self.headers.append(headers)
-            self.peers.append(peer)
             if self._script:
                 return self._script.popleft()
         return self.default(body)
@@ -247,11 +244,7 @@ class FakeModel(LoopbackServer):
                     body = json.loads(self.rfile.read(length) or b"{}")
                 except ValueError:
                     body = {}
-                reply = fake._next(
-                    body,
-                    {k.lower(): v for k, v in self.headers.items()},
-                    (str(self.client_address[0]), int(self.client_address[1])),
-                )
+                reply = fake._next(body, {k.lower(): v for k, v in self.headers.items()})
                 if reply.status != 200:
                     payload = reply.error_body
                     self.send_response(reply.status)

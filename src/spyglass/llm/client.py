@@ -8,8 +8,6 @@ fail — unreachable, an error status, a stream that breaks or is not JSON — b
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -23,10 +21,6 @@ from spyglass.llm.toolcalls import LeakGuard, ToolCall, ToolCallAccumulator
 from spyglass.llm.toolsupport import MAX_ERROR_BYTES, ToolSupportMemory, refuses_tools
 from spyglass.netfaults import Fault, classify
 from spyglass.settings import LLMSettings
-
-#: How long, and how many lines, to read after ``[DONE]`` so the connection can be reused.
-DRAIN_SECONDS = 0.05
-DRAIN_LINES = 8
 
 
 class ModelUnavailable(UpstreamError):
@@ -159,7 +153,6 @@ class ModelClient:
         async for data in payloads:
             if data == "[DONE]":
                 done = True
-                await _drain(payloads)
                 break
             try:
                 # A lone surrogate escaped in the model's text would break every writer
@@ -227,22 +220,6 @@ async def _sse_data(response: httpx.Response) -> AsyncIterator[str]:
     async for line in response.aiter_lines():
         if line.startswith("data:"):
             yield line[5:].strip()
-
-
-async def _drain(payloads: AsyncIterator[str]) -> None:
-    """Read what follows ``[DONE]`` (normally only the end of the chunked body), briefly.
-
-    httpx returns a connection to its pool only when the body was read to its end; left at
-    ``[DONE]``, every answer cost a new TCP connection and its teardown. A server that sends
-    more, or keeps the body open, is left as before: the connection is simply not reused.
-    """
-    with contextlib.suppress(TimeoutError, httpx.HTTPError):
-        async with asyncio.timeout(DRAIN_SECONDS):
-            for _ in range(DRAIN_LINES):
-                try:
-                    await anext(payloads)
-                except StopAsyncIteration:
-                    return
 
 
 async def _single(body: str) -> AsyncIterator[str]:
