@@ -35,12 +35,15 @@ class ServiceState:
         return self.conversations
 
 
-def service_state(request: Request) -> ServiceState:
+# Both dependencies are ``async`` although they never await: FastAPI runs a plain ``def``
+# dependency in its thread pool, which would cost two hand-offs to a worker thread (and
+# back) on every request just to read two attributes.
+async def service_state(request: Request) -> ServiceState:
     state: ServiceState = request.app.state.spyglass
     return state
 
 
-def caller(request: Request) -> Principal:
+async def caller(request: Request) -> Principal:
     """The authenticated person (set by the auth gate before the route runs)."""
     principal: Principal | None = getattr(request.state, "principal", None)
     if principal is None:
