@@ -531,9 +531,9 @@ class Executor:
         if record is not None:
             self._settled(record, attempt.channel)
             attempt.invocation_id = record.invocation_id
-        if (record is None and self._was_expired(token)) or (
-            record is not None and record.expires_at < self.clock()
-        ):
+        # A card a sweep found expired stays in the store (marked audited) until taken, so
+        # its expiry is read from the record itself.
+        if record is not None and record.expires_at < self.clock():
             return self._stop(
                 attempt,
                 "confirm",
