@@ -10,13 +10,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from spyglass.accounts.people import Actors, People
-from spyglass.accounts.store import AccountStore
 # httpcore asks for sniffio on every request (asyncio or trio?): installed, that is a lookup;
 # missing, every request searches sys.path for it again (docs/benchmarks.md, conversation
 # service). Imported here so the dependency it needs stays declared.
 import sniffio  # noqa: F401
 
+from spyglass.accounts.people import Actors, People
+from spyglass.accounts.store import AccountStore
 from spyglass.capabilities import BUILTIN
 from spyglass.core.confirmation import ConfirmationStore
 from spyglass.core.context import Seams
