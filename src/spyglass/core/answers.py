@@ -1,0 +1,338 @@
+"""The answers to a confirmation: approve with its token, decline, or wait for an approver."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from typing import Any
+
+from spyglass.core.actor import AWAITING_APPROVAL, Actor, PersonalPolicy
+from spyglass.core.attempt import Attempt, account, stop, unavailable
+from spyglass.core.capability import Capability
+from spyglass.core.confirmation import (
+    TOKEN_TTL_SECONDS,
+    Binding,
+    PendingRecord,
+    canonical_json,
+    new_token,
+)
+from spyglass.core.context import Turn
+from spyglass.core.expiry import ExpirySweep
+from spyglass.core.outcome import Code, Notice, Outcome, PendingConfirmation
+from spyglass.errors import StoreUnavailable
+
+logger = logging.getLogger(__name__)
+
+
+class ConfirmationAnswers(ExpirySweep):
+    """The executor's part that issues confirmation cards and takes their answers.
+
+    A token works once, only for the person it was issued for, only in its conversation and
+    only for the exact call it was shown with.
+    """
+
+    people: PersonalPolicy | None
+    delegated_channels: frozenset[str]
+
+    def deny(
+        self,
+        token: str,
+        *,
+        channel: str,
+        conversation_id: str | None = None,
+        actor: Actor | None = None,
+    ) -> Outcome:
+        """Synchronous form of :meth:`adeny`, for code that has no event loop."""
+        return asyncio.run(
+            self.adeny(token, channel=channel, conversation_id=conversation_id, actor=actor)
+        )
+
+    async def adeny(
+        self,
+        token: str,
+        *,
+        channel: str,
+        conversation_id: str | None = None,
+        actor: Actor | None = None,
+    ) -> Outcome:
+        """The person said no: the token is spent and a ``denied`` outcome is audited.
+
+        A token that had already expired is also audited as the expiry of its card. Only the
+        person the call was proposed for can decline it with the token.
+        """
+        await self.sweep_due()
+        attempt = Attempt(
+            invocation_id=uuid.uuid4().hex,
+            channel=channel,
+            started=time.perf_counter(),
+            actor=actor,
+        )
+        try:
+            record = await self.confirmations.take(token) if isinstance(token, str) else None
+        except StoreUnavailable as exc:
+            outcome = unavailable(attempt, exc)
+            self._audit(attempt, outcome)
+            return outcome
+        if record is not None and record.binding.account_id != account(actor):
+            # Someone else's call: it stays theirs, and the answer is the one an unknown
+            # token gets, so its existence does not leak.
+            await self._restore(record)
+            record = None
+        if record is not None:
+            self._settled(record, channel)
+        if record is not None and record.expires_at < self.clock():
+            outcome = stop(
+                attempt,
+                "confirm",
+                "denied",
+                Code.INVALID_CONFIRMATION,
+                "this confirmation had already expired when it was declined; nothing ran",
+                reason="expired",
+            )
+        elif record is None or record.binding.conversation_id != conversation_id:
+            outcome = stop(
+                attempt,
+                "confirm",
+                "rejected",
+                Code.INVALID_CONFIRMATION,
+                "this confirmation is unknown, already answered or expired; ask again",
+                reason="unknown",
+            )
+        else:
+            capability = self.registry.get(record.binding.capability, record.binding.version)
+            attempt.capability = capability
+            attempt.name, attempt.version = record.binding.capability, record.binding.version
+            attempt.invocation_id = record.invocation_id
+            outcome = stop(
+                attempt,
+                "confirm",
+                "denied",
+                Code.DENIED,
+                "the owner declined this call",
+            )
+        self._audit(attempt, outcome)
+        return outcome
+
+    async def refuse_confirmation(
+        self, *, channel: str, reason: str = "unknown", actor: Actor | None = None
+    ) -> Outcome:
+        """Audit an answer to a confirmation that a front end refused before it reached here.
+
+        For tokens a front end cannot even match to a paused call (forged, replayed, from
+        another conversation, or expired past recall). Nothing is consumed; the token and
+        anything it was for stay out of the audit, which records only that an answer was
+        refused.
+        """
+        await self.sweep_due()
+        attempt = Attempt(
+            invocation_id=uuid.uuid4().hex,
+            channel=channel,
+            started=time.perf_counter(),
+            actor=actor,
+        )
+        outcome = stop(
+            attempt,
+            "confirm",
+            "rejected",
+            Code.INVALID_CONFIRMATION,
+            "this confirmation is unknown, already answered, expired or belongs to another "
+            "conversation; ask again",
+            reason=reason,
+        )
+        self._audit(attempt, outcome)
+        return outcome
+
+    def _waits_for_approver(self, attempt: Attempt) -> bool:
+        return (
+            attempt.actor is not None and attempt.actor.needs_approval and self.people is not None
+        )
+
+    async def _approver_decision(self, attempt: Attempt, token: str) -> Outcome | None:
+        """A stop while the approver has not approved; ``None`` once they have."""
+        assert attempt.actor is not None and self.people is not None
+        try:
+            decision = await self.people.decision(attempt.actor, token)
+        except StoreUnavailable as exc:
+            return unavailable(attempt, exc)
+        if decision == "approved":
+            return None
+        if decision == "waiting":
+            return stop(
+                attempt,
+                "confirm",
+                "rejected",
+                AWAITING_APPROVAL,
+                "this call is still waiting for an owner or a parent to approve it; it has not "
+                "run. Ask again once they have answered",
+                retryable=True,
+            )
+        # Denied: the token is spent, so the call can never run, and recorded as declined.
+        try:
+            record = await self.confirmations.take(token)
+        except StoreUnavailable as exc:
+            return unavailable(attempt, exc)
+        if record is not None and record.binding.account_id != account(attempt.actor):
+            await self._restore(record)
+            record = None
+        if record is not None:
+            self._settled(record, attempt.channel)
+            attempt.invocation_id = record.invocation_id
+        # A card a sweep found expired stays in the store (marked audited) until taken, so
+        # its expiry is read from the record itself.
+        if record is not None and record.expires_at < self.clock():
+            return stop(
+                attempt,
+                "confirm",
+                "denied",
+                Code.INVALID_CONFIRMATION,
+                "nobody approved this call before it expired; it did not run. Ask again",
+                reason="expired",
+            )
+        if record is None:
+            return stop(
+                attempt,
+                "confirm",
+                "rejected",
+                Code.INVALID_CONFIRMATION,
+                "this confirmation is unknown or was already used; ask again",
+                reason="unknown",
+            )
+        return stop(
+            attempt,
+            "confirm",
+            "denied",
+            Code.DENIED,
+            "an owner or a parent declined this call; it did not run",
+        )
+
+    async def _pending(
+        self,
+        attempt: Attempt,
+        capability: Capability,
+        arguments: dict[str, Any],
+        turn: Turn,
+        notices: tuple[Notice, ...],
+    ) -> Outcome:
+        record = PendingRecord(
+            token=new_token(),
+            binding=Binding(
+                capability.name,
+                capability.version,
+                canonical_json(arguments),
+                turn.conversation_id,
+                account(attempt.actor),
+            ),
+            invocation_id=attempt.invocation_id,
+            expires_at=self.clock() + TOKEN_TTL_SECONDS,
+            channel=attempt.channel,
+        )
+        waiting_for: str | None = None
+        try:
+            await self.confirmations.put(record)
+            if self._waits_for_approver(attempt):
+                assert attempt.actor is not None and self.people is not None
+                waiting_for = await self.people.ask(
+                    attempt.actor,
+                    record.token,
+                    capability.name,
+                    arguments,
+                    notices,
+                    turn.conversation_id,
+                    record.expires_at,
+                )
+        except StoreUnavailable as exc:
+            return unavailable(attempt, exc)
+        return Outcome(
+            status="pending_confirmation",
+            capability=capability.name,
+            version=capability.version,
+            invocation_id=attempt.invocation_id,
+            stage="confirm",
+            pending_confirmation=PendingConfirmation(
+                token=record.token,
+                capability=capability.name,
+                version=capability.version,
+                arguments=arguments,
+                expires_in_seconds=TOKEN_TTL_SECONDS,
+                notices=notices,
+                waiting_for=waiting_for,
+            ),
+        )
+
+    async def _consume(
+        self,
+        attempt: Attempt,
+        capability: Capability,
+        arguments: dict[str, Any],
+        turn: Turn,
+        token: str,
+    ) -> Outcome | None:
+        cname, cversion = capability.name, capability.version
+        try:
+            record = await self.confirmations.take(token) if isinstance(token, str) else None
+        except StoreUnavailable as exc:
+            # Fail closed: without the store nobody can tell whether this call was approved.
+            return unavailable(attempt, exc)
+        if record is not None and record.binding.account_id != account(attempt.actor):
+            # Another person's token (guessed, swapped or replayed): it stays theirs, and the
+            # answer is the one an unknown token gets, so its existence does not leak.
+            await self._restore(record)
+            record = None
+        if record is not None:
+            self._settled(record, attempt.channel)
+        # Expired: taken here past its time (perhaps already found unanswered by a sweep).
+        if record is not None and record.expires_at < self.clock():
+            return stop(
+                attempt,
+                "confirm",
+                "denied",
+                Code.INVALID_CONFIRMATION,
+                "this confirmation expired before it was approved; ask again",
+                reason="expired",
+            )
+        if record is None:
+            return stop(
+                attempt,
+                "confirm",
+                "rejected",
+                Code.INVALID_CONFIRMATION,
+                "this confirmation is unknown or was already used; ask again",
+                reason="unknown",
+            )
+        expected = Binding(
+            cname,
+            cversion,
+            canonical_json(arguments),
+            turn.conversation_id,
+            account(attempt.actor),
+        )
+        if record.binding.conversation_id != expected.conversation_id:
+            return stop(
+                attempt,
+                "confirm",
+                "rejected",
+                Code.INVALID_CONFIRMATION,
+                "this confirmation belongs to another conversation",
+                reason="conversation",
+            )
+        if record.binding != expected:
+            return stop(
+                attempt,
+                "confirm",
+                "rejected",
+                Code.INVALID_CONFIRMATION,
+                "this confirmation was given for a different call; ask again",
+                reason="mismatch",
+            )
+        attempt.invocation_id = record.invocation_id
+        return None
+
+    async def _restore(self, record: PendingRecord) -> None:
+        """Put back a record taken by someone it does not belong to (before it was settled,
+        so its expiry is still tracked under the channel it was issued on)."""
+        try:
+            await self.confirmations.put(record)
+        except StoreUnavailable:
+            logger.warning("a confirmation taken by the wrong person could not be put back")

@@ -1,0 +1,170 @@
+"""Loading the settings: defaults, the TOML file, ``SPYGLASS_*`` variables, flags."""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from spyglass.errors import ConfigError
+from spyglass.paths import Paths
+from spyglass.settings.base import ENV_PREFIX
+from spyglass.settings.model import Settings
+
+
+def load_settings(
+    paths: Paths | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Settings:
+    """Build the effective settings from file, environment and flag overrides.
+
+    Raises :class:`ConfigError` naming the source, key and expectation on any bad value.
+    """
+    merged, sources = _merge(paths, environ, overrides)
+    return _validate(merged, sources)
+
+
+def load_settings_leniently(
+    paths: Paths | None = None, *, environ: Mapping[str, str] | None = None
+) -> tuple[Settings, list[str]]:
+    """Like :func:`load_settings`, but keys that are not settings are left out and reported.
+
+    For ``spyglass config show``, which must work to help fix the very file every other
+    command refuses. Any other bad value still raises :class:`ConfigError`.
+    """
+    merged, sources = _merge(paths, environ, None)
+    try:
+        return Settings.model_validate(merged), []
+    except ValidationError as exc:
+        unknown = [
+            tuple(str(part) for part in error["loc"])
+            for error in exc.errors()
+            if error["type"] == "extra_forbidden"
+        ]
+    except json.JSONDecodeError:
+        return _validate(merged, sources), []  # raises the ConfigError that explains it
+    for key in unknown:
+        node: Any = merged
+        for part in key[:-1]:
+            node = node.get(part, {}) if isinstance(node, dict) else {}
+        if isinstance(node, dict):
+            node.pop(key[-1], None)
+    problems = [
+        f"{sources.get(key, 'settings')}: {'.'.join(key)} is not a setting" for key in unknown
+    ]
+    return _validate(merged, sources), problems
+
+
+def _merge(
+    paths: Paths | None,
+    environ: Mapping[str, str] | None,
+    overrides: Mapping[str, Any] | None,
+) -> tuple[dict[str, Any], dict[tuple[str, ...], str]]:
+    paths = paths or Paths.from_env()
+    environ = os.environ if environ is None else environ
+    merged: dict[str, Any] = {}
+    sources: dict[tuple[str, ...], str] = {}
+
+    file_data = _read_toml(paths.config_file)
+    for key, value in _flatten(file_data):
+        _put(merged, key, value)
+        sources[key] = f"{paths.config_file}"
+
+    for name, raw in sorted(environ.items()):
+        if not name.startswith(ENV_PREFIX) or name == "SPYGLASS_HOME" or "__" not in name:
+            continue
+        key = tuple(part.lower() for part in name[len(ENV_PREFIX) :].split("__"))
+        if not all(key):
+            raise ConfigError(f"environment variable {name}: empty key part; use SECTION__KEY")
+        if not _encodable(raw):
+            # A byte that is not UTF-8 survives in os.environ as a lone surrogate.
+            raise ConfigError(
+                f"environment variable {name} is not valid UTF-8 text; set it again from a "
+                "UTF-8 terminal (check LANG / LC_ALL)"
+            )
+        _put(merged, key, raw)
+        sources[key] = f"environment variable {name}"
+
+    for dotted, value in (overrides or {}).items():
+        if value is None:
+            continue
+        key = tuple(dotted.split("."))
+        if isinstance(value, str) and not _encodable(value):
+            raise ConfigError(f"the value given for {dotted} is not valid UTF-8 text")
+        _put(merged, key, value)
+        sources[key] = f"flag for {dotted}"
+    return merged, sources
+
+
+def _validate(merged: dict[str, Any], sources: Mapping[tuple[str, ...], str]) -> Settings:
+    try:
+        return Settings.model_validate(merged)
+    except ValidationError as exc:
+        raise ConfigError(_explain(exc, sources)) from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"a list setting is not valid JSON: {exc.msg}") from None
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc}); fix or remove the file") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
+
+
+def _flatten(
+    data: Mapping[str, Any], prefix: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], Any]]:
+    for key, value in data.items():
+        if isinstance(value, Mapping):
+            yield from _flatten(value, (*prefix, key))
+        else:
+            yield (*prefix, key), value
+
+
+def _put(target: dict[str, Any], key: tuple[str, ...], value: Any) -> None:
+    node = target
+    for part in key[:-1]:
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            child = {}
+            node[part] = child
+        node = child
+    node[key[-1]] = value
+
+
+def _explain(exc: ValidationError, sources: Mapping[tuple[str, ...], str]) -> str:
+    lines = []
+    for error in exc.errors():
+        key = tuple(str(part) for part in error["loc"])
+        dotted = ".".join(key)
+        where = sources.get(key, "settings")
+        if error["type"] == "extra_forbidden":
+            what = (
+                "is not a setting (check the spelling; `spyglass config show` lists the "
+                "settings and names every key that is not one)"
+            )
+        else:
+            what = error["msg"].lower()
+        lines.append(f"{where}: {dotted} {what}")
+    return "invalid settings:\n  " + "\n  ".join(lines)

@@ -1,0 +1,43 @@
+"""The whole settings model: one field per section."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, SecretStr
+
+from spyglass.settings.base import MASK, _Section
+from spyglass.settings.channels import ChannelSettings
+from spyglass.settings.fetch import FetchSettings
+from spyglass.settings.privacy import PrivacySettings
+from spyglass.settings.search import SearchSettings
+from spyglass.settings.service import HistorySettings, LLMSettings, ServerSettings
+from spyglass.settings.state import StateSettings
+
+
+class Settings(_Section):
+    """Every operator setting of Spyglass."""
+
+    search: SearchSettings = Field(default_factory=SearchSettings)
+    fetch: FetchSettings = Field(default_factory=FetchSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
+    history: HistorySettings = Field(default_factory=HistorySettings)
+    channels: ChannelSettings = Field(default_factory=ChannelSettings)
+    privacy: PrivacySettings = Field(default_factory=PrivacySettings)
+    state: StateSettings = Field(default_factory=StateSettings)
+
+    def public_dict(self) -> dict[str, Any]:
+        """The effective settings as plain data, with every secret masked."""
+        masked: dict[str, Any] = _mask(self.model_dump(mode="python"))
+        return masked
+
+
+def _mask(value: Any) -> Any:
+    if isinstance(value, SecretStr):
+        return MASK if value.get_secret_value() else None
+    if isinstance(value, dict):
+        return {key: _mask(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_mask(item) for item in value]
+    return value

@@ -1,0 +1,103 @@
+"""The owner's switches in PostgreSQL, read fresh on every call; unreadable means off."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+import psycopg
+
+from spyglass.core.outcome import Code
+from spyglass.core.policy import KNOWN_KEYS, PolicyProblem, PolicySnapshot
+from spyglass.core.policy import default as policy_default
+from spyglass.errors import StoreUnavailable
+from spyglass.state.postgres.connection import connect, unavailable
+
+logger = logging.getLogger(__name__)
+
+
+class PostgresPolicy:
+    """The owner's switches in a table, read fresh on every call. Unreadable means off.
+
+    Its calls block on the network: ``blocking`` tells coroutines to read it on a worker
+    thread (:func:`spyglass.core.policy.read_snapshot`).
+    """
+
+    blocking = True
+
+    def __init__(self, url: str, *, timeout: float) -> None:
+        self.url = url
+        self.timeout = timeout
+        self._lock = threading.Lock()
+        self._db: psycopg.Connection[Any] | None = None
+
+    def _query(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        with self._lock:
+            for attempt in (1, 2):
+                try:
+                    if self._db is None or self._db.closed:
+                        self._db = connect(self.url, self.timeout)
+                    return self._db.execute(sql.encode(), params).fetchall()
+                except psycopg.OperationalError as exc:
+                    # A connection the server dropped: one fresh try, then report.
+                    if self._db is not None:
+                        self._db.close()
+                    self._db = None
+                    if attempt == 2:
+                        raise unavailable(exc) from exc
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def read(self) -> dict[str, bool]:
+        try:
+            rows = self._query("SELECT key, enabled FROM policy", ())
+        except StoreUnavailable as exc:
+            logger.warning("policy cannot be read (%s); every switch stays off", exc.message)
+            return dict.fromkeys(KNOWN_KEYS, False)
+        # A switch never set has its default (search and fetch on under web access).
+        values = {key: policy_default(key) for key in KNOWN_KEYS}
+        values.update({key: enabled is True for key, enabled in rows if key in values})
+        return values
+
+    def snapshot(self) -> PolicySnapshot:
+        """Every switch in one query; unreadable means every switch off, and says why."""
+        try:
+            rows = self._query("SELECT key, enabled FROM policy", ())
+        except StoreUnavailable as exc:
+            logger.warning("policy cannot be read (%s); every switch stays off", exc.message)
+            problem = PolicyProblem(
+                f"the policy table in PostgreSQL cannot be read ({exc.message}), so web "
+                "access stays off; check that PostgreSQL is running (GET /api/v1/health)",
+                "PostgreSQL table policy",
+                code=Code.STORE_UNAVAILABLE,
+            )
+            return PolicySnapshot(dict.fromkeys(KNOWN_KEYS, False), problem)
+        values = {key: policy_default(key) for key in KNOWN_KEYS}
+        values.update({key: enabled is True for key, enabled in rows if key in values})
+        return PolicySnapshot(values)
+
+    def enabled(self, key: str) -> bool:
+        try:
+            rows = self._query("SELECT enabled FROM policy WHERE key = %s", (key,))
+        except StoreUnavailable as exc:
+            logger.warning("policy cannot be read (%s); %s stays off", exc.message, key)
+            return False
+        if not rows:
+            return policy_default(key)
+        return rows[0][0] is True
+
+    def set(self, key: str, value: bool) -> dict[str, bool]:
+        if key not in KNOWN_KEYS:
+            raise KeyError(key)
+        self._query(
+            "INSERT INTO policy(key, enabled) VALUES (%s, %s) "
+            "ON CONFLICT (key) DO UPDATE SET enabled = excluded.enabled RETURNING key",
+            (key, value),
+        )
+        return self.read()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
