@@ -10,6 +10,7 @@ import pytest
 
 from spyglass.core.policy import WEB_ACCESS, PolicyFile
 from spyglass.paths import Paths
+from tests.mcp.processes import INITIALIZE
 from tests.support.probe import last_json, run_python
 
 #: Runs the real CLI in this interpreter, then reports which of the heavy packages it loaded.
@@ -167,16 +168,7 @@ def test_the_real_mcp_stdio_server_answers_tools_list_without_the_fetch_stack(
 ) -> None:
     # The real `spyglass mcp` over stdio: a handshake and tools/list, then end of input.
     messages = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "probe", "version": "0"},
-            },
-        },
+        INITIALIZE,
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     ]
