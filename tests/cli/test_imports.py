@@ -4,15 +4,14 @@ start-up path of every command that does not need them (issue 10, item 14)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from spyglass.core.policy import WEB_ACCESS, PolicyFile
 from spyglass.paths import Paths
+from tests.mcp.processes import INITIALIZE
+from tests.support.probe import last_json, run_python
 
 #: Runs the real CLI in this interpreter, then reports which of the heavy packages it loaded.
 PROBE = """
@@ -69,19 +68,8 @@ def _modules(home: Path, *args: str) -> set[str]:
 
 
 def _loaded(home: Path, *args: str) -> set[str]:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("SPYGLASS_")}
-    environ.update({"SPYGLASS_HOME": str(home), "NO_COLOR": "1"})
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(args)],
-        capture_output=True,
-        text=True,
-        env=environ,
-        stdin=subprocess.DEVNULL,
-        timeout=60,
-        check=False,
-    )
-    last = done.stderr.strip().splitlines()[-1]
-    return set(json.loads(last))
+    """Every top-level package the real CLI imported for ``spyglass ARGS``."""
+    return _run_probe(home, args, PROBE)
 
 
 #: Like PROBE, with every module's full name.
@@ -89,19 +77,9 @@ FULL_PROBE = PROBE.replace('{name.split(".")[0] for name in sys.modules}', "set(
 
 
 def _run_probe(home: Path, args: tuple[str, ...], probe: str, stdin: str = "") -> set[str]:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("SPYGLASS_")}
-    environ.update({"SPYGLASS_HOME": str(home), "NO_COLOR": "1"})
-    done = subprocess.run(
-        [sys.executable, "-c", probe, json.dumps(args)],
-        capture_output=True,
-        text=True,
-        env=environ,
-        input=stdin,
-        timeout=120,
-        check=False,
-    )
-    last = done.stderr.strip().splitlines()[-1]
-    return set(json.loads(last))
+    # The probe reports on the real standard error: the CLI owns standard output.
+    done = run_python(home, probe, json.dumps(args), stdin=stdin)
+    return set(last_json(done.stderr))
 
 
 @pytest.mark.parametrize(
@@ -142,17 +120,9 @@ def test_the_mcp_server_path_loads_neither_the_web_framework_nor_the_extractor(
         "build_server(build_runtime())\n"
         "print(json.dumps(sorted({name.split('.')[0] for name in sys.modules})))\n"
     )
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("SPYGLASS_")}
-    environ["SPYGLASS_HOME"] = str(home)
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        env=environ,
-        timeout=60,
-        check=True,
-    )
-    loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    done = run_python(home, probe)
+    assert done.returncode == 0, done.stderr
+    loaded = set(last_json(done.stdout))
     assert loaded & {"fastapi", "trafilatura", "lxml", "pypdf"} == set()
 
 
@@ -198,16 +168,7 @@ def test_the_real_mcp_stdio_server_answers_tools_list_without_the_fetch_stack(
 ) -> None:
     # The real `spyglass mcp` over stdio: a handshake and tools/list, then end of input.
     messages = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "probe", "version": "0"},
-            },
-        },
+        INITIALIZE,
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     ]

@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support import netns
 from tests.support.netns_fetch import HOME, V4, V6
 
-ROOT = Path(__file__).resolve().parents[2]
 HOSTS = f"""127.0.0.1 localhost
 {V4} public.example.net
 {V6} v6.example.net
@@ -32,52 +30,12 @@ HOSTS = f"""127.0.0.1 localhost
 """
 
 
-def _unavailable() -> str | None:
-    if os.name != "posix" or os.geteuid() != 0:
-        return "needs root to create a network namespace"
-    for tool in ("unshare", "ip", "mount"):
-        if shutil.which(tool) is None:
-            return f"needs the {tool} command"
-    probe = subprocess.run(
-        ["unshare", "-n", "-m", "true"], capture_output=True, timeout=30, check=False
-    )
-    if probe.returncode != 0:
-        return "unshare -n -m is not permitted here"
-    return None
-
-
-SKIP = _unavailable()
+SKIP = netns.unavailable()
 pytestmark = [pytest.mark.netns, pytest.mark.skipif(SKIP is not None, reason=SKIP or "")]
 
 
 def in_namespace(tmp_path: Path, command: list[str], env: dict[str, str] | None = None) -> str:
-    hosts = tmp_path / "hosts"
-    hosts.write_text(HOSTS)
-    setup = " && ".join(
-        [
-            "ip link set lo up",
-            f"ip addr add {V4}/32 dev lo",
-            f"ip -6 addr add {V6}/128 dev lo nodad",
-            f"ip addr add {HOME}/32 dev lo",
-            f"mount --bind {shlex.quote(str(hosts))} /etc/hosts",
-            "exec " + shlex.join(command),
-        ]
-    )
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("SPYGLASS_")}
-    # This checkout's own source first, whatever the virtualenv has installed.
-    environ.update({"PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}", "NO_COLOR": "1"})
-    environ.update(env or {})
-    done = subprocess.run(
-        ["unshare", "-n", "-m", "sh", "-c", setup],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-        env=environ,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    return netns.run(tmp_path, HOSTS, [V4, V6, HOME], command, env)
 
 
 def test_the_real_resolver_and_dialler_fetch_public_addresses_and_refuse_local_ones(

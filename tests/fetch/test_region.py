@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from lxml import html as lxml_html
 
 from spyglass.fetch.region import element_markdown, region_markdown
@@ -26,18 +27,12 @@ PAGE = """<html><body>
 
 
 def test_the_main_element_is_read_without_boilerplate_or_hidden_parts() -> None:
-    text = region_markdown(lxml_html.document_fromstring(PAGE), "https://shop.example/list")
+    text = markdown(PAGE, "https://shop.example/list")
     assert "# Kettles" in text
     assert "- [Steel kettle](https://shop.example/p/1) 39 EUR" in text
     assert "Glass kettle" in text
     for absent in ("Shop", "Imprint", "cookies", "secret draft", "invisible", "tracking", "Go"):
         assert absent not in text, absent
-
-
-def test_without_a_main_element_the_body_is_read() -> None:
-    page = "<html><body><nav>Menu</nav><div><p>Only paragraph.</p></div></body></html>"
-    text = region_markdown(lxml_html.document_fromstring(page), "https://x.example/")
-    assert text == "Only paragraph."
 
 
 def test_the_tree_is_not_changed() -> None:
@@ -57,31 +52,43 @@ def test_any_element_can_be_read_with_the_same_rules() -> None:
     )
 
 
-def test_preformatted_code_becomes_a_fenced_block_with_its_line_breaks_and_language() -> None:
-    page = (
-        "<html><body><main><p>Define it:</p>"
-        '<pre><code class="language-python">def double(x):\n    return 2 * x\n\n'
-        "print(double(4))</code></pre><p>Then run it.</p></main></body></html>"
-    )
-    text = region_markdown(lxml_html.document_fromstring(page), "https://docs.example/")
-    assert text == (
-        "Define it:\n\n"
-        "```python\ndef double(x):\n    return 2 * x\n\nprint(double(4))\n```\n\n"
-        "Then run it."
-    )
+def markdown(page: str, url: str = "https://x.example/") -> str:
+    """The region's Markdown of ``page`` as served from ``url``."""
+    return region_markdown(lxml_html.document_fromstring(page), url)
 
 
-def test_a_table_of_plain_cells_becomes_a_markdown_table_with_links_kept() -> None:
-    page = (
-        "<html><body><main><table><tr><th>Name</th><th>Size</th></tr>"
-        '<tr><td><a href="/k">Kettle</a></td><td>1 | 2 litres</td></tr>'
-        "<tr><td>Pot</td></tr></table></main></body></html>"
-    )
-    text = region_markdown(lxml_html.document_fromstring(page), "https://shop.example/")
-    assert text == (
-        "| Name | Size |\n|---|---|\n"
-        "| [Kettle](https://shop.example/k) | 1 \\| 2 litres |\n| Pot |  |"
-    )
+@pytest.mark.parametrize(
+    ("page", "url", "expected"),
+    [
+        pytest.param(
+            "<html><body><nav>Menu</nav><div><p>Only paragraph.</p></div></body></html>",
+            "https://x.example/",
+            "Only paragraph.",
+            id="without a main element the body is read",
+        ),
+        pytest.param(
+            "<html><body><main><p>Define it:</p>"
+            '<pre><code class="language-python">def double(x):\n    return 2 * x\n\n'
+            "print(double(4))</code></pre><p>Then run it.</p></main></body></html>",
+            "https://docs.example/",
+            "Define it:\n\n"
+            "```python\ndef double(x):\n    return 2 * x\n\nprint(double(4))\n```\n\n"
+            "Then run it.",
+            id="preformatted code becomes a fenced block with its line breaks and language",
+        ),
+        pytest.param(
+            "<html><body><main><table><tr><th>Name</th><th>Size</th></tr>"
+            '<tr><td><a href="/k">Kettle</a></td><td>1 | 2 litres</td></tr>'
+            "<tr><td>Pot</td></tr></table></main></body></html>",
+            "https://shop.example/",
+            "| Name | Size |\n|---|---|\n"
+            "| [Kettle](https://shop.example/k) | 1 \\| 2 litres |\n| Pot |  |",
+            id="a table of plain cells becomes a markdown table with links kept",
+        ),
+    ],
+)
+def test_a_region_reads_as_this_markdown(page: str, url: str, expected: str) -> None:
+    assert markdown(page, url) == expected
 
 
 def test_a_layout_table_is_read_as_text_not_as_one_table() -> None:
@@ -90,7 +97,7 @@ def test_a_layout_table_is_read_as_text_not_as_one_table() -> None:
         "<td><p>Right column story.</p></td></tr><tr><td>a</td><td>b</td></tr></table>"
         "</body></html>"
     )
-    text = region_markdown(lxml_html.document_fromstring(page), "https://x.example/")
+    text = markdown(page)
     assert "|" not in text
     assert "Left column story." in text
     assert "Right column story." in text

@@ -17,6 +17,18 @@ from typing import IO, Any
 SPYGLASS = str(Path(sys.executable).with_name("spyglass"))
 DEADLINE_SECONDS = 30.0
 
+#: A raw JSON-RPC ``initialize`` request, for tests that speak the wire protocol by hand.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+
 
 def environment(home: Path, **settings: str) -> dict[str, str]:
     """This process's environment without outside SPYGLASS_* settings, plus ``settings``."""

@@ -11,18 +11,7 @@ import pytest
 from spyglass.core.policy import WEB_ACCESS, PolicyFile
 from spyglass.mcp.stdio import INVALID_REQUEST, PARSE_ERROR, check_line
 from spyglass.paths import Paths
-from tests.mcp.processes import environment, raw_stdio
-
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"},
-    },
-}
+from tests.mcp.processes import INITIALIZE, environment, raw_stdio
 
 LATIN1_CALL = (
     b'{"jsonrpc":"2.0","id":7,"method":"tools/call",'

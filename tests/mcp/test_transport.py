@@ -21,20 +21,8 @@ from spyglass.core.policy import WEB_ACCESS, PolicyFile
 from spyglass.mcp.transport import bind_loopback
 from spyglass.paths import Paths
 from tests.mcp.peers import Peer, serve
-from tests.mcp.processes import SPYGLASS, environment, http_server, raw_stdio
+from tests.mcp.processes import INITIALIZE, SPYGLASS, environment, http_server, raw_stdio
 from tests.mcp.support import ERAS, Owner, audit_events, text_of
-
-#: A raw JSON-RPC ``initialize`` request, for tests that speak the wire protocol by hand.
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"},
-    },
-}
 
 
 @pytest.fixture

@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +20,7 @@ from spyglass.history.store import SQLiteHistory
 from spyglass.paths import Paths
 from spyglass.runtime import Runtime, build_runtime
 from tests.support.fake_model import FakeModel, Reply, text, tool_call
+from tests.support.probe import last_json, run_python
 from tests.support.searxng import SearXNGShaped
 from tests.support.server import running_service, wait_until
 from tests.support.service import Clock
@@ -276,13 +274,9 @@ def test_the_service_loads_the_capabilities_implementations_when_it_starts(home:
         "after = [m for m in IMPLEMENTATIONS if m in sys.modules]\n"
         "print(json.dumps([before, after]))\n"
     )
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("SPYGLASS_")}
-    environ["SPYGLASS_HOME"] = str(home)
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, env=environ, timeout=120
-    )
+    done = run_python(home, probe)
     assert done.returncode == 0, done.stderr
-    before, after = json.loads(done.stdout.strip().splitlines()[-1])
+    before, after = last_json(done.stdout)
     # The route modules come with the capabilities' readiness checks; the rest did not.
     assert {"spyglass.fetch.fetcher", "spyglass.privacy.check"}.isdisjoint(before)
     assert after == list(IMPLEMENTATIONS)

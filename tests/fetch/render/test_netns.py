@@ -9,19 +9,15 @@ renders an attack page with the real resolver, dialler and Chromium
 from __future__ import annotations
 
 import json
-import os
-import shlex
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from tests.fetch.render.support import needs_browser
-from tests.support import netns_render
+from tests.support import netns, netns_render
 from tests.support.netns import unavailable
 
-ROOT = Path(__file__).resolve().parents[3]
 SKIP = unavailable()
 pytestmark = [
     pytest.mark.netns,
@@ -32,31 +28,14 @@ pytestmark = [
 
 
 def test_no_request_of_a_rendered_page_reaches_an_internal_listener(tmp_path: Path) -> None:
-    hosts = tmp_path / "hosts"
-    hosts.write_text(netns_render.HOSTS)
-    setup = " && ".join(
-        [
-            "ip link set lo up",
-            f"ip addr add {netns_render.PUBLIC}/32 dev lo",
-            f"ip addr add {netns_render.PRIVATE}/32 dev lo",
-            f"ip addr add {netns_render.METADATA}/32 dev lo",
-            f"mount --bind {shlex.quote(str(hosts))} /etc/hosts",
-            "exec " + shlex.join([sys.executable, "-m", "tests.support.netns_render"]),
-        ]
-    )
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("SPYGLASS_")}
-    environ.update({"PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"})
-    done = subprocess.run(
-        ["unshare", "-n", "-m", "sh", "-c", setup],
-        capture_output=True,
-        text=True,
+    output = netns.run(
+        tmp_path,
+        netns_render.HOSTS,
+        [netns_render.PUBLIC, netns_render.PRIVATE, netns_render.METADATA],
+        [sys.executable, "-m", "tests.support.netns_render"],
         timeout=240,
-        cwd=ROOT,
-        env=environ,
-        check=False,
     )
-    assert done.returncode == 0, done.stderr[-4000:]
-    outcome = json.loads(done.stdout)
+    outcome = json.loads(output)
     for start in ("public", "rebind"):
         # The scripts ran (the page was read), and every one of their requests was refused.
         assert outcome[start]["rendered"] is True, outcome
