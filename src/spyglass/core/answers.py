@@ -70,18 +70,11 @@ class ConfirmationAnswers(ExpirySweep):
             actor=actor,
         )
         try:
-            record = await self.confirmations.take(token) if isinstance(token, str) else None
+            record = await self._take_own(token, attempt)
         except StoreUnavailable as exc:
             outcome = unavailable(attempt, exc)
             self._audit(attempt, outcome)
             return outcome
-        if record is not None and record.binding.account_id != account(actor):
-            # Someone else's call: it stays theirs, and the answer is the one an unknown
-            # token gets, so its existence does not leak.
-            await self._restore(record)
-            record = None
-        if record is not None:
-            self._settled(record, channel)
         if record is not None and record.expires_at < self.clock():
             outcome = stop(
                 attempt,
@@ -170,14 +163,10 @@ class ConfirmationAnswers(ExpirySweep):
             )
         # Denied: the token is spent, so the call can never run, and recorded as declined.
         try:
-            record = await self.confirmations.take(token)
+            record = await self._take_own(token, attempt)
         except StoreUnavailable as exc:
             return unavailable(attempt, exc)
-        if record is not None and record.binding.account_id != account(attempt.actor):
-            await self._restore(record)
-            record = None
         if record is not None:
-            self._settled(record, attempt.channel)
             attempt.invocation_id = record.invocation_id
         # A card a sweep found expired stays in the store (marked audited) until taken, so
         # its expiry is read from the record itself.
@@ -271,17 +260,10 @@ class ConfirmationAnswers(ExpirySweep):
     ) -> Outcome | None:
         cname, cversion = capability.name, capability.version
         try:
-            record = await self.confirmations.take(token) if isinstance(token, str) else None
+            record = await self._take_own(token, attempt)
         except StoreUnavailable as exc:
             # Fail closed: without the store nobody can tell whether this call was approved.
             return unavailable(attempt, exc)
-        if record is not None and record.binding.account_id != account(attempt.actor):
-            # Another person's token (guessed, swapped or replayed): it stays theirs, and the
-            # answer is the one an unknown token gets, so its existence does not leak.
-            await self._restore(record)
-            record = None
-        if record is not None:
-            self._settled(record, attempt.channel)
         # Expired: taken here past its time (perhaps already found unanswered by a sweep).
         if record is not None and record.expires_at < self.clock():
             return stop(
@@ -328,6 +310,19 @@ class ConfirmationAnswers(ExpirySweep):
             )
         attempt.invocation_id = record.invocation_id
         return None
+
+    async def _take_own(self, token: object, attempt: Attempt) -> PendingRecord | None:
+        """Take ``token``'s record for the person ``attempt`` acts for, settled; ``None`` for
+        an unknown token and for someone else's. Raises :class:`StoreUnavailable`."""
+        record = await self.confirmations.take(token) if isinstance(token, str) else None
+        if record is not None and record.binding.account_id != account(attempt.actor):
+            # Another person's token (guessed, swapped or replayed): it stays theirs, and the
+            # answer is the one an unknown token gets, so its existence does not leak.
+            await self._restore(record)
+            return None
+        if record is not None:
+            self._settled(record, attempt.channel)
+        return record
 
     async def _restore(self, record: PendingRecord) -> None:
         """Put back a record taken by someone it does not belong to (before it was settled,
