@@ -9,18 +9,21 @@ from spyglass.settings import FetchSettings
 
 HostsMode = Literal["same-site", "any"]
 
+#: The settings' own defaults: the one place they are written is the settings model.
+_DEFAULTS = FetchSettings()
+
 
 @dataclass(frozen=True)
 class RenderLimits:
     """Bounds on one render; every one of them ends the render or refuses a request."""
 
-    timeout_seconds: float = 10.0
-    max_bytes: int = 10_000_000
-    max_requests: int = 100
-    max_dom_nodes: int = 100_000
-    max_heap_mb: int = 256
-    hosts: HostsMode = "same-site"
-    browser_path: str = ""
+    timeout_seconds: float = _DEFAULTS.render_timeout_seconds
+    max_bytes: int = _DEFAULTS.render_max_bytes
+    max_requests: int = _DEFAULTS.render_max_requests
+    max_dom_nodes: int = _DEFAULTS.render_max_dom_nodes
+    max_heap_mb: int = _DEFAULTS.render_max_heap_mb
+    hosts: HostsMode = _DEFAULTS.render_hosts
+    browser_path: str = _DEFAULTS.browser_path
 
     @classmethod
     def from_settings(cls, settings: FetchSettings) -> RenderLimits:
