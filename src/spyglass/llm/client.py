@@ -8,6 +8,7 @@ fail — unreachable, an error status, a stream that breaks or is not JSON — b
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -153,6 +154,7 @@ class ModelClient:
         async for data in payloads:
             if data == "[DONE]":
                 done = True
+                await _drain(payloads)
                 break
             try:
                 # A lone surrogate escaped in the model's text would break every writer
@@ -203,6 +205,26 @@ class ModelClient:
             finish_reason=finish,
             malformed_calls=leaked.malformed + rleaked.malformed,
         )
+
+
+#: How long to wait for the rest of a body after ``data: [DONE]`` before giving up on it.
+DRAIN_SECONDS = 0.05
+
+
+async def _drain(payloads: AsyncIterator[str]) -> None:
+    """Read what follows ``[DONE]`` (normally only the end of the chunked body).
+
+    httpx returns a connection to its pool only when the body was read to its end; an answer
+    left unread costs a new connection (a connect and a close) on every model request. A
+    server that keeps the body open past ``[DONE]`` is not waited for: its connection is
+    simply closed with the response.
+    """
+    try:
+        async with asyncio.timeout(DRAIN_SECONDS):
+            async for _ in payloads:
+                pass
+    except (TimeoutError, httpx.HTTPError):
+        pass
 
 
 async def _bounded(response: httpx.Response) -> bytes:
