@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -184,3 +185,29 @@ async def test_the_same_words_without_tools_in_the_request_are_a_plain_failure(
         await collect(client)
     assert not isinstance(failed.value, ToolsRefused)
     assert not client.tools_refused()
+
+
+async def test_consecutive_answers_share_one_connection_to_the_model(
+    client: ModelClient, fake_model: FakeModel
+) -> None:
+    # httpx pools a connection only once its body was read to the end: stopping at
+    # ``[DONE]`` would cost a new connection (a connect and a close) per model request.
+    fake_model.script(text("one"), tool_call("web_search", {"query": "x"}), text("three"))
+    for _ in range(3):
+        await collect(client)
+    assert len(fake_model.peers) == 3
+    assert len(set(fake_model.peers)) == 1, fake_model.peers
+
+
+async def test_a_body_held_open_after_done_does_not_hold_up_the_answer(
+    client: ModelClient, fake_model: FakeModel
+) -> None:
+    fake_model.script(Reply(deltas=[{"content": "held"}], hold_after_done=5.0), text("next"))
+    started = time.monotonic()
+    _, completion = await collect(client)
+    assert completion.content == "held"
+    assert time.monotonic() - started < 2.0
+    # The connection left mid-body is not reused; the next answer comes on a new one.
+    _, after = await collect(client)
+    assert after.content == "next"
+    assert fake_model.peers[0] != fake_model.peers[1]

@@ -24,6 +24,14 @@ from spyglass.netfaults import Fault, classify
 from spyglass.settings import LLMSettings
 
 
+#: Idle connections kept to the model server between requests. Few on purpose: httpcore
+#: looks at every pooled connection (a readability check on each idle socket) every time a
+#: request starts or ends, so after a burst of 50 requests twenty kept connections cost a
+#: sequential request more than a new connect would. A model server answers a few requests
+#: at a time anyway (llama-server's slots); a burst beyond this reconnects.
+KEPT_CONNECTIONS = 4
+
+
 class ModelUnavailable(UpstreamError):
     """The model server could not give an answer; ``message`` is safe to show."""
 
@@ -91,6 +99,7 @@ class ModelClient:
                 ),
                 # The model server is the owner's own: no proxy from the environment.
                 trust_env=False,
+                limits=httpx.Limits(max_keepalive_connections=KEPT_CONNECTIONS),
             )
         return self._client
 

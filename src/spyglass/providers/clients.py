@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     import httpx
 
 
+#: Idle connections a pooled client keeps to one provider.
+KEPT_CONNECTIONS = 4
+
+
 class ProviderClients:
     """One keep-alive ``httpx.AsyncClient`` per provider name; close with :meth:`aclose`.
 
@@ -85,4 +89,7 @@ def make_client(timeout: float, context: ssl.SSLContext) -> httpx.AsyncClient:
         follow_redirects=False,
         # Providers are reached directly: no proxy or netrc from the environment.
         trust_env=False,
+        # httpcore looks at every pooled connection whenever a request starts or ends: a
+        # burst of searches must not leave dozens behind for every later search to check.
+        limits=httpx.Limits(max_keepalive_connections=KEPT_CONNECTIONS),
     )
