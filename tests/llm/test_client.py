@@ -211,3 +211,27 @@ async def test_a_body_held_open_after_done_does_not_hold_up_the_answer(
     _, after = await collect(client)
     assert after.content == "next"
     assert fake_model.peers[0] != fake_model.peers[1]
+
+
+async def test_the_tools_sent_follow_their_description_and_schema_every_time(
+    client: ModelClient, fake_model: FakeModel
+) -> None:
+    schema = {"type": "object", "properties": {"query": {"type": "string"}}}
+
+    def tool(description: str, parameters: dict) -> dict:
+        function = {"name": "web_search", "description": description, "parameters": parameters}
+        return {"type": "function", "function": function}
+
+    sent = [
+        [tool("Search the web.", schema)],
+        [tool("Search the web.", schema), tool("Ünïcode “quotes”.", {"type": "object"})],
+        [tool("At most 3 results per search.", schema)],
+        [tool("Search the web.", {"type": "object", "properties": {}})],
+        [{"type": "function", "function": {"name": "other", "parameters": schema}}],
+    ]
+    for tools in sent:
+        fake_model.script(text("ok"))
+        await collect(client, tools)
+    assert [request["tools"] for request in fake_model.requests] == sent
+    assert all(request["tool_choice"] == "auto" for request in fake_model.requests)
+    assert fake_model.headers[0]["content-type"] == "application/json"

@@ -23,7 +23,6 @@ from spyglass.llm.toolsupport import MAX_ERROR_BYTES, ToolSupportMemory, refuses
 from spyglass.netfaults import Fault, classify
 from spyglass.settings import LLMSettings
 
-
 #: Idle connections kept to the model server between requests. Few on purpose: httpcore
 #: looks at every pooled connection (a readability check on each idle socket) every time a
 #: request starts or ends, so after a burst of 50 requests twenty kept connections cost a
@@ -79,6 +78,8 @@ class ModelClient:
         self.url = settings.base_url.rstrip("/") + "/chat/completions"
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
+        #: Tools already encoded: (type, name, description, id of parameters) → text.
+        self._tools_json: dict[tuple[Any, ...], tuple[Any, str]] = {}
         #: Models this server refused tools for, remembered for a while.
         self.tool_support = ToolSupportMemory(settings.tools_refused_memory_seconds)
 
@@ -108,6 +109,43 @@ class ModelClient:
             await self._client.aclose()
             self._client = None
 
+    def _encode(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> bytes:
+        """The request body: the messages encoded now, each tool from :meth:`_tool_json`."""
+        body: dict[str, Any] = {"messages": messages, "stream": True}
+        if self.settings.model:
+            body["model"] = self.settings.model
+        text = _dumps(body)
+        if tools:
+            listed = ",".join(self._tool_json(tool) for tool in tools)
+            text = f'{text[:-1]},"tools":[{listed}],"tool_choice":"auto"}}'
+        return text.encode("utf-8")
+
+    def _tool_json(self, tool: dict[str, Any]) -> str:
+        """``tool`` as JSON, encoded once per name, description and parameters schema.
+
+        The same few tools go with every model request, and their schemas are most of the
+        body; a capability's schema is one object that is never changed, so it is known by
+        identity (the object is kept with its text, so its id cannot be reused).
+        """
+        function = tool.get("function")
+        if (
+            tool.keys() != {"type", "function"}
+            or not isinstance(tool["type"], str)
+            or not isinstance(function, dict)
+            or function.keys() != {"name", "description", "parameters"}
+            or not isinstance(function["name"], str)
+            or not isinstance(function["description"], str)
+        ):
+            return _dumps(tool)
+        parameters = function["parameters"]
+        key = (tool["type"], function["name"], function["description"], id(parameters))
+        cached = self._tools_json.get(key)
+        if cached is None or cached[0] is not parameters:
+            if len(self._tools_json) >= MAX_ENCODED_TOOLS:
+                self._tools_json.clear()
+            cached = self._tools_json[key] = (parameters, _dumps(tool))
+        return cached[1]
+
     def _unavailable(self, what: str) -> ModelUnavailable:
         return ModelUnavailable(
             f"the model server at {self.url} {what}. Check that it is running, that "
@@ -123,14 +161,12 @@ class ModelClient:
     async def stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
     ) -> AsyncIterator[StreamItem]:
-        body: dict[str, Any] = {"messages": messages, "stream": True}
-        if self.settings.model:
-            body["model"] = self.settings.model
-        if tools:
-            body["tools"] = tools
-            body["tool_choice"] = "auto"
+        content = self._encode(messages, tools)
+        headers = {"Content-Type": "application/json"}
         try:
-            async with self._http().stream("POST", self.url, json=body) as response:
+            async with self._http().stream(
+                "POST", self.url, content=content, headers=headers
+            ) as response:
                 if response.status_code >= 400:
                     error = await _bounded(response)
                     if tools and refuses_tools(response.status_code, error):
@@ -214,6 +250,15 @@ class ModelClient:
             finish_reason=finish,
             malformed_calls=leaked.malformed + rleaked.malformed,
         )
+
+
+#: Encoded tools kept at most (descriptions vary with settings; schemas do not).
+MAX_ENCODED_TOOLS = 64
+
+
+def _dumps(value: Any) -> str:
+    # As httpx encodes ``json=``: UTF-8 as is, compact, no NaN.
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 #: How long to wait for the rest of a body after ``data: [DONE]`` before giving up on it.
