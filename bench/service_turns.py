@@ -2,9 +2,11 @@
 
 Three processes, as in a real installation: this one (the clients), a real
 ``spyglass serve`` (embedded state in a temporary home, web access on) and one holding the
-scripted fake model (answers instantly) and a SearXNG-shaped search provider. Measured:
+fake model (answers instantly) and a SearXNG-shaped search provider, both cheap asyncio
+servers (``bench/peers.py``) so that they are not what limits the figures. Measured:
 
-1. plain turns per second (no tools): one client in sequence, then 50 clients at a time;
+1. plain turns per second (no tools): one client in sequence, then 50 clients at a time,
+   each with its own connection;
 2. a turn with one approved search through the service (message → pending confirmation →
    approval → search → answer) against the same three requests made directly (model, provider,
    model): median of each, the median difference and the median ratio;
