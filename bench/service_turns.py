@@ -2,9 +2,11 @@
 
 Three processes, as in a real installation: this one (the clients), a real
 ``spyglass serve`` (embedded state in a temporary home, web access on) and one holding the
-scripted fake model (answers instantly) and a SearXNG-shaped search provider. Measured:
+fake model (answers instantly) and a SearXNG-shaped search provider, both cheap asyncio
+servers (``bench/peers.py``) so that they are not what limits the figures. Measured:
 
-1. plain turns per second (no tools): one client in sequence, then 50 clients at a time;
+1. plain turns per second (no tools): one client in sequence, then 50 clients at a time,
+   each with its own connection;
 2. a turn with one approved search through the service (message → pending confirmation →
    approval → search → answer) against the same three requests made directly (model, provider,
    model): median of each, the median difference and the median ratio;
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import statistics
@@ -34,10 +37,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from tests.support.fake_model import FakeModel, Reply, text, tool_call
-from tests.support.searxng import SearXNGShaped
+from tests.support.fake_model import Reply, text, tool_call
 from tests.support.serve_process import ServeProcess
 
+from bench.peers import PeerServer, model_answer, searxng
 from spyglass.core.policy import WEB_ACCESS, PolicyFile
 from spyglass.paths import Paths
 
@@ -46,19 +49,31 @@ TOKEN = "bench-service-turns-token-0123456789abcdef"
 CONCURRENCY = 50
 
 
+#: The two answers the model gives, built once (the peer renders each to bytes once).
+SEARCH = tool_call("web_search", {"query": "harbour tides", "count": 2}, pieces=1)
+ANSWER = text("Here is the answer.", pieces=1)
+
+
 def answer(body: dict[str, Any]) -> Reply:
     """Search once when tools are offered and the user just spoke; otherwise answer."""
     last = body["messages"][-1]
     if body.get("tools") and last["role"] == "user" and last["content"].startswith("search"):
-        return tool_call("web_search", {"query": "harbour tides", "count": 2}, pieces=1)
-    return text("Here is the answer.", pieces=1)
+        return SEARCH
+    return ANSWER
+
+
+async def peers() -> None:
+    async with PeerServer(model_answer(answer)) as model, PeerServer(searxng) as provider:
+        urls = {"model": f"{model.url}/v1", "provider": provider.url}
+        print(json.dumps(urls), flush=True)
+        await asyncio.to_thread(sys.stdin.read)
 
 
 def serve_peers() -> None:
-    """The fake model and provider until stdin closes (the ``--peers`` child process)."""
-    with FakeModel(default=answer) as model, SearXNGShaped() as provider:
-        print(json.dumps({"model": model.base_url, "provider": provider.base_url}), flush=True)
-        sys.stdin.read()
+    """The fake model and provider until stdin closes (the ``--peers`` child process): one
+    asyncio loop answering with prebuilt bytes (``bench/peers.py``), so that the peers are
+    not what limits the service's figures."""
+    asyncio.run(peers())
 
 
 async def plain_turn(http: httpx.AsyncClient) -> None:
@@ -145,25 +160,36 @@ def cpu_ms(pid: int) -> float:
 
 async def one_run(base: str, pid: int, peers: dict[str, str], turns: int) -> dict[str, Any]:
     limits = httpx.Limits(max_connections=100, max_keepalive_connections=100)
-    async with (
-        client(base) as http,
-        httpx.AsyncClient(timeout=60, trust_env=False, limits=limits) as direct,
-    ):
+    async with contextlib.AsyncExitStack() as stack:
+        http = await stack.enter_async_context(client(base))
+        direct = await stack.enter_async_context(
+            httpx.AsyncClient(timeout=60, trust_env=False, limits=limits)
+        )
+        # Each of the 50 concurrent clients has its own connection, as separate programs
+        # would: one httpx client shared by 50 requests at a time spends more of this
+        # process's time looking through its pool than the service spends on a turn.
+        many = [await stack.enter_async_context(client(base)) for _ in range(CONCURRENCY)]
+        many_direct = [
+            await stack.enter_async_context(httpx.AsyncClient(timeout=60, trust_env=False))
+            for _ in range(CONCURRENCY)
+        ]
         cpu = cpu_ms(pid)
         plain = await timed(turns, lambda: plain_turn(http))
         plain_cpu = (cpu_ms(pid) - cpu) / (turns + 1)
+        await asyncio.gather(*(plain_turn(each) for each in many))  # connect them all first
         started = time.perf_counter()
         batches = max(1, turns // CONCURRENCY)
         cpu = cpu_ms(pid)
         for _ in range(batches):
-            await asyncio.gather(*(plain_turn(http) for _ in range(CONCURRENCY)))
+            await asyncio.gather(*(plain_turn(each) for each in many))
         wall = time.perf_counter() - started
         concurrent_rate = batches * CONCURRENCY / wall
         concurrent_cpu = (cpu_ms(pid) - cpu) / (batches * CONCURRENCY)
         # What the peers allow: the model alone, asked by as many clients at once.
+        await asyncio.gather(*(model_call(each, peers["model"]) for each in many_direct))
         started = time.perf_counter()
         for _ in range(batches):
-            await asyncio.gather(*(model_call(direct, peers["model"]) for _ in range(CONCURRENCY)))
+            await asyncio.gather(*(model_call(each, peers["model"]) for each in many_direct))
         model_rate = batches * CONCURRENCY / (time.perf_counter() - started)
         # Interleaved, so a burst of load from elsewhere hits both sides alike.
         through: list[float] = []

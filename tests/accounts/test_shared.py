@@ -54,8 +54,7 @@ async def apps(
     two = shared_app(tmp_path / "two", redis_url, database_url, fake_model, web)
     yield one, two
     for app in (one, two):
-        await app.state.spyglass.history.close()
-        await app.state.spyglass.runtime.stores.aclose()
+        await app.state.spyglass.aclose()
 
 
 async def test_a_childs_call_queued_at_one_process_is_approved_at_the_other_and_runs_once(

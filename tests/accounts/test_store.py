@@ -268,3 +268,29 @@ async def test_spending_as_an_account_reads_its_own_budget_and_refuses_a_disable
     assert await store.spend_as(kid.id, "2026-12-01") is None
     account, keys, used = await store.profile(kid.id, "2026-11-30")
     assert (account is not None and account.disabled, keys, used) == (True, {}, 1)
+
+
+async def test_reading_an_account_neither_waits_for_nor_blocks_another_processs_write(
+    tmp_path: Path, clock: Clock
+) -> None:
+    from spyglass.accounts.sqlite import SQLiteRunner
+
+    db = StateDB(tmp_path / "state.db", clock)
+    store = AccountStore(SQLiteRunner(db), clock)
+    sam = await store.create("sam", Role.MEMBER)
+    # Another process in the middle of a write: it holds the state file's write lock.
+    other = sqlite3.connect(tmp_path / "state.db", isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("UPDATE accounts SET name = 'samuel' WHERE id = ?", (sam.id,))
+        async with asyncio.timeout(3):  # a write lock would be waited for 10 s
+            assert await store.get(sam.id) == sam
+            assert (await store.profile(sam.id, "2026-11-30"))[0] == sam
+            assert await store.holder("c1") == (OWNER_ID, False)
+        other.execute("COMMIT")
+    finally:
+        other.close()
+    # Once committed, the next read sees the change.
+    found = await store.get(sam.id)
+    assert found is not None and found.name == "samuel"
+    db.close()

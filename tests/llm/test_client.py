@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -184,3 +185,53 @@ async def test_the_same_words_without_tools_in_the_request_are_a_plain_failure(
         await collect(client)
     assert not isinstance(failed.value, ToolsRefused)
     assert not client.tools_refused()
+
+
+async def test_consecutive_answers_share_one_connection_to_the_model(
+    client: ModelClient, fake_model: FakeModel
+) -> None:
+    # httpx pools a connection only once its body was read to the end: stopping at
+    # ``[DONE]`` would cost a new connection (a connect and a close) per model request.
+    fake_model.script(text("one"), tool_call("web_search", {"query": "x"}), text("three"))
+    for _ in range(3):
+        await collect(client)
+    assert len(fake_model.peers) == 3
+    assert len(set(fake_model.peers)) == 1, fake_model.peers
+
+
+async def test_a_body_held_open_after_done_does_not_hold_up_the_answer(
+    client: ModelClient, fake_model: FakeModel
+) -> None:
+    fake_model.script(Reply(deltas=[{"content": "held"}], hold_after_done=5.0), text("next"))
+    started = time.monotonic()
+    _, completion = await collect(client)
+    assert completion.content == "held"
+    assert time.monotonic() - started < 2.0
+    # The connection left mid-body is not reused; the next answer comes on a new one.
+    _, after = await collect(client)
+    assert after.content == "next"
+    assert fake_model.peers[0] != fake_model.peers[1]
+
+
+async def test_the_tools_sent_follow_their_description_and_schema_every_time(
+    client: ModelClient, fake_model: FakeModel
+) -> None:
+    schema = {"type": "object", "properties": {"query": {"type": "string"}}}
+
+    def tool(description: str, parameters: dict) -> dict:
+        function = {"name": "web_search", "description": description, "parameters": parameters}
+        return {"type": "function", "function": function}
+
+    sent = [
+        [tool("Search the web.", schema)],
+        [tool("Search the web.", schema), tool("Ünïcode “quotes”.", {"type": "object"})],
+        [tool("At most 3 results per search.", schema)],
+        [tool("Search the web.", {"type": "object", "properties": {}})],
+        [{"type": "function", "function": {"name": "other", "parameters": schema}}],
+    ]
+    for tools in sent:
+        fake_model.script(text("ok"))
+        await collect(client, tools)
+    assert [request["tools"] for request in fake_model.requests] == sent
+    assert all(request["tool_choice"] == "auto" for request in fake_model.requests)
+    assert fake_model.headers[0]["content-type"] == "application/json"

@@ -115,8 +115,7 @@ async def test_after_a_restart_an_approval_still_expires_on_time(
                 paused = (await c.post(MESSAGE, json={"text": "Tell me about otters"})).json()
             else:
                 answers.append(await c.post(MESSAGE, json=approval(paused)))
-        await app.state.spyglass.history.close()
-        await runtime.stores.aclose()
+        await app.state.spyglass.aclose()
     assert paused["pending_confirmation"]["expires_in_seconds"] == 120
     # A late answer continues the turn with the call recorded as expired (docs/decisions.md):
     # nothing runs, and the conversation is not left dead.

@@ -8,6 +8,7 @@ Usage::
         ...
         model.requests                               # every request body received, in order
         model.headers                                # and their headers
+        model.peers                                  # and the client (host, port) of each
 
 Each ``POST /v1/chat/completions`` consumes the next scripted :class:`Reply`; when the script
 is empty, ``default`` (a callable taking the request body) answers — by default a plain
@@ -49,6 +50,8 @@ class Reply:
     whole: bool = False
     #: The exact body of an error answer (``status`` other than 200).
     error_body: bytes = b'{"error": {"message": "scripted failure"}}'
+    #: Seconds to keep the body open after ``data: [DONE]`` before ending it.
+    hold_after_done: float = 0.0
 
 
 def _split(text: str, pieces: int) -> list[str]:
@@ -207,6 +210,8 @@ class FakeModel(LoopbackServer):
         self.requests: list[dict[str, Any]] = []
         #: The HTTP headers of every request, lower-cased names.
         self.headers: list[dict[str, str]] = []
+        #: The client address (host, port) of every request: one port per connection.
+        self.peers: list[tuple[str, int]] = []
         self._script: deque[Reply] = deque()
         self._lock = threading.Lock()
         super().__init__(self._handler())
@@ -224,10 +229,11 @@ class FakeModel(LoopbackServer):
         with self._lock:
             self._script.clear()
 
-    def _next(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
+    def _next(self, body: dict[str, Any], headers: dict[str, str], peer: tuple[str, int]) -> Reply:
         with self._lock:
             self.requests.append(body)
             self.headers.append(headers)
+            self.peers.append(peer)
             if self._script:
                 return self._script.popleft()
         return self.default(body)
@@ -244,7 +250,8 @@ class FakeModel(LoopbackServer):
                     body = json.loads(self.rfile.read(length) or b"{}")
                 except ValueError:
                     body = {}
-                reply = fake._next(body, {k.lower(): v for k, v in self.headers.items()})
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                reply = fake._next(body, headers, self.client_address[:2])
                 if reply.status != 200:
                     payload = reply.error_body
                     self.send_response(reply.status)
@@ -288,6 +295,8 @@ class FakeModel(LoopbackServer):
                 self._write(_chunk({}, reply.finish_reason))
                 if reply.send_done:
                     self._write(b"data: [DONE]\n\n")
+                if reply.hold_after_done:
+                    time.sleep(reply.hold_after_done)  # a server slow to end its body
                 self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,11 +60,12 @@ def service_runtime(paths: Paths, fake_model: FakeModel, web: LoopbackWeb, clock
 
 
 @pytest.fixture
-def app(service_runtime: Runtime) -> Iterator[FastAPI]:
+async def app(service_runtime: Runtime) -> AsyncIterator[FastAPI]:
     application = create_app(service_runtime, port=PORT)
     yield application
-    asyncio.run(application.state.spyglass.history.close())
-    asyncio.run(application.state.spyglass.runtime.stores.aclose())
+    # ASGITransport runs no lifespan: the service's owner here is this fixture, and it
+    # closes what the service opened (model and provider connections, stores).
+    await application.state.spyglass.aclose()
 
 
 @pytest.fixture
@@ -81,7 +81,6 @@ async def client(app: FastAPI, api_token: str) -> AsyncIterator[httpx.AsyncClien
         transport=transport, base_url=BASE_URL, headers={"Authorization": f"Bearer {api_token}"}
     ) as http:
         yield http
-    await app.state.spyglass.conversations.model.aclose()
 
 
 @pytest.fixture

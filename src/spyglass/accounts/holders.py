@@ -34,7 +34,7 @@ class ConversationHolders:
     async def holder(self, conversation_id: str) -> tuple[str, bool]:
         """Whose conversation it is and whether they share it. Conversations from before
         accounts existed are the owner's."""
-        rows = await self.runner.transaction(
+        rows = await self.runner.read(
             lambda run: run(
                 "SELECT account_id, shared FROM account_conversations WHERE conversation_id = ?",
                 (conversation_id,),
@@ -44,7 +44,7 @@ class ConversationHolders:
 
     async def conversations(self) -> dict[str, tuple[str, bool]]:
         """Every recorded conversation: its person and whether it is shared."""
-        rows = await self.runner.transaction(
+        rows = await self.runner.read(
             lambda run: run(
                 "SELECT conversation_id, account_id, shared FROM account_conversations", ()
             )

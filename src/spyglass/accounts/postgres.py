@@ -28,6 +28,10 @@ class PostgresRunner:
     async def transaction(self, work: Callable[[Execute], T]) -> T:
         return await asyncio.to_thread(self._run, work)
 
+    async def read(self, work: Callable[[Execute], T]) -> T:
+        # PostgreSQL's reads take no lock a writer waits for: the same transaction will do.
+        return await asyncio.to_thread(self._run, work)
+
     def _run(self, work: Callable[[Execute], T]) -> T:
         with self._lock:
             for attempt in (1, 2):

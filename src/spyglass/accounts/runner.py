@@ -15,3 +15,8 @@ class Runner(Protocol):
     """Runs ``work`` in one transaction on a worker thread; raises ``StoreUnavailable``."""
 
     async def transaction(self, work: Callable[[Execute], T]) -> T: ...
+
+    async def read(self, work: Callable[[Execute], T]) -> T:
+        """``work`` that only reads, in one consistent snapshot that takes no write lock
+        (so it neither waits for another process's write nor holds one up)."""
+        ...

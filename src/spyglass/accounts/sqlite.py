@@ -13,16 +13,24 @@ T = TypeVar("T")
 
 
 class SQLiteRunner:
-    """Runs a unit of work in ``BEGIN IMMEDIATE`` … ``COMMIT`` on the state file, off-loop."""
+    """Runs a unit of work in ``BEGIN IMMEDIATE`` … ``COMMIT`` on the state file, off-loop;
+    reads in ``BEGIN DEFERRED`` (a WAL snapshot: no write lock taken or waited for)."""
 
     def __init__(self, db: StateDB) -> None:
         self.db = db
 
     async def transaction(self, work: Callable[[Execute], T]) -> T:
-        def run(db: sqlite3.Connection) -> T:
-            def execute(sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-                return db.execute(sql, params).fetchall()
+        return await self.db.run(self.db.transaction(_bound(work)))
 
-            return work(execute)
+    async def read(self, work: Callable[[Execute], T]) -> T:
+        return await self.db.run(self.db.snapshot(_bound(work)))
 
-        return await self.db.run(self.db.transaction(run))
+
+def _bound(work: Callable[[Execute], T]) -> Callable[[sqlite3.Connection], T]:
+    def run(db: sqlite3.Connection) -> T:
+        def execute(sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+            return db.execute(sql, params).fetchall()
+
+        return work(execute)
+
+    return run

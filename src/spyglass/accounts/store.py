@@ -84,16 +84,16 @@ class AccountStore(ConversationHolders, ApprovalQueue):
         return account
 
     async def get(self, account_id: str) -> Account | None:
-        rows = await self.runner.transaction(lambda run: run(BY_ID, (account_id,)))
+        rows = await self.runner.read(lambda run: run(BY_ID, (account_id,)))
         return _account(rows[0]) if rows else None
 
     async def find(self, name: str) -> Account | None:
         folded = name.strip().lower()
-        rows = await self.runner.transaction(lambda run: run(BY_NAME, (folded,)))
+        rows = await self.runner.read(lambda run: run(BY_NAME, (folded,)))
         return _account(rows[0]) if rows else None
 
     async def all(self) -> list[Account]:
-        rows = await self.runner.transaction(lambda run: run(ALL, ()))
+        rows = await self.runner.read(lambda run: run(ALL, ()))
         return [_account(row) for row in rows]
 
     async def update(
@@ -194,7 +194,7 @@ class AccountStore(ConversationHolders, ApprovalQueue):
     async def password(self, name: str) -> tuple[Account, str] | None:
         """The account called ``name`` and its password hash, if it has one."""
         folded = name.strip().lower()
-        rows = await self.runner.transaction(lambda run: run(BY_NAME, (folded,)))
+        rows = await self.runner.read(lambda run: run(BY_NAME, (folded,)))
         if not rows or rows[0][8] is None:
             return None
         return _account(rows[0]), rows[0][8]
@@ -301,7 +301,7 @@ class AccountStore(ConversationHolders, ApprovalQueue):
 
     async def keys(self, account_id: str) -> dict[str, str]:
         """The person's own provider keys: for the call that uses them, never for display."""
-        rows = await self.runner.transaction(
+        rows = await self.runner.read(
             lambda run: run(
                 "SELECT provider, secret FROM account_keys WHERE account_id = ?", (account_id,)
             )
@@ -326,7 +326,7 @@ class AccountStore(ConversationHolders, ApprovalQueue):
             )
             return _account(found[0]), dict(keys), int(used[0][0]) if used else 0
 
-        return await self.runner.transaction(work)
+        return await self.runner.read(work)
 
     # -- daily budget ---------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ from spyglass.core.context import InvocationContext
 from spyglass.core.outcome import Code, Notice
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.errors import CapabilityError
+from spyglass.providers.clients import PROVIDER_CLIENTS
 from spyglass.providers.readiness import search_problems
 from spyglass.search import dispatch, domains
 from spyglass.search.cleaning import MAX_SNIPPET_CHARS
@@ -183,6 +184,7 @@ async def run(context: InvocationContext) -> JSON:
         capability=NAME,
         invocation_id=context.invocation_id,
         report=report,
+        clients=context.seams.get(PROVIDER_CLIENTS),
     )
 
 

@@ -8,6 +8,7 @@ fail — unreachable, an error status, a stream that breaks or is not JSON — b
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -21,6 +22,13 @@ from spyglass.llm.toolcalls import LeakGuard, ToolCall, ToolCallAccumulator
 from spyglass.llm.toolsupport import MAX_ERROR_BYTES, ToolSupportMemory, refuses_tools
 from spyglass.netfaults import Fault, classify
 from spyglass.settings import LLMSettings
+
+#: Idle connections kept to the model server between requests. Few on purpose: httpcore
+#: looks at every pooled connection (a readability check on each idle socket) every time a
+#: request starts or ends, so after a burst of 50 requests twenty kept connections cost a
+#: sequential request more than a new connect would. A model server answers a few requests
+#: at a time anyway (llama-server's slots); a burst beyond this reconnects.
+KEPT_CONNECTIONS = 4
 
 
 class ModelUnavailable(UpstreamError):
@@ -70,6 +78,8 @@ class ModelClient:
         self.url = settings.base_url.rstrip("/") + "/chat/completions"
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
+        #: Tools already encoded: (type, name, description, id of parameters) → text.
+        self._tools_json: dict[tuple[Any, ...], tuple[Any, str]] = {}
         #: Models this server refused tools for, remembered for a while.
         self.tool_support = ToolSupportMemory(settings.tools_refused_memory_seconds)
 
@@ -90,6 +100,7 @@ class ModelClient:
                 ),
                 # The model server is the owner's own: no proxy from the environment.
                 trust_env=False,
+                limits=httpx.Limits(max_keepalive_connections=KEPT_CONNECTIONS),
             )
         return self._client
 
@@ -97,6 +108,43 @@ class ModelClient:
         if self._client is not None:
             await self._client.aclose()
             self._client = None
+
+    def _encode(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> bytes:
+        """The request body: the messages encoded now, each tool from :meth:`_tool_json`."""
+        body: dict[str, Any] = {"messages": messages, "stream": True}
+        if self.settings.model:
+            body["model"] = self.settings.model
+        text = _dumps(body)
+        if tools:
+            listed = ",".join(self._tool_json(tool) for tool in tools)
+            text = f'{text[:-1]},"tools":[{listed}],"tool_choice":"auto"}}'
+        return text.encode("utf-8")
+
+    def _tool_json(self, tool: dict[str, Any]) -> str:
+        """``tool`` as JSON, encoded once per name, description and parameters schema.
+
+        The same few tools go with every model request, and their schemas are most of the
+        body; a capability's schema is one object that is never changed, so it is known by
+        identity (the object is kept with its text, so its id cannot be reused).
+        """
+        function = tool.get("function")
+        if (
+            tool.keys() != {"type", "function"}
+            or not isinstance(tool["type"], str)
+            or not isinstance(function, dict)
+            or function.keys() != {"name", "description", "parameters"}
+            or not isinstance(function["name"], str)
+            or not isinstance(function["description"], str)
+        ):
+            return _dumps(tool)
+        parameters = function["parameters"]
+        key = (tool["type"], function["name"], function["description"], id(parameters))
+        cached = self._tools_json.get(key)
+        if cached is None or cached[0] is not parameters:
+            if len(self._tools_json) >= MAX_ENCODED_TOOLS:
+                self._tools_json.clear()
+            cached = self._tools_json[key] = (parameters, _dumps(tool))
+        return cached[1]
 
     def _unavailable(self, what: str) -> ModelUnavailable:
         return ModelUnavailable(
@@ -113,14 +161,12 @@ class ModelClient:
     async def stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
     ) -> AsyncIterator[StreamItem]:
-        body: dict[str, Any] = {"messages": messages, "stream": True}
-        if self.settings.model:
-            body["model"] = self.settings.model
-        if tools:
-            body["tools"] = tools
-            body["tool_choice"] = "auto"
+        content = self._encode(messages, tools)
+        headers = {"Content-Type": "application/json"}
         try:
-            async with self._http().stream("POST", self.url, json=body) as response:
+            async with self._http().stream(
+                "POST", self.url, content=content, headers=headers
+            ) as response:
                 if response.status_code >= 400:
                     error = await _bounded(response)
                     if tools and refuses_tools(response.status_code, error):
@@ -153,6 +199,7 @@ class ModelClient:
         async for data in payloads:
             if data == "[DONE]":
                 done = True
+                await _drain(payloads)
                 break
             try:
                 # A lone surrogate escaped in the model's text would break every writer
@@ -203,6 +250,35 @@ class ModelClient:
             finish_reason=finish,
             malformed_calls=leaked.malformed + rleaked.malformed,
         )
+
+
+#: Encoded tools kept at most (descriptions vary with settings; schemas do not).
+MAX_ENCODED_TOOLS = 64
+
+
+def _dumps(value: Any) -> str:
+    # As httpx encodes ``json=``: UTF-8 as is, compact, no NaN.
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+#: How long to wait for the rest of a body after ``data: [DONE]`` before giving up on it.
+DRAIN_SECONDS = 0.05
+
+
+async def _drain(payloads: AsyncIterator[str]) -> None:
+    """Read what follows ``[DONE]`` (normally only the end of the chunked body).
+
+    httpx returns a connection to its pool only when the body was read to its end; an answer
+    left unread costs a new connection (a connect and a close) on every model request. A
+    server that keeps the body open past ``[DONE]`` is not waited for: its connection is
+    simply closed with the response.
+    """
+    try:
+        async with asyncio.timeout(DRAIN_SECONDS):
+            async for _ in payloads:
+                pass
+    except (TimeoutError, httpx.HTTPError):
+        pass
 
 
 async def _bounded(response: httpx.Response) -> bytes:

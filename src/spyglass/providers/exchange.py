@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from spyglass.errors import CapabilityError
+from spyglass.providers.clients import NO_POOL, ProviderClients, make_client
 from spyglass.version import __version__
 
 if TYPE_CHECKING:
@@ -106,11 +107,13 @@ async def send(
     max_bytes: int,
     failures: Failures,
     address_key: str | None = None,
+    clients: ProviderClients | None = None,
 ) -> ProviderResponse:
     """Send ``request`` and read its body under ``max_bytes`` and ``timeout`` (total).
 
     ``address_key`` is the settings key that set the provider's address, when the owner set
-    one; failure messages point at it, and name no key that does not exist.
+    one; failure messages point at it, and name no key that does not exist. ``clients``
+    keeps a connection per provider between exchanges (a new client per exchange without).
     """
     # The HTTP client is imported by the first exchange: describing providers and checking
     # their settings (at every start) must not pay for it.
@@ -120,17 +123,11 @@ async def send(
     from spyglass.netfaults import Fault, classify
 
     headers = {"User-Agent": USER_AGENT, **request.headers, "Accept-Encoding": ACCEPT_ENCODING}
+    pool = clients or NO_POOL
     try:
         async with (
             asyncio.timeout(timeout),
-            httpx.AsyncClient(
-                verify=_ssl_context(),
-                timeout=httpx.Timeout(timeout),
-                # A redirect would carry the key to another host.
-                follow_redirects=False,
-                # Providers are reached directly: no proxy or netrc from the environment.
-                trust_env=False,
-            ) as client,
+            pool.client(provider, lambda: make_client(timeout, _ssl_context())) as client,
             client.stream(
                 request.method,
                 request.url,
@@ -138,6 +135,7 @@ async def send(
                 headers=headers,
                 json=request.json,
                 data=dict(request.form) if request.form is not None else None,
+                timeout=httpx.Timeout(timeout),
             ) as response,
         ):
             body = await _read_bounded(provider, response, max_bytes, failures)

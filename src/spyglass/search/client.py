@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from itertools import zip_longest
 
+from spyglass.providers.clients import ProviderClients
 from spyglass.providers.exchange import USER_AGENT, ProviderRequest, ProviderResponse
 from spyglass.providers.exchange import send as _send
 from spyglass.providers.exchange import status_failure as _status_failure
@@ -21,7 +22,12 @@ MAX_BODY_BYTES = 2 * 1024 * 1024
 
 
 async def send(
-    provider: str, request: ProviderRequest, *, timeout: float, address_key: str | None = None
+    provider: str,
+    request: ProviderRequest,
+    *,
+    timeout: float,
+    address_key: str | None = None,
+    clients: ProviderClients | None = None,
 ) -> ProviderResponse:
     """Send ``request`` and read its body under the 2 MiB bound and ``timeout`` (total)."""
     return await _send(
@@ -31,6 +37,7 @@ async def send(
         max_bytes=MAX_BODY_BYTES,
         failures=FAILURES,
         address_key=address_key,
+        clients=clients,
     )
 
 
@@ -44,7 +51,12 @@ def status_failure(provider: Provider, status: int) -> SearchFailure:
 
 
 async def ask(
-    provider: Provider, endpoint: Endpoint, query: SearchQuery, *, timeout: float
+    provider: Provider,
+    endpoint: Endpoint,
+    query: SearchQuery,
+    *,
+    timeout: float,
+    clients: ProviderClients | None = None,
 ) -> ParsedPage:
     """One complete exchange with ``provider``: request(s), bounded responses, parsed page.
 
@@ -54,7 +66,10 @@ async def ask(
     """
     requests = provider.build_requests(query, endpoint)
     pages = await asyncio.gather(
-        *(_one(provider, endpoint, request, query, timeout=timeout) for request in requests)
+        *(
+            _one(provider, endpoint, request, query, timeout=timeout, clients=clients)
+            for request in requests
+        )
     )
     if len(pages) == 1:
         return pages[0]
@@ -74,6 +89,7 @@ async def _one(
     query: SearchQuery,
     *,
     timeout: float,
+    clients: ProviderClients | None,
 ) -> ParsedPage:
     owner_set = endpoint.base_url != provider.default_base_url
     response = await send(
@@ -81,6 +97,7 @@ async def _one(
         request,
         timeout=timeout,
         address_key=f"search.{provider.name}.base_url" if owner_set else None,
+        clients=clients,
     )
     failure = provider.explain_error(response.status, response.body)
     if failure is not None:

@@ -12,6 +12,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+from spyglass.providers.clients import ProviderClients
 from spyglass.providers.routing import RoutingError, plan
 from spyglass.search import client
 from spyglass.search.cleaning import clean_results
@@ -105,10 +106,12 @@ async def search(
     capability: str,
     invocation_id: str,
     report: Callable[[str], None],
+    clients: ProviderClients | None = None,
 ) -> dict[str, Any]:
     """The ``web.search`` result for ``query``; raises :class:`SearchFailure` otherwise.
 
-    ``report`` is told each provider as it is tried, so the audit names the one that ran.
+    ``report`` is told each provider as it is tried, so the audit names the one that ran;
+    ``clients`` are the runtime's provider clients (a new one per exchange without).
     """
     secrets = secrets_of(settings)
     capped: list[str] = []
@@ -130,7 +133,7 @@ async def search(
     except RoutingError as problem:
         raise SearchFailure(NOT_CONFIGURED, redact(str(problem), secrets)) from None
     try:
-        result = await _attempts(query, settings, providers, order, report)
+        result = await _attempts(query, settings, providers, order, report, clients)
     except SearchFailure as failure:
         raise SearchFailure(
             failure.code, redact(failure.message, secrets), retryable=failure.retryable
@@ -152,6 +155,7 @@ async def _attempts(
     providers: Mapping[str, Provider],
     order: list[str],
     report: Callable[[str], None],
+    clients: ProviderClients | None,
 ) -> dict[str, Any]:
     deadline = time.monotonic() + settings.timeout_seconds
     first: SearchFailure | None = None
@@ -169,7 +173,7 @@ async def _attempts(
             if position:
                 report(name)
             asked = replace(query, count=min(provider.max_count, query.count + HEADROOM))
-            page = await client.ask(provider, endpoint, asked, timeout=remaining)
+            page = await client.ask(provider, endpoint, asked, timeout=remaining, clients=clients)
         except SearchFailure as failure:
             if position == 0:
                 # Without an explicit fallback list, or for a failure that a retry cannot

@@ -20,6 +20,7 @@ from spyglass.errors import StoreUnavailable
 from spyglass.history.provenance import provenance_store
 from spyglass.history.store import HistoryStore, NullHistory
 from spyglass.llm.client import ModelClient
+from spyglass.providers.clients import PROVIDER_CLIENTS, ProviderClients
 from spyglass.runtime import Runtime
 from spyglass.service import errors
 from spyglass.service.auth import Authenticator, AuthGate, load_or_create_token
@@ -65,6 +66,9 @@ def create_app(
     if history is None:
         history = stores.history()
     model = model or ModelClient(settings.llm)
+    # A service keeps one connection per search provider instead of one per search; closed
+    # with the service.
+    runtime.seams.provide(PROVIDER_CLIENTS, ProviderClients())
     # The stores use the executor's clock, so a paused turn and its token expire together.
     pending = pending or stores.pending
     sessions = stores.sessions
@@ -97,12 +101,7 @@ def create_app(
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
-            await model.aclose()
-            close_provenance = getattr(state.conversations.provenance, "close", None)
-            if callable(close_provenance):
-                close_provenance()
-            await history.close()
-            await stores.aclose()
+            await state.aclose()
 
     app = _SpyglassApp(
         title="Spyglass",

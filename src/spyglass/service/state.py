@@ -10,6 +10,7 @@ from fastapi import Depends, Request
 from spyglass.accounts.store import AccountStore
 from spyglass.conversation.turn import ConversationRunner
 from spyglass.history.store import HistoryStore
+from spyglass.providers.clients import PROVIDER_CLIENTS
 from spyglass.runtime import Runtime
 from spyglass.service.auth import Authenticator, Principal
 from spyglass.service.errors import ApiError
@@ -27,6 +28,20 @@ class ServiceState:
     accounts: AccountStore
     #: Turns of people whose role keeps no history (guests): nothing is stored.
     unrecorded: ConversationRunner | None = None
+
+    async def aclose(self) -> None:
+        """Close what the service owns: its model client, the provider clients it keeps,
+        the provenance and history stores, then the runtime's stores. Run once, at
+        shutdown (or by whoever built the service without running it)."""
+        await self.conversations.model.aclose()
+        if self.unrecorded is not None and self.unrecorded.model is not self.conversations.model:
+            await self.unrecorded.model.aclose()
+        await self.runtime.seams.get(PROVIDER_CLIENTS).aclose()
+        close_provenance = getattr(self.conversations.provenance, "close", None)
+        if callable(close_provenance):
+            close_provenance()
+        await self.history.close()
+        await self.runtime.stores.aclose()
 
     def runner(self, principal: Principal) -> ConversationRunner:
         """The conversation runner for this person's turns."""

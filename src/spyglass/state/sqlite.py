@@ -184,6 +184,19 @@ class StateDB:
 
         return run
 
+    def snapshot(self, work: Callable[[sqlite3.Connection], T]) -> Callable[..., T]:
+        """``work`` that only reads, inside ``BEGIN DEFERRED`` … ``COMMIT``: one consistent
+        view of the file that, in WAL mode, neither takes nor waits for the write lock."""
+
+        def run(db: sqlite3.Connection) -> T:
+            db.execute("BEGIN DEFERRED")
+            try:
+                return work(db)
+            finally:
+                db.execute("COMMIT")
+
+        return run
+
     def upgrade(self) -> int:
         """Open the file and bring its schema up to date; returns the version."""
         with self._lock:

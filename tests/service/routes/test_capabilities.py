@@ -133,8 +133,7 @@ async def real_client(paths: Paths) -> AsyncIterator[tuple[httpx.AsyncClient, Ru
         ) as http:
             yield http, runtime
     finally:
-        await app.state.spyglass.conversations.model.aclose()
-        await app.state.spyglass.history.close()
+        await app.state.spyglass.aclose()
 
 
 @pytest.mark.parametrize(

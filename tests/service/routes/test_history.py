@@ -87,7 +87,7 @@ async def test_with_history_off_nothing_is_listed_or_stored(
         answer = await client.post("/api/v1/conversation/message", json={"text": "private"})
         listed = await client.get("/api/v1/conversations")
         one = await client.get(f"/api/v1/conversations/{answer.json()['conversation_id']}")
-    await app.state.spyglass.conversations.model.aclose()
+    await app.state.spyglass.aclose()
     assert answer.json()["text"] == "hi"
     assert listed.json() == {"conversations": []}
     assert one.status_code == 404

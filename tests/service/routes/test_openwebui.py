@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 
 import httpx
 import pytest
@@ -19,7 +18,9 @@ from tests.support.web import CANARY, WEB_BASE, LoopbackWeb, fixture_registry
 
 
 @pytest.fixture
-def delegated(paths: Paths, fake_model: FakeModel, web: LoopbackWeb) -> Iterator[FastAPI]:
+async def delegated(
+    paths: Paths, fake_model: FakeModel, web: LoopbackWeb
+) -> AsyncIterator[FastAPI]:
     runtime = build_runtime(
         paths,
         overrides={
@@ -31,7 +32,7 @@ def delegated(paths: Paths, fake_model: FakeModel, web: LoopbackWeb) -> Iterator
     runtime.seams.provide(WEB_BASE, web.base_url)
     app = create_app(runtime, port=PORT)
     yield app
-    asyncio.run(app.state.spyglass.history.close())
+    await app.state.spyglass.aclose()
 
 
 def bearer(app: FastAPI) -> httpx.AsyncClient:
@@ -160,7 +161,7 @@ async def test_a_query_or_url_carrying_private_data_is_blocked_since_nobody_appr
                 json={"urls": ["https://e.example.com/?to=jane.doe%40example.com"]},
             )
     finally:
-        await app.state.spyglass.history.close()
+        await app.state.spyglass.aclose()
     assert search.status_code == 403
     error = search.json()["error"]
     assert error["code"] == "PRIVACY_BLOCKED" and "national ID number" in error["message"]
