@@ -21,7 +21,8 @@ try:
     runpy.run_module("spyglass", run_name="__main__")
 except SystemExit:
     pass
-loaded = sorted({name.split(".")[0] for name in sys.modules})
+# A None entry marks a module as absent (spyglass does so for httpx's command-line tool).
+loaded = sorted({name.split(".")[0] for name, module in sys.modules.items() if module})
 print(json.dumps(loaded), file=sys.__stderr__)
 """
 
@@ -73,7 +74,7 @@ def _loaded(home: Path, *args: str) -> set[str]:
 
 
 #: Like PROBE, with every module's full name.
-FULL_PROBE = PROBE.replace('{name.split(".")[0] for name in sys.modules}', "set(sys.modules)")
+FULL_PROBE = PROBE.replace('{name.split(".")[0] for name, module', "{name for name, module")
 
 
 def _run_probe(home: Path, args: tuple[str, ...], probe: str, stdin: str = "") -> set[str]:
@@ -118,7 +119,7 @@ def test_the_mcp_server_path_loads_neither_the_web_framework_nor_the_extractor(
         "from spyglass.runtime import build_runtime\n"
         "from spyglass.mcp.server import build_server\n"
         "build_server(build_runtime())\n"
-        "print(json.dumps(sorted({name.split('.')[0] for name in sys.modules})))\n"
+        "print(json.dumps(sorted({n.split('.')[0] for n, m in sys.modules.items() if m})))\n"
     )
     done = run_python(home, probe)
     assert done.returncode == 0, done.stderr
@@ -145,9 +146,21 @@ def test_a_fetch_the_guard_refuses_before_asking_loads_no_fetch_stack_or_detecto
     modules = _modules(home, "fetch", "http://127.0.0.1/")
     # The guard parses the URL with httpx's own parser (the one the fetcher dials with), so
     # httpx itself may load here; nothing that reads, extracts or detects may.
-    allowed = {"httpx", "httpcore", "h11", "anyio", "rich", "pygments"}
+    allowed = {"httpx", "httpcore", "h11", "anyio"}
     assert _packages(modules) & (NOT_FOR_A_REFUSAL - allowed) == set()
     assert modules & SPYGLASS_NOT_FOR_A_REFUSAL == set()
+
+
+def test_importing_httpx_for_the_guard_does_not_load_httpx_s_own_command_line_tool(
+    home: Path,
+) -> None:
+    # httpx's __init__ imports its command-line tool (click, rich, pygments) when they are
+    # installed, as they are here; the guard imports httpx on a refusal with web access on.
+    PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
+    modules = _modules(home, "fetch", "http://127.0.0.1/")
+    assert "httpx" in modules  # the guard did parse the URL with httpx
+    assert _packages(modules) & {"click", "rich", "pygments"} == set()
+    assert "httpx._main" not in modules
 
 
 def test_a_search_refused_because_web_access_is_off_loads_no_provider_client(home: Path) -> None:
