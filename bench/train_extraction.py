@@ -1,6 +1,8 @@
-"""Train the candidate chooser of web.fetch's extraction, report held-out folds, ship it.
+"""Train the candidate chooser and block filter of web.fetch's extraction, report held-out
+folds, ship them.
 
     .venv/bin/python bench/train_extraction.py [--jobs 2] [--rebuild] [--no-write]
+        [--no-cv] [--filter-all]
 
 1. Reads every page of WCXB dev (1,497) and trafilatura-eval (884) through
    :func:`spyglass.fetch.extract.readings`: the three candidate readings, their feature
@@ -9,10 +11,14 @@
 2. Five-fold cross-validation grouped by site (a domain is never in training and test at
    once), folds fixed by a seeded shuffle of the domains: each page's candidate is chosen
    by a model that never saw its site. Prints the held-out figures per corpus and page type
-   beside the always-article choice and the best candidate per page (the ceiling).
-3. Trains the final model on all pages with the same settings and writes it to
-   ``src/spyglass/fetch/models/chooser.txt`` (unless ``--no-write``). Fixed seeds and
-   deterministic LightGBM settings: the same data gives the same file.
+   beside the always-article choice and the best candidate per page (the ceiling), then
+   the chosen reading with the blocks the block model (trained on the other folds' blocks
+   of all three readings) finds unlikely left out, for several thresholds. ``--filter-all``
+   also measures the alternative of filtering every reading and choosing among the
+   filtered ones, the chooser seeing what the block model made of each.
+3. Trains the final models on all pages with the same settings and writes them to
+   ``src/spyglass/fetch/models/chooser.txt`` and ``blocks.txt`` (unless ``--no-write``).
+   Fixed seeds and deterministic LightGBM settings: the same data gives the same files.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import statistics
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -37,12 +44,14 @@ if str(ROOT) not in sys.path:
 from bench.extraction_data import Page, load, load_truth, page_ids, plain  # noqa: E402
 
 CACHE = ROOT / "bench" / "results" / "extraction-readings.pkl"
-BLOCK_CACHE = ROOT / "bench" / "results" / "extraction-blocks.pkl"
+BLOCK_CACHE = ROOT / "bench" / "results" / "extraction-blocks-v2.pkl"
 MODELS = ROOT / "src" / "spyglass" / "fetch" / "models"
 MODEL = MODELS / "chooser.txt"
 BLOCK_MODEL = MODELS / "blocks.txt"
 #: A block is dropped when the model gives it less than this chance of being content.
 KEEP_THRESHOLD = 0.4
+#: Thresholds the held-out figures are printed for.
+THRESHOLDS = [0.3, 0.4, 0.5, 0.6]
 _WORDS = re.compile(r"\w+")
 SEED = 20261130
 FOLDS = 5
@@ -237,11 +246,15 @@ def context_of(page: dict[str, Any], kind: str) -> list[float]:
     return list(page["rows"][KINDS.index(kind)]) if page["rows"] is not None else []
 
 
+#: One reading's blocks: (features of every non-empty block in document order, labels with
+#: NaN for blocks the references do not judge, weights).
 Examples = tuple[Any, Any, Any]
+#: Every reading's blocks of one page, by kind (None when the page has no tree).
+PageBlocks = dict[str, Examples] | None
 
 
-def block_examples(page: dict[str, Any], truth: Truth) -> Examples | None:
-    """(features, labels, weights) arrays for the labelled blocks of every candidate."""
+def block_examples(page: dict[str, Any], truth: Truth) -> PageBlocks:
+    """The blocks of every candidate reading of ``page`` as :data:`Examples`."""
     import numpy
 
     from spyglass.fetch.blocks import block_rows, line_keys, split_blocks
@@ -249,9 +262,10 @@ def block_examples(page: dict[str, Any], truth: Truth) -> Examples | None:
 
     if page["rows"] is None:
         return None
-    rows, labels, weights = [], [], []
     keys = line_keys(page["texts"])
+    found: dict[str, Examples] = {}
     for kind in KINDS:
+        rows, labels, weights = [], [], []
         blocks = split_blocks(page["texts"][kind])
         replay = Replay(page["places"][kind])
         described = block_rows(blocks, kind, keys, context_of(page, kind), replay)
@@ -259,19 +273,16 @@ def block_examples(page: dict[str, Any], truth: Truth) -> Examples | None:
             if not row:
                 continue
             label = truth.label(block.text)
-            if label is None:
-                continue
             rows.append(row)
-            labels.append(label)
+            labels.append(math.nan if label is None else label)
             # Dropping a long paragraph by mistake costs more than keeping a short link.
             weights.append(math.sqrt(1 + len(block.text.split())))
-    if not rows:
-        return None
-    return (
-        numpy.asarray(rows, dtype=numpy.float32),
-        numpy.asarray(labels, dtype=numpy.float64),
-        numpy.asarray(weights, dtype=numpy.float64),
-    )
+        found[kind] = (
+            numpy.asarray(rows, dtype=numpy.float32),
+            numpy.asarray(labels, dtype=numpy.float64),
+            numpy.asarray(weights, dtype=numpy.float64),
+        )
+    return found
 
 
 def block_names(pages: list[dict[str, Any]]) -> list[str]:
@@ -281,14 +292,17 @@ def block_names(pages: list[dict[str, Any]]) -> list[str]:
     return [*BLOCK_FEATURES, *(f"reading_{name}" for name in names)]
 
 
-def fit_blocks(examples: list[Examples | None], names: list[str]) -> Any:
+def fit_blocks(examples: list[tuple[Any, Any, Any]], names: list[str]) -> Any:
+    """A block model on the labelled rows of ``examples`` (features, labels, weights)."""
     import lightgbm
     import numpy
 
-    present = [e for e in examples if e is not None]
+    present = [e for e in examples if len(e[1])]
     x = numpy.vstack([e[0] for e in present])
     y = numpy.concatenate([e[1] for e in present])
     w = numpy.concatenate([e[2] for e in present])
+    labelled = ~numpy.isnan(y)
+    x, y, w = x[labelled], y[labelled], w[labelled]
     step = max(1, math.ceil(len(y) / BLOCK_SAMPLE))
     data = lightgbm.Dataset(
         x[::step].astype(numpy.float64),
@@ -300,18 +314,60 @@ def fit_blocks(examples: list[Examples | None], names: list[str]) -> Any:
     return lightgbm.train(BLOCK_PARAMS, data, num_boost_round=BLOCK_ROUNDS)
 
 
-def filtered(booster: Any, page: dict[str, Any], kind: str, thresholds: list[float]) -> list[str]:
-    """The ``kind`` candidate without the blocks the model finds unlikely to be content,
-    for each threshold (the blocks are described and scored once)."""
+def readings_of(per_page: list[PageBlocks], indices: list[int]) -> list[Examples]:
+    return [e for i in indices if per_page[i] is not None for e in per_page[i].values()]  # type: ignore[union-attr]
+
+
+def out_of_fold(
+    per_page: list[PageBlocks], fold_of: list[int], names: list[str]
+) -> tuple[list[dict[str, Any] | None], list[Any]]:
+    """First-pass chances of every block given by a model that never saw its site, and the
+    first-pass model of each fold."""
     import numpy
 
-    from spyglass.fetch.blocks import score_blocks
+    first: list[dict[str, Any] | None] = [None] * len(per_page)
+    models = []
+    for fold in range(FOLDS):
+        started = time.perf_counter()
+        model = fit_blocks(
+            readings_of(per_page, [i for i, f in enumerate(fold_of) if f != fold]), names
+        )
+        models.append(model)
+        for index, blocks in enumerate(per_page):
+            if fold_of[index] != fold or blocks is None:
+                continue
+            first[index] = {
+                kind: model.predict(x.astype("float64"), num_threads=1)
+                if len(x)
+                else numpy.zeros(0)
+                for kind, (x, _, _) in blocks.items()
+            }
+        print(f"  first pass, fold {fold + 1}: {time.perf_counter() - started:.0f} s", flush=True)
+    return first, models
+
+
+Chances = Callable[[list[list[float]]], list[float]]
+
+
+def one_pass(first: Any) -> Chances:
+    """Chances from the first block model alone."""
+    import numpy
 
     def chances(rows: list[list[float]]) -> list[float]:
         if not rows:
             return []
         matrix = numpy.asarray(rows, dtype=numpy.float32).astype(numpy.float64)
-        return [float(v) for v in booster.predict(matrix, num_threads=1)]
+        return [float(v) for v in first.predict(matrix, num_threads=1)]
+
+    return chances
+
+
+def filtered(
+    chances: Chances, page: dict[str, Any], kind: str, thresholds: list[float]
+) -> list[str]:
+    """The ``kind`` candidate without the blocks ``chances`` finds unlikely to be content,
+    for each threshold (the blocks are described and scored once)."""
+    from spyglass.fetch.blocks import score_blocks
 
     if page["rows"] is None:
         return [page["texts"][kind]] * len(thresholds)
@@ -356,52 +412,117 @@ def report(title: str, pages: list[dict[str, Any]], chosen: list[str]) -> dict[s
     }
 
 
-def block_data(
-    pages: list[dict[str, Any]], truths: list[Truth], rebuild: bool
-) -> list[Examples | None]:
-    """Every page's labelled blocks, cached beside the readings."""
+def block_data(pages: list[dict[str, Any]], truths: list[Truth], rebuild: bool) -> list[PageBlocks]:
+    """Every page's blocks with their labels, cached beside the readings."""
     if BLOCK_CACHE.exists() and not rebuild:
         with BLOCK_CACHE.open("rb") as handle:
-            cached: list[Examples | None] = pickle.load(handle)
+            cached: list[PageBlocks] = pickle.load(handle)
             return cached
     started = time.perf_counter()
     per_page = [block_examples(p, t) for p, t in zip(pages, truths, strict=True)]
-    count = sum(len(e[1]) for e in per_page if e is not None)
-    print(f"  block examples: {count:,} ({time.perf_counter() - started:.0f} s)", flush=True)
+    examples = [e for blocks in per_page if blocks is not None for e in blocks.values()]
+    count = sum(int((~numpy_isnan(e[1])).sum()) for e in examples)
+    total = sum(len(e[1]) for e in examples)
+    print(
+        f"  blocks: {total:,}, labelled {count:,} ({time.perf_counter() - started:.0f} s)",
+        flush=True,
+    )
     with BLOCK_CACHE.open("wb") as handle:
         pickle.dump(per_page, handle)
     return per_page
 
 
+def numpy_isnan(values: Any) -> Any:
+    import numpy
+
+    return numpy.isnan(values)
+
+
+def filtered_pages(
+    pages: list[dict[str, Any]],
+    truths: list[Truth],
+    fold_of: list[int],
+    models: list[Any],
+    threshold: float,
+) -> list[dict[str, Any]]:
+    """The pages as the chooser sees them when it chooses among filtered readings: every
+    reading filtered by a block model that never saw the page's site, its chooser row
+    continued by what that model made of it (:data:`~spyglass.fetch.blocks.FILTER_FEATURES`),
+    and its score after filtering."""
+    from spyglass.fetch.blocks import FILTER_FEATURES, score_blocks
+    from spyglass.fetch.candidates import KINDS
+
+    result = []
+    names = next(p["names"] for p in pages if p["rows"] is not None)
+    for index, page in enumerate(pages):
+        if page["rows"] is None:
+            result.append(page)
+            continue
+        chances = one_pass(models[fold_of[index]])
+        rows, texts, scores = [], {}, {}
+        for position, kind in enumerate(KINDS):
+            replay = Replay(page["places"][kind])
+            scored = score_blocks(kind, page["texts"], chances, context_of(page, kind), replay)
+            texts[kind] = scored.kept(threshold)
+            scores[kind] = truths[index].page.score(texts[kind])
+            rows.append([*page["rows"][position], *scored.summary(threshold)])
+        result.append(
+            {
+                **page,
+                "rows": rows,
+                "texts": texts,
+                "scores": scores,
+                "names": [*names, *FILTER_FEATURES],
+            }
+        )
+    return result
+
+
 def cross_validate(
     pages: list[dict[str, Any]],
     truths: list[Truth],
-    per_page: list[Examples | None],
-    thresholds: list[float],
-) -> tuple[list[str], dict[float, list[dict[str, Any]]]]:
-    """Held-out choices, and held-out filtered pages for each threshold: every page is
-    handled by models trained on the folds its site is not in."""
+    per_page: list[PageBlocks],
+    filter_all: bool = False,
+) -> None:
+    """Held-out figures of both ways to decide, every page handled by models trained on the
+    folds its site is not in: choose a reading then filter it, and filter every reading then
+    choose among the filtered ones (the chooser also sees what the block model made of each
+    reading; its training pages are filtered by block models that never saw their site)."""
     fold_of = folds(pages)
+    _, models = out_of_fold(per_page, fold_of, block_names(pages))
     chosen = [""] * len(pages)
-    outputs: dict[float, list[dict[str, Any]]] = {t: [{}] * len(pages) for t in thresholds}
+    then_filtered: dict[float, list[dict[str, Any]]] = {t: [{}] * len(pages) for t in THRESHOLDS}
     for fold in range(FOLDS):
-        train = [i for i, f in enumerate(fold_of) if f != fold]
-        started = time.perf_counter()
-        chooser = fit([pages[i] for i in train])
-        blocks = fit_blocks([per_page[i] for i in train], block_names(pages))
-        print(
-            f"  fold {fold + 1}: models trained ({time.perf_counter() - started:.0f} s)", flush=True
-        )
+        chooser = fit([pages[i] for i, f in enumerate(fold_of) if f != fold])
         for index, page in enumerate(pages):
-            if fold_of[index] != fold:
-                continue
-            kind = pick(chooser, page)
-            chosen[index] = kind
-            texts = filtered(blocks, page, kind, thresholds)
-            for threshold, text in zip(thresholds, texts, strict=True):
-                outputs[threshold][index] = truths[index].page.score(text)
-        print(f"  fold {fold + 1}/{FOLDS} done ({time.perf_counter() - started:.0f} s)", flush=True)
-    return chosen, outputs
+            if fold_of[index] == fold:
+                chosen[index] = pick(chooser, page)
+                texts = filtered(one_pass(models[fold]), page, chosen[index], THRESHOLDS)
+                for threshold, text in zip(THRESHOLDS, texts, strict=True):
+                    then_filtered[threshold][index] = truths[index].page.score(text)
+    report("chooser (held out)", pages, chosen)
+    for threshold in THRESHOLDS:
+        scored = [
+            {**p, "scores": {"x": o}} for p, o in zip(pages, then_filtered[threshold], strict=True)
+        ]
+        report(f"+ blocks < {threshold} out", scored, ["x"] * len(pages))
+    if not filter_all:
+        return
+    from spyglass.fetch.candidates import KINDS
+
+    for threshold in THRESHOLDS:
+        started = time.perf_counter()
+        seen = filtered_pages(pages, truths, fold_of, models, threshold)
+        picks = [""] * len(pages)
+        for fold in range(FOLDS):
+            chooser = fit([seen[i] for i, f in enumerate(fold_of) if f != fold])
+            for index, page in enumerate(seen):
+                if fold_of[index] == fold:
+                    picks[index] = pick(chooser, page)
+        best = [max(KINDS, key=lambda k, p=p: p["scores"][k]["f1"]) for p in seen]
+        report(f"filter all < {threshold}, best", seen, best)
+        report(f"filter all < {threshold}, choose", seen, picks)
+        print(f"  ({time.perf_counter() - started:.0f} s)", flush=True)
 
 
 def main() -> int:
@@ -410,6 +531,11 @@ def main() -> int:
     parser.add_argument("--rebuild", action="store_true", help="re-read pages, ignore cache")
     parser.add_argument("--no-write", action="store_true", help="report only, keep the models")
     parser.add_argument("--no-cv", action="store_true", help="only train and write the models")
+    parser.add_argument(
+        "--filter-all",
+        action="store_true",
+        help="also measure filtering every reading and choosing among the filtered ones",
+    )
     options = parser.parse_args()
     pages = collect(options.jobs, options.rebuild)
     truths = [Truth(load_truth(p["corpus"], p["id"])) for p in pages]
@@ -419,33 +545,15 @@ def main() -> int:
     report("always article", pages, ["article"] * len(pages))
     best = [max(KINDS, key=lambda k, p=p: p["scores"][k]["f1"]) for p in pages]
     report("best per page (ceiling)", pages, best)
-    thresholds = [0.2, 0.3, 0.4, 0.5, 0.6, 0.7]
     per_page = block_data(pages, truths, options.rebuild)
     if not options.no_write:
-        booster = fit(pages)
-        MODEL.write_text(booster.model_to_string(), encoding="utf-8")
-        blocks = fit_blocks(per_page, block_names(pages))
+        MODEL.write_text(fit(pages).model_to_string(), encoding="utf-8")
+        blocks = fit_blocks(readings_of(per_page, list(range(len(pages)))), block_names(pages))
         BLOCK_MODEL.write_text(blocks.model_to_string(), encoding="utf-8")
         for path in (MODEL, BLOCK_MODEL):
             print(f"wrote {path.relative_to(ROOT)} ({path.stat().st_size:,} bytes)")
     if not options.no_cv:
-        chosen, outputs = cross_validate(pages, truths, per_page, thresholds)
-        report("chooser (held out)", pages, chosen)
-        for threshold in thresholds:
-            scored = [
-                {**p, "scores": {"x": o}} for p, o in zip(pages, outputs[threshold], strict=True)
-            ]
-            report(f"+ blocks < {threshold} out", scored, ["x"] * len(pages))
-        # One threshold for the article reading, another for the region and block readings.
-        for article in thresholds:
-            for other in thresholds:
-                if other >= article:
-                    continue
-                scored = [
-                    {**p, "scores": {"x": outputs[article if kind == "article" else other][i]}}
-                    for i, (p, kind) in enumerate(zip(pages, chosen, strict=True))
-                ]
-                report(f"  article {article} / {other}", scored, ["x"] * len(pages))
+        cross_validate(pages, truths, per_page, options.filter_all)
     return 0
 
 

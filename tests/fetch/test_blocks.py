@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-from spyglass.fetch.blocks import BLOCK_FEATURES, block_rows, keep_content, line_keys, split_blocks
+import math
+
+import pytest
+
+from spyglass.fetch.blocks import (
+    BLOCK_FEATURES,
+    FILTER_FEATURES,
+    block_rows,
+    keep_content,
+    line_keys,
+    score_blocks,
+    split_blocks,
+)
 
 READING = """# Title
 
@@ -61,3 +73,26 @@ def test_the_top_heading_is_kept_when_the_model_gives_it_a_low_chance_and_others
 
     kept = keep_content("article", readings, all_boilerplate, 0.5)
     assert kept == "Kicker above the title\n\n# Old tram depot to become a library"
+
+
+def test_a_readings_summary_says_how_much_of_it_the_model_would_keep() -> None:
+    readings = {"article": READING, "region": "", "block": ""}
+
+    def links_are_boilerplate(rows: list[list[float]]) -> list[float]:
+        link_density = BLOCK_FEATURES.index("link_density")
+        return [0.1 if row[link_density] > 0.5 else 0.9 for row in rows]
+
+    summary = score_blocks("article", readings, links_are_boilerplate).summary(0.5)
+    values = dict(zip(FILTER_FEATURES, summary, strict=True))
+    assert values["filter_kept_blocks_share"] == 4 / 5
+    assert 0.8 < values["filter_kept_share"] < 1.0
+    assert values["filter_mean_chance"] == pytest.approx(0.1 + 0.8 * values["filter_kept_share"])
+    assert values["filter_sure_share"] == values["filter_kept_share"]
+
+
+def test_an_empty_reading_has_nothing_kept_and_unknown_shares() -> None:
+    readings = {"article": READING, "region": "", "block": ""}
+    scored = score_blocks("region", readings, lambda rows: [0.5 for _ in rows])
+    first, *shares = scored.summary(0.5)
+    assert first == 0.0
+    assert all(math.isnan(share) for share in shares)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from spyglass.fetch.extract import absolute_links, extract_html
+from lxml import etree
+from lxml import html as lxml_html
+
+from spyglass.fetch.extract import absolute_links, extract_html, parse
 
 ARTICLE = (
     """<html><head><title>T</title><base href="/docs/"><script>var secret=1;</script>
@@ -35,6 +38,23 @@ def test_main_content_keeps_headings_lists_tables_and_absolute_links() -> None:
     assert "javascript:" not in text
     assert "var secret" not in text
     assert "color:red" not in text
+
+
+def test_the_parsed_tree_is_lxml_html_s_tree_with_every_element_an_html_element() -> None:
+    page = (
+        "<html><body><!-- note --><form action='/s'><label>Find <input name=q value=x>"
+        "</label><select><option>one</option></select><textarea>t</textarea></form>"
+        "<p>Text &amp; <b>bold</b></p></body></html>"
+    )
+    tree = parse(page)
+    assert tree is not None
+    reference = lxml_html.document_fromstring(page)
+    assert etree.tostring(tree) == etree.tostring(reference)
+    assert tree.text_content() == reference.text_content()
+    elements = list(tree.iter(etree.Element))
+    assert {element.tag for element in elements} >= {"form", "input", "select", "textarea"}
+    assert all(isinstance(element, lxml_html.HtmlElement) for element in elements)
+    assert isinstance(next(tree.iter(etree.Comment)), lxml_html.HtmlComment)
 
 
 def test_a_page_without_an_article_still_yields_its_visible_text() -> None:

@@ -242,6 +242,43 @@ class Scored:
         # Leaving every block out would answer "nothing here" for a page that has text.
         return result or self.markdown
 
+    def summary(self, threshold: float) -> list[float]:
+        """The :data:`FILTER_FEATURES` of this reading: how much of it (log words, share of
+        words, share of blocks) has at least ``threshold``, the word-weighted mean chance
+        and the share of words the model is sure of."""
+        return _summary(self.blocks, self.chances, threshold)
+
+
+#: What the block model makes of a reading, for the chooser (:meth:`Scored.summary`).
+FILTER_FEATURES = [
+    "filter_kept_words",
+    "filter_kept_share",
+    "filter_kept_blocks_share",
+    "filter_mean_chance",
+    "filter_sure_share",
+]
+
+
+def _summary(
+    blocks: Sequence[Block], chances: Sequence[float | None], threshold: float
+) -> list[float]:
+    words = [
+        len(_tokens(b.text)) + 1 for b, c in zip(blocks, chances, strict=True) if c is not None
+    ]
+    scored = [c for c in chances if c is not None]
+    if not scored:
+        return [0.0, math.nan, math.nan, math.nan, math.nan]
+    total = sum(words)
+    kept = sum(w for w, c in zip(words, scored, strict=True) if c >= threshold)
+    sure = sum(w for w, c in zip(words, scored, strict=True) if c >= 0.8)
+    return [
+        math.log1p(kept),
+        kept / total,
+        sum(c >= threshold for c in scored) / len(scored),
+        sum(w * c for w, c in zip(words, scored, strict=True)) / total,
+        sure / total,
+    ]
+
 
 def score_blocks(
     reading: str,

@@ -92,11 +92,6 @@ def _article(tree: lxml_html.HtmlElement) -> str:
     return result or ""
 
 
-def visible_length(markdown: str) -> int:
-    """Characters a reader sees: link targets do not count."""
-    return len(LINK.sub(lambda m: m.group(1), markdown))
-
-
 def absolute_links(markdown: str, base: str) -> str:
     """Rewrite every ``[text](target)`` so the target is an absolute http(s) URL.
 

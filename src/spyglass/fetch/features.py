@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from lxml import etree
 from lxml import html as lxml_html
 
-from spyglass.fetch.candidates import KINDS, LINK, Candidates, visible_length
+from spyglass.fetch.candidates import KINDS, LINK, Candidates
 
 #: schema.org types grouped by the page type they announce.
 _TYPE_GROUPS = {
@@ -162,10 +162,23 @@ def _declared_types(tree: lxml_html.HtmlElement) -> set[str]:
 
 def candidate_features(markdown: str) -> dict[str, float]:
     """Numbers describing one candidate reading."""
-    lines = [line.strip() for line in markdown.split("\n") if line.strip()]
-    chars = visible_length(markdown)
-    link_chars = sum(len(m.group(1)) for m in LINK.finditer(markdown))
-    words = [len(_WORD.findall(LINK.sub(r"\1", line))) for line in lines]
+    return _described(markdown, LINK.sub(r"\1", markdown))
+
+
+def _described(markdown: str, visible: str) -> dict[str, float]:
+    """:func:`candidate_features` of ``markdown``, whose text without link targets is
+    ``visible``."""
+    # A link never spans lines, so ``visible`` has the same lines as ``markdown``: one
+    # substitution over the whole reading instead of one per line.
+    lines: list[str] = []
+    words: list[int] = []
+    for line, shown in zip(markdown.split("\n"), visible.split("\n"), strict=True):
+        stripped = line.strip()
+        if stripped:
+            lines.append(stripped)
+            words.append(len(_WORD.findall(shown)))
+    chars = len(visible)
+    link_chars = sum(len(m.group(1)) for m in LINK.finditer(markdown)) if "](" in markdown else 0
     count = len(lines) or 1
     return {
         "chars": math.log1p(chars),
@@ -181,16 +194,13 @@ def candidate_features(markdown: str) -> dict[str, float]:
     }
 
 
-def _word_set(markdown: str) -> set[str]:
-    return set(_WORD.findall(LINK.sub(r"\1", markdown).lower()))
-
-
 def rows(page: dict[str, float], found: Candidates) -> list[list[float]]:
     """One feature row per candidate, in :data:`KINDS` order: its kind, its own numbers,
     every candidate's numbers, how much of its words the others share, and the page's."""
     texts = found.by_kind()
-    described = {kind: candidate_features(texts[kind]) for kind in KINDS}
-    words = {kind: _word_set(texts[kind]) for kind in KINDS}
+    visible = {kind: LINK.sub(r"\1", texts[kind]) for kind in KINDS}
+    described = {kind: _described(texts[kind], visible[kind]) for kind in KINDS}
+    words = {kind: set(_WORD.findall(visible[kind].lower())) for kind in KINDS}
     shared: dict[str, float] = {}
     for kind in KINDS:
         for other in KINDS:

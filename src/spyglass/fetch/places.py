@@ -125,7 +125,7 @@ def text_index(tree: lxml_html.HtmlElement) -> dict[str, lxml_html.HtmlElement]:
     # XPath filters the text nodes in C; a Python walk over every element costs more.
     for text in _TEXTS(body if body is not None else tree):
         key = text_key(text)
-        if not key:
+        if not key or key in starts:
             continue
         holder = text.getparent()
         if not text.is_text:
@@ -163,7 +163,8 @@ class Places:
 
     def row(self, markdown: str) -> list[float]:
         """The :data:`PLACE_FEATURES` of one block of Markdown."""
-        found = find(self._index, _LINK.sub(r"\1", markdown))
+        # Every link has "](": most blocks have none and need no substitution.
+        found = find(self._index, _LINK.sub(r"\1", markdown) if "](" in markdown else markdown)
         if found is None:
             return [0.0, *([_MISSING] * (len(PLACE_FEATURES) - 1))]
         holder = found

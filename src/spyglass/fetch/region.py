@@ -119,17 +119,24 @@ def element_markdown(root: lxml_html.HtmlElement, base: str) -> str:
     return "\n\n".join(lines)
 
 
-def _skipped(element: lxml_html.HtmlElement, root: lxml_html.HtmlElement) -> bool:
-    if element.tag in _SKIP_TAGS:
+def _skipped(element: lxml_html.HtmlElement, tag: str, root: lxml_html.HtmlElement) -> bool:
+    if tag in _SKIP_TAGS:
         return True
     if element is root:
         return False
-    if element.get("hidden") is not None or element.get("aria-hidden") == "true":
+    # Called for every element of the region: one bound method, and no strings built for
+    # the (many) elements without the attributes asked about.
+    get = element.get
+    if get("hidden") is not None or get("aria-hidden") == "true":
         return True
-    if _HIDDEN_STYLE.search(element.get("style") or ""):
+    style = get("style")
+    if style and _HIDDEN_STYLE.search(style):
         return True
-    names = " ".join(filter(None, (element.get("id"), element.get("class"), element.get("role"))))
-    return bool(names) and _BOILERPLATE.search(names) is not None
+    ident, names, role = get("id"), get("class"), get("role")
+    if not (ident or names or role):
+        return False
+    joined = " ".join(filter(None, (ident, names, role)))
+    return _BOILERPLATE.search(joined) is not None
 
 
 def _walk(
@@ -139,8 +146,8 @@ def _walk(
     out: list[str],
     kept: list[str],
 ) -> None:
-    tag = element.tag if isinstance(element.tag, str) else None
-    if tag is None or _skipped(element, root):
+    tag = element.tag
+    if not isinstance(tag, str) or _skipped(element, tag, root):
         if element.tail:
             out.append(element.tail)
         return

@@ -29,7 +29,9 @@ def drop_repeated_lines(markdown: str) -> str:
         if in_code or stripped.startswith("|"):
             kept.append(line)
             continue
-        words = _WORD.findall(_LINK.sub(r"\1", line).lower())
+        # Every link has "](": most lines have none and need no substitution.
+        text = _LINK.sub(r"\1", line) if "](" in line else line
+        words = _WORD.findall(text.lower())
         key = " ".join(words)
         if len(words) >= _MIN_WORDS:
             if key in seen:
