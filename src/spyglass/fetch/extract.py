@@ -25,6 +25,7 @@ from lxml.etree import ParserError
 from spyglass.fetch.blocks import keep_content
 from spyglass.fetch.candidates import KINDS, Candidates, absolute_links, candidates
 from spyglass.fetch.features import page_features, rows
+from spyglass.fetch.keep import keep_threshold
 from spyglass.fetch.learned import choose, content_chances
 from spyglass.fetch.metadata import Metadata, page_metadata
 from spyglass.fetch.places import Places, text_index
@@ -33,8 +34,6 @@ __all__ = ["Extracted", "absolute_links", "extract_html", "readings"]
 
 #: Below this many characters an extraction is treated as "no main content found".
 _MIN_CONTENT_CHARS = 200
-#: A block of the chosen reading is left out below this chance of being content.
-KEEP_THRESHOLD = 0.4
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 
 
@@ -89,7 +88,8 @@ def extract_html(html: str, url: str) -> Extracted:
         # An empty reading is never the answer while another one has text.
         chosen = max(KINDS, key=lambda kind: len(texts[kind]))
     context = read.rows[KINDS.index(chosen)]
-    markdown = keep_content(chosen, texts, content_chances, KEEP_THRESHOLD, context, read.places)
+    threshold = keep_threshold(read.page)
+    markdown = keep_content(chosen, texts, content_chances, threshold, context, read.places)
     return Extracted(title, markdown, page_metadata(tree, url))
 
 
