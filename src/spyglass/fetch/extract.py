@@ -8,9 +8,9 @@ shapes which one a reader would want; a second one then scores every block of th
 reading (its shape, where it sits in the page's markup, what kind of page it is on, see
 :mod:`spyglass.fetch.blocks` and :mod:`spyglass.fetch.places`) and the unlikely ones are
 left out, more strictly on a page that declares itself an article
-(:mod:`spyglass.fetch.keep`). The result comes with the page's declared metadata as a short header. Links are
-absolute against the page's final URL (or its ``<base href>``) so the model can cite or
-fetch them.
+(:mod:`spyglass.fetch.keep`). The result comes with the page's declared metadata as a
+short header. Links are absolute against the page's final URL (or its ``<base href>``) so
+the model can cite or fetch them.
 """
 
 from __future__ import annotations
