@@ -2,7 +2,7 @@
 folds, ship them.
 
     .venv/bin/python bench/train_extraction.py [--jobs 2] [--rebuild] [--no-write]
-        [--no-cv] [--filter-all]
+        [--no-cv] [--filter-all] [--keep-rules]
 
 1. Reads every page of WCXB dev (1,497) and trafilatura-eval (884) through
    :func:`spyglass.fetch.extract.readings`: the three candidate readings, their feature
@@ -16,6 +16,9 @@ folds, ship them.
    of all three readings) finds unlikely left out, for several thresholds. ``--filter-all``
    also measures the alternative of filtering every reading and choosing among the
    filtered ones, the chooser seeing what the block model made of each.
+   ``--keep-rules`` also scores every held-out output at thresholds 0.3–0.7 and measures
+   keep thresholds that depend on the page (:mod:`bench.keep_rules`), writing the shipped
+   rule's thresholds to ``src/spyglass/fetch/models/keep.json`` (unless ``--no-write``).
 3. Trains the final models on all pages with the same settings and writes them to
    ``src/spyglass/fetch/models/chooser.txt`` and ``blocks.txt`` (unless ``--no-write``).
    Fixed seeds and deterministic LightGBM settings: the same data gives the same files.
@@ -48,10 +51,12 @@ BLOCK_CACHE = ROOT / "bench" / "results" / "extraction-blocks-v2.pkl"
 MODELS = ROOT / "src" / "spyglass" / "fetch" / "models"
 MODEL = MODELS / "chooser.txt"
 BLOCK_MODEL = MODELS / "blocks.txt"
-#: A block is dropped when the model gives it less than this chance of being content.
-KEEP_THRESHOLD = 0.4
 #: Thresholds the held-out figures are printed for.
 THRESHOLDS = [0.3, 0.4, 0.5, 0.6]
+#: Thresholds the page-dependent keep rules choose among (``--keep-rules``).
+KEEP_GRID = [round(0.3 + 0.05 * i, 2) for i in range(9)]
+#: Held-out scores of every page at every :data:`KEEP_GRID` threshold (``--keep-rules``).
+KEEP_CACHE = ROOT / "bench" / "results" / "extraction-keep-grid.pkl"
 _WORDS = re.compile(r"\w+")
 SEED = 20261130
 FOLDS = 5
@@ -483,6 +488,7 @@ def cross_validate(
     truths: list[Truth],
     per_page: list[PageBlocks],
     filter_all: bool = False,
+    keep_rules: bool = False,
 ) -> None:
     """Held-out figures of both ways to decide, every page handled by models trained on the
     folds its site is not in: choose a reading then filter it, and filter every reading then
@@ -491,15 +497,20 @@ def cross_validate(
     fold_of = folds(pages)
     _, models = out_of_fold(per_page, fold_of, block_names(pages))
     chosen = [""] * len(pages)
-    then_filtered: dict[float, list[dict[str, Any]]] = {t: [{}] * len(pages) for t in THRESHOLDS}
+    measured = sorted({*THRESHOLDS, *(KEEP_GRID if keep_rules else [])})
+    then_filtered: dict[float, list[dict[str, Any]]] = {t: [{}] * len(pages) for t in measured}
     for fold in range(FOLDS):
         chooser = fit([pages[i] for i, f in enumerate(fold_of) if f != fold])
         for index, page in enumerate(pages):
             if fold_of[index] == fold:
                 chosen[index] = pick(chooser, page)
-                texts = filtered(one_pass(models[fold]), page, chosen[index], THRESHOLDS)
-                for threshold, text in zip(THRESHOLDS, texts, strict=True):
+                texts = filtered(one_pass(models[fold]), page, chosen[index], measured)
+                for threshold, text in zip(measured, texts, strict=True):
                     then_filtered[threshold][index] = truths[index].page.score(text)
+    if keep_rules:
+        from bench.keep_rules import save_grid
+
+        save_grid(KEEP_CACHE, pages, fold_of, chosen, then_filtered)
     report("chooser (held out)", pages, chosen)
     for threshold in THRESHOLDS:
         scored = [
@@ -536,6 +547,11 @@ def main() -> int:
         action="store_true",
         help="also measure filtering every reading and choosing among the filtered ones",
     )
+    parser.add_argument(
+        "--keep-rules",
+        action="store_true",
+        help="also measure keep thresholds that depend on the page (bench/keep_rules.py)",
+    )
     options = parser.parse_args()
     pages = collect(options.jobs, options.rebuild)
     truths = [Truth(load_truth(p["corpus"], p["id"])) for p in pages]
@@ -553,7 +569,13 @@ def main() -> int:
         for path in (MODEL, BLOCK_MODEL):
             print(f"wrote {path.relative_to(ROOT)} ({path.stat().st_size:,} bytes)")
     if not options.no_cv:
-        cross_validate(pages, truths, per_page, options.filter_all)
+        cross_validate(pages, truths, per_page, options.filter_all, options.keep_rules)
+    if options.keep_rules:
+        from bench.keep_rules import measure, write
+
+        measure(KEEP_CACHE)
+        if not options.no_write:
+            write(KEEP_CACHE)
     return 0
 
 

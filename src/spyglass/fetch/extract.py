@@ -7,9 +7,10 @@ visible text of the element enclosing the article's paragraphs. A small learned 
 shapes which one a reader would want; a second one then scores every block of that
 reading (its shape, where it sits in the page's markup, what kind of page it is on, see
 :mod:`spyglass.fetch.blocks` and :mod:`spyglass.fetch.places`) and the unlikely ones are
-left out. The result comes with the page's declared metadata as a short header. Links are
-absolute against the page's final URL (or its ``<base href>``) so the model can cite or
-fetch them.
+left out, more strictly on a page that declares itself an article
+(:mod:`spyglass.fetch.keep`). The result comes with the page's declared metadata as a
+short header. Links are absolute against the page's final URL (or its ``<base href>``) so
+the model can cite or fetch them.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from lxml.etree import ParserError
 from spyglass.fetch.blocks import keep_content
 from spyglass.fetch.candidates import KINDS, Candidates, absolute_links, candidates
 from spyglass.fetch.features import page_features, rows
+from spyglass.fetch.keep import keep_threshold
 from spyglass.fetch.learned import choose, content_chances
 from spyglass.fetch.metadata import Metadata, page_metadata
 from spyglass.fetch.places import Places, text_index
@@ -34,8 +36,6 @@ __all__ = ["Extracted", "absolute_links", "extract_html", "readings"]
 
 #: Below this many characters an extraction is treated as "no main content found".
 _MIN_CONTENT_CHARS = 200
-#: A block of the chosen reading is left out below this chance of being content.
-KEEP_THRESHOLD = 0.4
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 
 
@@ -114,7 +114,8 @@ def extract_html(html: str, url: str) -> Extracted:
         # An empty reading is never the answer while another one has text.
         chosen = max(KINDS, key=lambda kind: len(texts[kind]))
     context = read.rows[KINDS.index(chosen)]
-    markdown = keep_content(chosen, texts, content_chances, KEEP_THRESHOLD, context, read.places)
+    threshold = keep_threshold(read.page)
+    markdown = keep_content(chosen, texts, content_chances, threshold, context, read.places)
     return Extracted(title, markdown, page_metadata(tree, url))
 
 
