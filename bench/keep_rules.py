@@ -22,7 +22,6 @@ import argparse
 import json
 import math
 import pickle
-import statistics
 import sys
 from collections import defaultdict
 from collections.abc import Callable
@@ -184,29 +183,15 @@ def choose_thresholds(
 
 
 def summarise(records: list[dict[str, Any]], picked: list[float]) -> dict[str, Any]:
-    by_type: dict[str, list[float]] = defaultdict(list)
-    ratios, without = [], []
-    tp = fp = fn = 0.0
-    for record, threshold in zip(records, picked, strict=True):
-        score = record["scores"][threshold]
-        if record["corpus"] == "wcxb":
-            by_type["overall"].append(score["f1"])
-            by_type[record["type"]].append(score["f1"])
-            ratios.append(score["length_ratio"])
-            if score["fp"] + score["tn"]:
-                without.append(score["fp"] / (score["fp"] + score["tn"]))
-        else:
-            tp, fp, fn = tp + score["tp"], fp + score["fp"], fn + score["fn"]
-    precision = tp / max(tp + fp, 1)
-    recall = tp / max(tp + fn, 1)
-    return {
-        "wcxb": {group: statistics.fmean(v) for group, v in by_type.items()},
-        "length_ratio": statistics.median(ratios),
-        "without": statistics.fmean(without),
-        "p": precision,
-        "r": recall,
-        "f1": 2 * precision * recall / (precision + recall) if precision + recall else 0.0,
-    }
+    """The figures of every page read at its picked threshold (``row_of``'s keys)."""
+    from bench.train_extraction import figures
+
+    result = figures(
+        (record, record["scores"][threshold])
+        for record, threshold in zip(records, picked, strict=True)
+    )
+    traf = result.pop("trafilatura_eval")
+    return {**result, "p": traf["precision"], "r": traf["recall"], "f1": traf["f1"]}
 
 
 TYPES = ["article", "service", "product", "collection", "forum", "listing", "documentation"]

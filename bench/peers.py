@@ -23,6 +23,7 @@ from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
 from tests.support.fake_model import Reply, _chunk
+from tests.support.searxng import RESULTS
 
 #: A handler: (method, target, body) to the whole response, status line included.
 Handler = Callable[[str, str, bytes], bytes]
@@ -74,27 +75,13 @@ def model_answer(choose: Callable[[dict[str, Any]], Reply]) -> Handler:
     return handle
 
 
-_RESULTS = [
-    {
-        "title": "Otter - Wikipedia",
-        "url": "https://en.wikipedia.org/wiki/Otter",
-        "content": "Otters are carnivorous mammals.",
-    },
-    {
-        "title": "Sea otter",
-        "url": "https://example.org/sea-otter",
-        "content": "The sea otter is a marine mammal.",
-    },
-]
-
-
 def searxng(method: str, target: str, body: bytes) -> bytes:
     """SearXNG's ``GET /search?format=json``, with the same two results as the test peer."""
     parts = urlsplit(target)
     if method != "GET" or parts.path != "/search":
         return response(404, "application/json", b'{"error": "not found"}')
     query = parse_qs(parts.query).get("q", [""])[0]
-    answer = {"query": query, "results": _RESULTS, "unresponsive_engines": []}
+    answer = {"query": query, "results": RESULTS, "unresponsive_engines": []}
     return response(200, "application/json", json.dumps(answer).encode())
 
 

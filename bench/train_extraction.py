@@ -35,7 +35,7 @@ import statistics
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -381,14 +381,17 @@ def filtered(
     return [scored.kept(t) for t in thresholds]
 
 
-def report(title: str, pages: list[dict[str, Any]], chosen: list[str]) -> dict[str, Any]:
-    """Print and return WCXB F1 per type and trafilatura-eval snippet P/R/F1 for a choice."""
+def figures(scored: Iterable[tuple[dict[str, Any], dict[str, float]]]) -> dict[str, Any]:
+    """WCXB F1 per type, length ratio, `without` rate and trafilatura-eval snippet P/R/F1.
+
+    ``scored`` pairs each page (its ``corpus`` and ``type``) with the score of what was
+    chosen for it.
+    """
     by_type: dict[str, list[float]] = defaultdict(list)
     ratios: list[float] = []
     without_rates: list[float] = []
     counts = {"tp": 0.0, "fn": 0.0, "fp": 0.0, "tn": 0.0}
-    for page, kind in zip(pages, chosen, strict=True):
-        score = page["scores"][kind]
+    for page, score in scored:
         if page["corpus"] == "wcxb":
             by_type["overall"].append(score["f1"])
             by_type[page["type"]].append(score["f1"])
@@ -401,20 +404,26 @@ def report(title: str, pages: list[dict[str, Any]], chosen: list[str]) -> dict[s
     precision = counts["tp"] / max(counts["tp"] + counts["fp"], 1)
     recall = counts["tp"] / max(counts["tp"] + counts["fn"], 1)
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    wcxb = {group: statistics.fmean(values) for group, values in by_type.items() if values}
-    order = ["overall", *sorted(g for g in wcxb if g != "overall")]
-    cells = " ".join(f"{g[:5]} {wcxb[g]:.3f}" for g in order)
-    print(
-        f"{title:<22} WCXB {cells} | len x{statistics.median(ratios):.2f} "
-        f"w/out {statistics.fmean(without_rates):.3f} | "
-        f"traf-eval P {precision:.3f} R {recall:.3f} F1 {f1:.3f}"
-    )
     return {
-        "wcxb": wcxb,
+        "wcxb": {group: statistics.fmean(values) for group, values in by_type.items() if values},
         "length_ratio": statistics.median(ratios),
         "without": statistics.fmean(without_rates),
         "trafilatura_eval": {"precision": precision, "recall": recall, "f1": f1},
     }
+
+
+def report(title: str, pages: list[dict[str, Any]], chosen: list[str]) -> dict[str, Any]:
+    """Print and return WCXB F1 per type and trafilatura-eval snippet P/R/F1 for a choice."""
+    result = figures((page, page["scores"][kind]) for page, kind in zip(pages, chosen, strict=True))
+    wcxb, traf = result["wcxb"], result["trafilatura_eval"]
+    order = ["overall", *sorted(g for g in wcxb if g != "overall")]
+    cells = " ".join(f"{g[:5]} {wcxb[g]:.3f}" for g in order)
+    print(
+        f"{title:<22} WCXB {cells} | len x{result['length_ratio']:.2f} "
+        f"w/out {result['without']:.3f} | "
+        f"traf-eval P {traf['precision']:.3f} R {traf['recall']:.3f} F1 {traf['f1']:.3f}"
+    )
+    return result
 
 
 def block_data(pages: list[dict[str, Any]], truths: list[Truth], rebuild: bool) -> list[PageBlocks]:

@@ -7,6 +7,20 @@ from urllib.parse import parse_qs, urlsplit
 
 from tests.support.loopback import LoopbackServer, QuietHandler
 
+#: What every search answers with (the bench's cheap peer answers the same).
+RESULTS = [
+    {
+        "title": "Otter - Wikipedia",
+        "url": "https://en.wikipedia.org/wiki/Otter",
+        "content": "Otters are carnivorous mammals.",
+    },
+    {
+        "title": "Sea otter",
+        "url": "https://example.org/sea-otter",
+        "content": "The sea otter is a marine mammal.",
+    },
+]
+
 
 class SearXNGShaped(LoopbackServer):
     """Answers ``GET /search?format=json`` the way SearXNG does."""
@@ -23,18 +37,7 @@ class SearXNGShaped(LoopbackServer):
                 body = json.dumps(
                     {
                         "query": query.get("q", [""])[0],
-                        "results": [
-                            {
-                                "title": "Otter - Wikipedia",
-                                "url": "https://en.wikipedia.org/wiki/Otter",
-                                "content": "Otters are carnivorous mammals.",
-                            },
-                            {
-                                "title": "Sea otter",
-                                "url": "https://example.org/sea-otter",
-                                "content": "The sea otter is a marine mammal.",
-                            },
-                        ],
+                        "results": RESULTS,
                         "unresponsive_engines": [],
                     }
                 ).encode()
