@@ -13,18 +13,9 @@ the web, CLI and MCP libraries the capabilities and front ends need::
 from __future__ import annotations
 
 import importlib
-import sys
 from typing import TYPE_CHECKING, Any
 
 from spyglass.version import __version__
-
-# ``import httpx`` also imports httpx's own command-line tool (``httpx._main``: click, rich
-# and pygments, about a tenth of a second) whenever those happen to be installed; httpx falls
-# back to a stub when that import fails. Spyglass never runs httpx's command line, and the
-# fetch guard imports httpx to parse the URL of a call it may refuse before anyone is asked,
-# so the tool's module is marked absent before anything here imports httpx (docs/benchmarks.md,
-# start-up). A process that imported httpx first keeps its tool.
-sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
 if TYPE_CHECKING:
     from spyglass.capabilities import BUILTIN

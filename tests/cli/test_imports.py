@@ -163,6 +163,21 @@ def test_importing_httpx_for_the_guard_does_not_load_httpx_s_own_command_line_to
     assert "httpx._main" not in modules
 
 
+def test_httpx_imported_after_the_command_line_parses_urls_without_its_own_tool(
+    home: Path,
+) -> None:
+    code = (
+        "import json, sys, spyglass.cli, httpx\n"
+        "host = httpx.URL('https://Example.org:8443/a').host\n"
+        "tool = sorted({m.split('.')[0] for m, v in sys.modules.items() if v} & "
+        "{'click', 'rich', 'pygments'})\n"
+        "print(json.dumps([host, tool, sys.modules['httpx._main'] is None]))"
+    )
+    done = run_python(home, code)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == '["example.org", [], true]'
+
+
 def test_a_search_refused_because_web_access_is_off_loads_no_provider_client(home: Path) -> None:
     modules = _modules(home, "search", "harbour tides")
     assert _packages(modules) & NOT_FOR_A_REFUSAL == set()
