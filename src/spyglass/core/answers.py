@@ -170,24 +170,13 @@ class ConfirmationAnswers(ExpirySweep):
             attempt.invocation_id = record.invocation_id
         # A card a sweep found expired stays in the store (marked audited) until taken, so
         # its expiry is read from the record itself.
-        if record is not None and record.expires_at < self.clock():
-            return stop(
-                attempt,
-                "confirm",
-                "denied",
-                Code.INVALID_CONFIRMATION,
-                "nobody approved this call before it expired; it did not run. Ask again",
-                reason="expired",
-            )
-        if record is None:
-            return stop(
-                attempt,
-                "confirm",
-                "rejected",
-                Code.INVALID_CONFIRMATION,
-                "this confirmation is unknown or was already used; ask again",
-                reason="unknown",
-            )
+        usable = self._usable(
+            attempt,
+            record,
+            expired="nobody approved this call before it expired; it did not run. Ask again",
+        )
+        if isinstance(usable, Outcome):
+            return usable
         return stop(
             attempt,
             "confirm",
@@ -265,24 +254,12 @@ class ConfirmationAnswers(ExpirySweep):
             # Fail closed: without the store nobody can tell whether this call was approved.
             return unavailable(attempt, exc)
         # Expired: taken here past its time (perhaps already found unanswered by a sweep).
-        if record is not None and record.expires_at < self.clock():
-            return stop(
-                attempt,
-                "confirm",
-                "denied",
-                Code.INVALID_CONFIRMATION,
-                "this confirmation expired before it was approved; ask again",
-                reason="expired",
-            )
-        if record is None:
-            return stop(
-                attempt,
-                "confirm",
-                "rejected",
-                Code.INVALID_CONFIRMATION,
-                "this confirmation is unknown or was already used; ask again",
-                reason="unknown",
-            )
+        usable = self._usable(
+            attempt, record, expired="this confirmation expired before it was approved; ask again"
+        )
+        if isinstance(usable, Outcome):
+            return usable
+        record = usable
         expected = Binding(
             cname,
             cversion,
@@ -310,6 +287,26 @@ class ConfirmationAnswers(ExpirySweep):
             )
         attempt.invocation_id = record.invocation_id
         return None
+
+    def _usable(
+        self, attempt: Attempt, record: PendingRecord | None, *, expired: str
+    ) -> PendingRecord | Outcome:
+        """The record of a taken token, or the stop when it was taken past its card's time
+        (``expired`` says so) or not found."""
+        if record is not None and record.expires_at < self.clock():
+            return stop(
+                attempt, "confirm", "denied", Code.INVALID_CONFIRMATION, expired, reason="expired"
+            )
+        if record is None:
+            return stop(
+                attempt,
+                "confirm",
+                "rejected",
+                Code.INVALID_CONFIRMATION,
+                "this confirmation is unknown or was already used; ask again",
+                reason="unknown",
+            )
+        return record
 
     async def _take_own(self, token: object, attempt: Attempt) -> PendingRecord | None:
         """Take ``token``'s record for the person ``attempt`` acts for, settled; ``None`` for

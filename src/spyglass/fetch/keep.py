@@ -12,18 +12,18 @@ lists and short lines are often the content. The thresholds of each group are ch
 
 from __future__ import annotations
 
+import functools
 import json
-import threading
 from collections.abc import Mapping
-from importlib import resources
+from types import MappingProxyType
+
+from spyglass.fetch.learned import model_text
 
 KEEP_FILE = "keep.json"
 #: The groups :func:`declared_type` puts a page in.
 GROUPS = ("article", "other", "none")
 #: Page features (``spyglass.fetch.features.page_features``) that declare a non-article type.
 _OTHER_TYPES = ("ld_product", "ld_forum", "ld_listing", "ld_service", "ld_recipe", "og_product")
-_LOCK = threading.Lock()
-_LOADED: dict[str, float] = {}
 
 
 def declared_type(page: Mapping[str, float]) -> str:
@@ -37,15 +37,17 @@ def declared_type(page: Mapping[str, float]) -> str:
 
 
 def thresholds() -> dict[str, float]:
-    """The shipped threshold of every group, read once per process."""
-    with _LOCK:
-        if not _LOADED:
-            text = resources.files("spyglass.fetch.models").joinpath(KEEP_FILE).read_text("utf-8")
-            loaded = json.loads(text)["thresholds"]
-            _LOADED.update({group: float(loaded[group]) for group in GROUPS})
-        return dict(_LOADED)
+    """The shipped threshold of every group."""
+    return dict(_shipped())
+
+
+@functools.cache
+def _shipped() -> Mapping[str, float]:
+    # Read once per process; two fetch threads reading it at once would only read it twice.
+    loaded = json.loads(model_text(KEEP_FILE))["thresholds"]
+    return MappingProxyType({group: float(loaded[group]) for group in GROUPS})
 
 
 def keep_threshold(page: Mapping[str, float]) -> float:
     """The chance of being content below which a block of this page is left out."""
-    return thresholds()[declared_type(page)]
+    return _shipped()[declared_type(page)]

@@ -28,10 +28,13 @@ def _booster(name: str) -> Any:
         if name not in _LOADED:
             import lightgbm
 
-            models = resources.files("spyglass.fetch.models")
-            text = models.joinpath(name).read_text("utf-8")
-            _LOADED[name] = lightgbm.Booster(model_str=text)
+            _LOADED[name] = lightgbm.Booster(model_str=model_text(name))
         return _LOADED[name]
+
+
+def model_text(name: str) -> str:
+    """The shipped file ``name`` of ``spyglass/fetch/models``."""
+    return resources.files("spyglass.fetch.models").joinpath(name).read_text("utf-8")
 
 
 def predict(name: str, rows: list[list[float]]) -> list[float]:
