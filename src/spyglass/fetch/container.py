@@ -9,11 +9,11 @@ header and footer, which lie outside it.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 
 from lxml import html as lxml_html
 
+from spyglass.fetch.linktext import link_text
 from spyglass.fetch.places import text_index, text_key
 
 #: A line must start with at least this many words to be looked up.
@@ -22,7 +22,6 @@ _MIN_KEY_WORDS = 4
 _MIN_LINE_CHARS = 40
 #: Share of the matched text the container must enclose.
 _SHARE = 0.95
-_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
 
 
 def content_container(
@@ -35,7 +34,7 @@ def content_container(
     starts = text_index(tree) if index is None else index
     weights: dict[lxml_html.HtmlElement, float] = defaultdict(float)
     total = 0.0
-    for line in _LINK.sub(r"\1", markdown).split("\n"):
+    for line in link_text(markdown).split("\n"):
         line = line.strip()
         if len(line) < _MIN_LINE_CHARS:
             continue

@@ -21,8 +21,9 @@ from collections import Counter
 from lxml import etree
 from lxml import html as lxml_html
 
+from spyglass.fetch.linktext import link_text
+
 _WORD = re.compile(r"\w+")
-_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
 #: Words of a text's start used to find it again in the page.
 KEY_WORDS = 6
 _KEY_CHARS = 200
@@ -163,8 +164,7 @@ class Places:
 
     def row(self, markdown: str) -> list[float]:
         """The :data:`PLACE_FEATURES` of one block of Markdown."""
-        # Every link has "](": most blocks have none and need no substitution.
-        found = find(self._index, _LINK.sub(r"\1", markdown) if "](" in markdown else markdown)
+        found = find(self._index, link_text(markdown))
         if found is None:
             return [0.0, *([_MISSING] * (len(PLACE_FEATURES) - 1))]
         holder = found

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 
+from spyglass.fetch.linktext import link_text
+
 _WORD = re.compile(r"\w+")
-_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
 #: Lines of a single word ("Reply", "Share") repeat legitimately in lists and are cheap.
 _MIN_WORDS = 2
 
@@ -29,8 +30,7 @@ def drop_repeated_lines(markdown: str) -> str:
         if in_code or stripped.startswith("|"):
             kept.append(line)
             continue
-        # Every link has "](": most lines have none and need no substitution.
-        text = _LINK.sub(r"\1", line) if "](" in line else line
+        text = link_text(line)
         words = _WORD.findall(text.lower())
         key = " ".join(words)
         if len(words) >= _MIN_WORDS:
