@@ -159,7 +159,7 @@ def test_importing_httpx_for_the_guard_does_not_load_httpx_s_own_command_line_to
     PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
     modules = _modules(home, "fetch", "http://127.0.0.1/")
     assert "httpx" in modules  # the guard did parse the URL with httpx
-    assert _packages(modules) & {"click", "rich", "pygments"} == set()
+    assert _packages(modules) & {"rich", "pygments"} == set()
     assert "httpx._main" not in modules
 
 
@@ -170,7 +170,7 @@ def test_httpx_imported_after_the_command_line_parses_urls_without_its_own_tool(
         "import json, sys, spyglass.cli, httpx\n"
         "host = httpx.URL('https://Example.org:8443/a').host\n"
         "tool = sorted({m.split('.')[0] for m, v in sys.modules.items() if v} & "
-        "{'click', 'rich', 'pygments'})\n"
+        "{'rich', 'pygments'})\n"
         "print(json.dumps([host, tool, sys.modules['httpx._main'] is None]))"
     )
     done = run_python(home, code)
