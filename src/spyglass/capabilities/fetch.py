@@ -16,13 +16,12 @@ from spyglass.errors import StoreUnavailable
 from spyglass.fetch.guard import MAX_URL_CHARS, guard_for
 from spyglass.fetch.paging import Part, part
 from spyglass.fetch.private import NOTICE_KIND, NOTICE_MESSAGE
-from spyglass.providers.readiness import fetch_problems
 from spyglass.state.pages import PAGE_CACHE
 
 if TYPE_CHECKING:
     from spyglass.fetch.fetcher import FetchedPage
     from spyglass.fetch.robots import RobotsRules
-    from spyglass.settings import FetchSettings
+    from spyglass.settings import FetchSettings, Settings
 
 MIN_CHARS = 500
 MAX_CHARS = 100_000
@@ -378,6 +377,14 @@ def _result(page: FetchedPage, piece: Part, provider: str | None) -> JSON:
     return result
 
 
+def problems(settings: Settings) -> list[str]:
+    """Why ``web.fetch`` cannot run as configured (:mod:`spyglass.providers.readiness`)."""
+    # Imported when asked, not with the schema: it brings every hosted reader's client.
+    from spyglass.providers.readiness import fetch_problems
+
+    return fetch_problems(settings)
+
+
 CAPABILITY = Capability(
     name=NAME,
     version=1,
@@ -401,5 +408,5 @@ CAPABILITY = Capability(
     policy_key=WEB_ACCESS,
     precheck=precheck,
     timeout_setting="fetch.call_timeout_seconds",
-    readiness=fetch_problems,
+    readiness=problems,
 )

@@ -47,6 +47,8 @@ def mcp(ctx: click.Context, http: bool, port: int, token_file: Path | None) -> N
     from spyglass.mcp.transport import bind_loopback, serve_http, serve_stdio
 
     runtime = load_runtime()
+    # Said at start (on stderr: stdout is the protocol); such a capability is not listed.
+    runtime.report_problems()
     actor = _actor(runtime, token_file) if token_file is not None else None
     if not http:
         # stdout is the protocol stream from here on: nothing else may be printed to it.

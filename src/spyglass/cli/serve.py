@@ -84,6 +84,9 @@ def serve(
     if print_login_url:
         _print_login_url(runtime.paths.api_token_file, settings.server.host, settings.server.port)
         return
+    # Said at start, not after the owner approved a call: the capability is not offered
+    # until it is fixed, and everything else keeps working.
+    runtime.report_problems()
     host = settings.server.host
     if not is_loopback(host):
         if not allow_remote:

@@ -9,6 +9,9 @@ from pydantic import ConfigDict, Field, SecretStr, ValidationError, model_valida
 
 from spyglass.settings.base import _Section
 
+#: The longest snippet ``search.snippet_chars`` may ask for (web.search's result schema).
+MAX_SNIPPET_CHARS = 1000
+
 
 class ProviderSettings(_Section):
     """Settings of one search provider (``search.<provider>``)."""
@@ -85,6 +88,6 @@ class SearchSettings(_ProviderSections):
     snippet_chars: int = Field(
         default=500,
         ge=50,
-        le=1000,
+        le=MAX_SNIPPET_CHARS,
         description="Longest snippet per result, in characters (small context windows: lower).",
     )
