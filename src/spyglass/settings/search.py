@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from pydantic import ConfigDict, Field, SecretStr, ValidationError, model_validator
 
-from spyglass.settings.base import _Section
+from spyglass.settings.base import _Section, empty_list
 
 #: The longest snippet ``search.snippet_chars`` may ask for (web.search's result schema).
 MAX_SNIPPET_CHARS = 1000
@@ -75,7 +75,7 @@ class SearchSettings(_ProviderSections):
         description='One provider name, or weighted "searxng:70,duckduckgo:30".',
     )
     fallback: list[str] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="Ordered providers tried when the chosen one fails retryably.",
     )
     timeout_seconds: float = Field(default=10.0, gt=0, le=120, description="Per provider request.")
