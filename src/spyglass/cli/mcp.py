@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--token-file",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     envvar="SPYGLASS_MCP_TOKEN_FILE",
     show_envvar=True,
     help="A file holding a person's API token (`spyglass users api-token NAME`): calls are "
