@@ -7,6 +7,7 @@ capability schemas.
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -61,46 +62,56 @@ def settings_reference() -> str:
     return "".join(lines)
 
 
-# Typer ships its own copy of click, so commands are inspected by duck typing rather than
-# isinstance checks against the click package.
 def _commands(command: Any, path: list[str]) -> Iterator[tuple[list[str], Any]]:
-    if not getattr(command, "hidden", False):
+    """Every visible command under ``command`` (a click command), parents first.
+
+    Subcommands are asked of the group, as the command line asks: the root group imports
+    each command's module only when it is named.
+    """
+    import click
+
+    if not command.hidden:
         yield path, command
-    for name in sorted(getattr(command, "commands", {})):
-        yield from _commands(command.commands[name], [*path, name])
+    if isinstance(command, click.Group):
+        context = click.Context(command, info_name=path[-1])
+        for name in sorted(command.list_commands(context)):
+            child = command.get_command(context, name)
+            if child is not None:
+                yield from _commands(child, [*path, name])
 
 
 def _params(command: Any, kind: str) -> list[Any]:
-    return [p for p in command.params if p.param_type_name == kind and not p.hidden]
+    return [
+        p for p in command.params if p.param_type_name == kind and not getattr(p, "hidden", False)
+    ]
 
 
 def _usage(command: Any, path: list[str]) -> str:
+    import click
+
     parts = list(path)
     for param in _params(command, "argument"):
         name = (param.metavar or param.name or "").upper()
         parts.append(name if param.required else f"[{name}]")
     if _params(command, "option"):
         parts.append("[OPTIONS]")
-    if getattr(command, "commands", None):
+    if isinstance(command, click.Group):
         parts.append("COMMAND")
     return " ".join(parts)
 
 
 def cli_reference() -> str:
-    import typer.main
-
     from spyglass.cli import app
 
-    root = typer.main.get_command(app)
     lines = [
         HEADER,
         "# Command line\n\n",
         "Exit codes: 0 ok, 1 failed, 2 usage, 3 rejected, 4 denied or not confirmed. "
         "`--json` prints the Outcome object (or the command's data) for programs.\n",
     ]
-    for path, command in _commands(root, ["spyglass"]):
+    for path, command in _commands(app, ["spyglass"]):
         lines.append(f"\n## `{' '.join(path)}`\n\n")
-        help_text = (command.help or "").strip().split("\n\n")[0]
+        help_text = inspect.cleandoc(command.help or "").split("\n\n")[0]
         if help_text:
             lines.append(f"{help_text}\n\n")
         lines.append(f"```\n{_usage(command, path)}\n```\n")

@@ -6,28 +6,79 @@ Front ends (CLI, HTTP, MCP) call :func:`build_runtime` once and share what it re
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # httpcore asks for sniffio on every request (asyncio or trio?): installed, that is a lookup;
 # missing, every request searches sys.path for it again (docs/benchmarks.md, conversation
 # service). Imported here so the dependency it needs stays declared.
 import sniffio  # noqa: F401
 
-from spyglass.accounts.people import Actors, People
-from spyglass.accounts.store import AccountStore
 from spyglass.capabilities import BUILTIN
+from spyglass.core.actor import Actor, Decision, PersonalPolicy, Refusal
 from spyglass.core.confirmation import ConfirmationStore
 from spyglass.core.context import Seams
 from spyglass.core.executor import Executor
+from spyglass.core.outcome import Notice
 from spyglass.core.registry import Registry
 from spyglass.paths import Paths
 from spyglass.settings import Settings, load_settings
 from spyglass.state.pages import PAGE_CACHE
 from spyglass.state.stores import AuditReader, OwnerPolicy, Stores, open_stores
 
+if TYPE_CHECKING:
+    from spyglass.accounts.people import Actors
+    from spyglass.accounts.store import AccountStore
+
 logger = logging.getLogger(__name__)
+
+
+class HouseholdPolicy:
+    """The household's permissions (:class:`spyglass.accounts.people.People`), loaded when
+    the first call made for a person asks.
+
+    The owner's own calls (the CLI, a front end without accounts) carry no person, so they
+    never load the account store or the approval queue: a call refused before anyone is
+    asked stays as quick to refuse as it is to type.
+    """
+
+    def __init__(self, stores: Stores, clock: Callable[[], float]) -> None:
+        self._stores = stores
+        self._clock = clock
+        self._people: PersonalPolicy | None = None
+
+    def _loaded(self) -> PersonalPolicy:
+        if self._people is None:
+            from spyglass.accounts.people import People
+
+            self._people = People(self._stores.accounts, clock=self._clock)
+        return self._people
+
+    async def check(
+        self, actor: Actor, capability: str, arguments: Mapping[str, Any], settings: Settings
+    ) -> Refusal | Settings:
+        return await self._loaded().check(actor, capability, arguments, settings)
+
+    async def spend(self, actor: Actor, capability: str) -> Refusal | None:
+        return await self._loaded().spend(actor, capability)
+
+    async def ask(
+        self,
+        actor: Actor,
+        token: str,
+        capability: str,
+        arguments: Mapping[str, Any],
+        notices: Sequence[Notice],
+        conversation_id: str | None,
+        expires_at: float,
+    ) -> str:
+        return await self._loaded().ask(
+            actor, token, capability, arguments, notices, conversation_id, expires_at
+        )
+
+    async def decision(self, actor: Actor, token: str) -> Decision:
+        return await self._loaded().decision(actor, token)
 
 
 @dataclass
@@ -49,6 +100,8 @@ class Runtime:
     def actors(self) -> Actors:
         """Turns accounts into the actor references calls carry (pseudonyms cached)."""
         if self._actors is None:
+            from spyglass.accounts.people import Actors
+
             self._actors = Actors(self.stores.accounts)
         return self._actors
 
@@ -67,6 +120,15 @@ class Runtime:
             for capability in self.registry.latest()
             for problem in capability.problems(self.settings)
         ]
+
+    def report_problems(self) -> None:
+        """Log each configuration problem once, as a long-running front end starts.
+
+        A command run once skips this: a capability with a problem is not offered, and a
+        call to it is refused with the precise reason by the capability's own check.
+        """
+        for problem in self.problems():
+            logger.warning("configuration problem: %s", problem)
 
     def clock(self) -> float:
         """Wall-clock time as the executor sees it (tests move it); every store uses it."""
@@ -95,14 +157,9 @@ def build_runtime(
         policy=stores.policy,
         audit=stores.audit,
         confirmations=store,
-        people=People(stores.accounts, clock=lambda: holder[0].clock()),
+        people=HouseholdPolicy(stores, clock=lambda: holder[0].clock()),
     )
     holder.append(executor)
     # web.fetch keeps a turn's pages where the process that carries the turn on finds them.
     executor.seams.provide(PAGE_CACHE, stores.pages)
-    runtime = Runtime(paths, settings, stores.policy, stores.audit, store, executor, stores)
-    # Reported when the settings are loaded, not after the owner approved a call; the
-    # capability is not offered until it is fixed. Other commands keep working.
-    for problem in runtime.problems():
-        logger.warning("configuration problem: %s", problem)
-    return runtime
+    return Runtime(paths, settings, stores.policy, stores.audit, store, executor, stores)

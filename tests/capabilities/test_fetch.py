@@ -374,3 +374,20 @@ async def test_an_mcp_client_that_cannot_elicit_gets_the_real_reason_not_a_reque
     assert "CONFIRMATION_REQUIRED" not in text
     # No confirmation was ever issued: the audit log has no pending attempt.
     assert "pending_confirmation" not in runtime.paths.audit_file.read_text()
+
+
+@pytest.mark.parametrize(
+    "url", ["https://example.com/", "http://127.0.0.1/", "https://user:pw@example.org/a"]
+)
+def test_the_direct_only_route_the_precheck_takes_is_what_the_hosted_route_would_say(
+    url: str,
+) -> None:
+    # The precheck skips loading the hosted readers when Spyglass alone reads pages; that
+    # shortcut must answer as the full route does for the same settings.
+    from spyglass.capabilities import fetch
+    from spyglass.fetch.hosted import dispatch
+
+    settings = Settings.model_validate({"fetch": {"providers": " direct ", "fallback": []}})
+    assert fetch.DIRECT == dispatch.DIRECT
+    route = dispatch.check(url, settings, capability="web.fetch", invocation_id="i-1")
+    assert route == ([fetch.DIRECT], [])

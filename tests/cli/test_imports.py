@@ -48,6 +48,8 @@ NOT_FOR_A_REFUSAL = HEAVY | {
     "pygments",
     # Arguments that plainly fit their schema are accepted without loading jsonschema.
     "jsonschema",
+    # The command line is click itself: typer (and the pydantic coercion it adds) is gone.
+    "typer",
 }
 #: Our own modules a refusal never needs.
 SPYGLASS_NOT_FOR_A_REFUSAL = {
@@ -61,6 +63,36 @@ SPYGLASS_NOT_FOR_A_REFUSAL = {
     "spyglass.state.postgres",
     "spyglass.service",
 }
+#: Our own packages and modules a refusal never needs, with everything under them: the
+#: household's accounts (a call the owner typed is made for nobody), the conversation code,
+#: the providers' clients and readiness checks, the hosted readers and the search stack.
+SPYGLASS_TREES_NOT_FOR_A_REFUSAL = (
+    "spyglass.accounts",
+    "spyglass.conversation",
+    "spyglass.history",
+    "spyglass.llm",
+    "spyglass.mcp",
+    "spyglass.providers",
+    "spyglass.fetch.hosted",
+    "spyglass.search",
+)
+#: The command modules of every command but ``fetch``: ``spyglass fetch`` loads none of them.
+OTHER_COMMANDS = {
+    "spyglass.cli.audit",
+    "spyglass.cli.capabilities",
+    "spyglass.cli.config",
+    "spyglass.cli.db",
+    "spyglass.cli.mcp",
+    "spyglass.cli.policy",
+    "spyglass.cli.search",
+    "spyglass.cli.serve",
+    "spyglass.cli.users",
+}
+
+
+def _in_trees(modules: set[str], trees: tuple[str, ...]) -> set[str]:
+    """The modules that are one of ``trees`` or inside one of them."""
+    return {name for name in modules if any(name == t or name.startswith(t + ".") for t in trees)}
 
 
 def _modules(home: Path, *args: str) -> set[str]:
@@ -137,6 +169,32 @@ def test_a_fetch_refused_because_web_access_is_off_loads_only_validation_and_pol
     modules = _modules(home, "fetch", "http://127.0.0.1/")
     assert _packages(modules) & NOT_FOR_A_REFUSAL == set()
     assert modules & SPYGLASS_NOT_FOR_A_REFUSAL == set()
+    assert _in_trees(modules, SPYGLASS_TREES_NOT_FOR_A_REFUSAL) == set()
+
+
+def test_a_fetch_refused_by_policy_opens_neither_the_accounts_nor_the_paused_turns(
+    home: Path,
+) -> None:
+    # The state database is opened (pending approvals live there), but a call the owner
+    # typed is made for nobody: no account, approval queue or paused turn is ever read.
+    modules = _modules(home, "fetch", "http://127.0.0.1/")
+    assert "spyglass.state.stores" in modules  # the stores were opened
+    assert (
+        modules
+        & {
+            "spyglass.accounts.store",
+            "spyglass.accounts.people",
+            "spyglass.accounts.queue",
+            "spyglass.conversation.pending",
+        }
+        == set()
+    )
+
+
+def test_spyglass_fetch_loads_no_other_command_s_module(home: Path) -> None:
+    modules = _modules(home, "fetch", "http://127.0.0.1/")
+    assert "spyglass.cli.fetch" in modules
+    assert modules & OTHER_COMMANDS == set()
 
 
 def test_a_fetch_the_guard_refuses_before_asking_loads_no_fetch_stack_or_detectors(
@@ -149,6 +207,8 @@ def test_a_fetch_the_guard_refuses_before_asking_loads_no_fetch_stack_or_detecto
     allowed = {"httpx", "httpcore", "h11", "anyio"}
     assert _packages(modules) & (NOT_FOR_A_REFUSAL - allowed) == set()
     assert modules & SPYGLASS_NOT_FOR_A_REFUSAL == set()
+    assert _in_trees(modules, SPYGLASS_TREES_NOT_FOR_A_REFUSAL) == set()
+    assert modules & OTHER_COMMANDS == set()
 
 
 def test_importing_httpx_for_the_guard_does_not_load_httpx_s_own_command_line_tool(
@@ -159,7 +219,7 @@ def test_importing_httpx_for_the_guard_does_not_load_httpx_s_own_command_line_to
     PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
     modules = _modules(home, "fetch", "http://127.0.0.1/")
     assert "httpx" in modules  # the guard did parse the URL with httpx
-    assert _packages(modules) & {"click", "rich", "pygments"} == set()
+    assert _packages(modules) & {"rich", "pygments"} == set()
     assert "httpx._main" not in modules
 
 
@@ -170,7 +230,7 @@ def test_httpx_imported_after_the_command_line_parses_urls_without_its_own_tool(
         "import json, sys, spyglass.cli, httpx\n"
         "host = httpx.URL('https://Example.org:8443/a').host\n"
         "tool = sorted({m.split('.')[0] for m, v in sys.modules.items() if v} & "
-        "{'click', 'rich', 'pygments'})\n"
+        "{'rich', 'pygments'})\n"
         "print(json.dumps([host, tool, sys.modules['httpx._main'] is None]))"
     )
     done = run_python(home, code)
@@ -182,6 +242,7 @@ def test_a_search_refused_because_web_access_is_off_loads_no_provider_client(hom
     modules = _modules(home, "search", "harbour tides")
     assert _packages(modules) & NOT_FOR_A_REFUSAL == set()
     assert modules & SPYGLASS_NOT_FOR_A_REFUSAL == set()
+    assert _in_trees(modules, SPYGLASS_TREES_NOT_FOR_A_REFUSAL) == set()
 
 
 def test_help_loads_neither_the_settings_model_nor_the_capabilities(home: Path) -> None:
@@ -189,6 +250,11 @@ def test_help_loads_neither_the_settings_model_nor_the_capabilities(home: Path) 
     assert _packages(modules) & (NOT_FOR_A_REFUSAL | {"pydantic"}) == set()
     assert not any(name.startswith("spyglass.capabilities") for name in modules)
     assert "spyglass.settings" not in modules
+
+
+def test_help_lists_the_commands_without_importing_any_of_them(home: Path) -> None:
+    modules = _modules(home, "--help")
+    assert modules & (OTHER_COMMANDS | {"spyglass.cli.fetch", "spyglass.cli.invoke"}) == set()
 
 
 def test_the_real_mcp_stdio_server_answers_tools_list_without_the_fetch_stack(
@@ -205,6 +271,15 @@ def test_the_real_mcp_stdio_server_answers_tools_list_without_the_fetch_stack(
     assert "spyglass.mcp.server" in modules  # it did serve
     # Spyglass's own HTTP client (the SDK brings its own), the fetch stack, the extractor,
     # the detectors, the web framework and rich stay out until a tool is called.
-    unwanted = {"fastapi", "trafilatura", "lxml", "pypdf", "httpx", "tldextract", "phonenumbers"}
+    unwanted = {
+        "fastapi",
+        "trafilatura",
+        "lxml",
+        "pypdf",
+        "httpx",
+        "tldextract",
+        "phonenumbers",
+        "typer",
+    }
     assert _packages(modules) & (unwanted | {"charset_normalizer", "rich", "redis"}) == set()
     assert modules & SPYGLASS_NOT_FOR_A_REFUSAL == set()

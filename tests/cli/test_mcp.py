@@ -84,3 +84,14 @@ def test_serving_mcp_with_a_token_that_signs_nobody_in_refuses_to_start(
     assert result.code == 2
     assert "signs nobody in" in result.stderr and "spyglass users api-token" in result.stderr
     assert "not-a-token" not in result.stderr
+
+
+def test_serving_mcp_reports_a_reader_without_its_key_on_stderr_at_start(home: Path) -> None:
+    # The host closes standard input at once: the server starts, says what is wrong with the
+    # settings where the owner looks (stderr; stdout is the protocol), and ends cleanly.
+    (home / "config.toml").write_text('[fetch]\nproviders = "firecrawl"\n')
+    result = run("mcp", home=home)
+    assert result.code == 0, result.stderr
+    assert "configuration problem" in result.stderr
+    assert "fetch.firecrawl.api_key" in result.stderr
+    assert result.stdout == ""

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import click
 import pytest
-import typer
 
 from spyglass.cli.output import EXIT_REJECTED, fail, report_problem
 from spyglass.core.outcome import ErrorInfo, Outcome
@@ -32,7 +32,7 @@ def test_errors_are_plain_text_without_a_terminal(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("FORCE_COLOR", raising=False)
-    with pytest.raises(typer.Exit) as done:
+    with pytest.raises(click.exceptions.Exit) as done:
         fail("no such thing [bold]here[/]", EXIT_REJECTED, hint="try another")
     assert done.value.exit_code == EXIT_REJECTED
     assert capsys.readouterr().err == "error: no such thing [bold]here[/]\nhint: try another\n"

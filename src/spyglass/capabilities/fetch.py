@@ -16,13 +16,12 @@ from spyglass.errors import StoreUnavailable
 from spyglass.fetch.guard import MAX_URL_CHARS, guard_for
 from spyglass.fetch.paging import Part, part
 from spyglass.fetch.private import NOTICE_KIND, NOTICE_MESSAGE
-from spyglass.providers.readiness import fetch_problems
 from spyglass.state.pages import PAGE_CACHE
 
 if TYPE_CHECKING:
     from spyglass.fetch.fetcher import FetchedPage
     from spyglass.fetch.robots import RobotsRules
-    from spyglass.settings import FetchSettings
+    from spyglass.settings import FetchSettings, Settings
 
 MIN_CHARS = 500
 MAX_CHARS = 100_000
@@ -32,6 +31,8 @@ ROBOTS_KEY = "web.fetch/robots"
 #: Which provider delivered each cached page, by URL.
 PROVIDERS_KEY = "web.fetch/providers"
 NAME = "web.fetch"
+#: The fetch provider that is Spyglass itself (``spyglass.fetch.hosted.DIRECT``).
+DIRECT = "direct"
 #: The approval card's notice that the page may be rendered.
 RENDER_NOTICE = "fetch.render"
 
@@ -128,14 +129,8 @@ async def precheck(context: InvocationContext) -> Sequence[Notice]:
     if await _cached(context, url) is not None:
         # Later parts of a page read this turn come from the cache: nothing is sent anywhere.
         return []
-    # Imported here, not with the schemas: listing capabilities, validating a call or refusing
-    # it by policy must not pay for the route, the privacy detectors or the provenance log.
-    from spyglass.fetch.hosted import dispatch as hosted
-
-    order, notices = hosted.check(
-        url, context.settings, capability=NAME, invocation_id=context.invocation_id
-    )
-    if hosted.DIRECT in order:
+    order, notices = route(context, url)
+    if DIRECT in order:
         target = guard_for(context.settings.fetch).check(url)
         if target.private:
             notices = [Notice(NOTICE_KIND, NOTICE_MESSAGE, argument="url"), *notices]
@@ -145,9 +140,24 @@ async def precheck(context: InvocationContext) -> Sequence[Notice]:
 
     notices = [*notices, *await provenance.check_fetch(context)]
     notices += await check.check_url(context)
-    if hosted.DIRECT in order:
+    if DIRECT in order:
         notices += render_check(context.settings.fetch)
     return notices
+
+
+def route(context: InvocationContext, url: str) -> tuple[list[str], list[Notice]]:
+    """Who reads ``url`` for this call, and what the approving person is told about it
+    (:func:`spyglass.fetch.hosted.dispatch.check`)."""
+    fetch = context.settings.fetch
+    if fetch.providers.strip() == DIRECT and not fetch.fallback:
+        # Spyglass alone reads pages (the default): no hosted reader can see the URL, so
+        # there is nothing to route or announce, and their clients are not even loaded.
+        return [DIRECT], []
+    # Imported here, not with the schemas: listing capabilities, validating a call or refusing
+    # it by policy must not pay for the route, the privacy detectors or the provenance log.
+    from spyglass.fetch.hosted import dispatch as hosted
+
+    return hosted.check(url, context.settings, capability=NAME, invocation_id=context.invocation_id)
 
 
 def render_check(settings: FetchSettings) -> list[Notice]:
@@ -378,6 +388,14 @@ def _result(page: FetchedPage, piece: Part, provider: str | None) -> JSON:
     return result
 
 
+def problems(settings: Settings) -> list[str]:
+    """Why ``web.fetch`` cannot run as configured (:mod:`spyglass.providers.readiness`)."""
+    # Imported when asked, not with the schema: it brings every hosted reader's client.
+    from spyglass.providers.readiness import fetch_problems
+
+    return fetch_problems(settings)
+
+
 CAPABILITY = Capability(
     name=NAME,
     version=1,
@@ -401,5 +419,5 @@ CAPABILITY = Capability(
     policy_key=WEB_ACCESS,
     precheck=precheck,
     timeout_setting="fetch.call_timeout_seconds",
-    readiness=fetch_problems,
+    readiness=problems,
 )

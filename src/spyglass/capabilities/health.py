@@ -5,7 +5,6 @@ from __future__ import annotations
 from spyglass.core.capability import JSON, Bounds, Capability, Network, SideEffect
 from spyglass.core.context import InvocationContext
 from spyglass.core.policy import WEB_ACCESS
-from spyglass.providers.readiness import fetch_problems, search_problems
 from spyglass.version import __version__
 
 ARGUMENTS: JSON = {
@@ -40,6 +39,8 @@ def provider_names(spec: str) -> list[str]:
 
 
 async def run(context: InvocationContext) -> JSON:
+    from spyglass.providers.readiness import fetch_problems, search_problems
+
     search = context.settings.search
     return {
         "status": "ok",

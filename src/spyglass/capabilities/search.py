@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from spyglass.core.capability import JSON, Bounds, Capability, Network, SideEffect
 from spyglass.core.context import InvocationContext
 from spyglass.core.outcome import Code, Notice
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.errors import CapabilityError
-from spyglass.providers.clients import PROVIDER_CLIENTS
-from spyglass.providers.readiness import search_problems
-from spyglass.search import dispatch, domains
-from spyglass.search.cleaning import MAX_SNIPPET_CHARS
-from spyglass.search.model import SearchQuery
-from spyglass.search.providers import PROVIDERS
 from spyglass.settings import Settings
+from spyglass.settings.search import MAX_SNIPPET_CHARS
+
+if TYPE_CHECKING:
+    from spyglass.search.model import SearchQuery
+
+# The providers, their routing and the result cleaning are imported by the functions that
+# use them, not with the schemas: a call refused before anyone is asked, or by policy,
+# never loads them (tests/cli/test_imports.py).
 
 NAME = "web.search"
 #: The most results any search may return; ``search.max_results`` sets the owner's cap.
@@ -117,6 +120,9 @@ def query_from(arguments: JSON) -> SearchQuery:
     :class:`~spyglass.search.domains.DomainFilterError` when a filter cannot be used (the
     precheck has already refused such a call before anyone was asked).
     """
+    from spyglass.search import domains
+    from spyglass.search.model import SearchQuery
+
     return SearchQuery(
         text=arguments["query"].strip(),
         count=arguments.get("count", 5),
@@ -130,6 +136,9 @@ async def precheck(context: InvocationContext) -> Sequence[Notice]:
     """Before anyone is asked: refuse unusable domain filters, or routed providers that lack
     an address or key; then say (or, where nobody approves, refuse) what private data the
     query would carry."""
+    from spyglass.search import dispatch, domains
+    from spyglass.search.providers import PROVIDERS
+
     try:
         query_from(context.arguments)
     except domains.DomainFilterError as exc:
@@ -158,6 +167,8 @@ def describe(settings: Settings) -> str:
     With several providers (weights or fallback) only operators every one of them honours
     are listed, since any of them may answer.
     """
+    from spyglass.search.providers import PROVIDERS
+
     search = settings.search
     named = [part.split(":", 1)[0].strip() for part in search.providers.split(",")]
     providers = [PROVIDERS[n] for n in dict.fromkeys([*named, *search.fallback]) if n in PROVIDERS]
@@ -174,6 +185,10 @@ def describe(settings: Settings) -> str:
 
 
 async def run(context: InvocationContext) -> JSON:
+    from spyglass.providers.clients import PROVIDER_CLIENTS
+    from spyglass.search import dispatch
+    from spyglass.search.providers import PROVIDERS
+
     def report(provider: str) -> None:
         context.provider = provider
 
@@ -186,6 +201,13 @@ async def run(context: InvocationContext) -> JSON:
         report=report,
         clients=context.seams.get(PROVIDER_CLIENTS),
     )
+
+
+def problems(settings: Settings) -> list[str]:
+    """Why ``web.search`` cannot run as configured (:mod:`spyglass.providers.readiness`)."""
+    from spyglass.providers.readiness import search_problems
+
+    return search_problems(settings)
 
 
 CAPABILITY = Capability(
@@ -202,6 +224,6 @@ CAPABILITY = Capability(
     policy_key=WEB_ACCESS,
     precheck=precheck,
     timeout_setting="search.timeout_seconds",
-    readiness=search_problems,
+    readiness=problems,
     describer=describe,
 )

@@ -15,58 +15,46 @@ import sys
 # keeps httpx as it is, and a process that imported httpx first keeps its tool.
 sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
-import typer
+import click
 
-from spyglass.cli import audit, config, db, mcp, policy, search, serve, users
-from spyglass.cli import fetch as fetch_command
 from spyglass.cli.argv import undecodable
-from spyglass.cli.capabilities import capabilities, invoke
+from spyglass.cli.commands import LazyGroup
 from spyglass.cli.output import EXIT_FAILED, EXIT_USAGE, fail
 from spyglass.errors import ConfigError, SpyglassError
 from spyglass.version import __version__
 
-app = typer.Typer(
-    # Plain help: typer's rich formatter costs more start-up time than the command itself.
-    rich_markup_mode=None,
+#: Every option's default is shown in --help, on every command.
+CONTEXT = {"show_default": True}
+
+
+def _version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        click.echo(f"spyglass {__version__}")
+        ctx.exit(0)
+
+
+@click.group(
+    cls=LazyGroup,
     name="spyglass",
     help="Let a local AI assistant search and read the web, with your approval for every call.",
     no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
+    context_settings=CONTEXT,
 )
-
-
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"spyglass {__version__}")
-        raise typer.Exit(0)
-
-
-@app.callback()
-def _main(
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log more detail to stderr."),
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
-    ),
-) -> None:
+@click.option("--verbose", "-v", is_flag=True, help="Log more detail to stderr.")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_version,
+    help="Print the version and exit.",
+)
+def app(verbose: bool) -> None:
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
-
-
-app.command("capabilities")(capabilities)
-app.command("invoke")(invoke)
-app.command("fetch")(fetch_command.fetch)
-app.command("search")(search.search)
-app.command("serve")(serve.serve)
-app.add_typer(policy.app, name="policy")
-app.add_typer(audit.app, name="audit")
-app.add_typer(config.app, name="config")
-app.add_typer(mcp.app, name="mcp")
-app.add_typer(db.app, name="db")
-app.add_typer(users.app, name="users")
 
 
 def main() -> None:
@@ -75,7 +63,7 @@ def main() -> None:
     if problem is not None:
         _exit_with(problem, EXIT_USAGE, "arguments must be text: a search query, a URL, a name")
     try:
-        app()
+        app.main(prog_name="spyglass")
     except ConfigError as exc:
         _exit_with(str(exc), EXIT_USAGE, "`spyglass config path` shows which files are read")
     except SpyglassError as exc:
@@ -92,5 +80,5 @@ def main() -> None:
 def _exit_with(message: str, code: int, hint: str | None) -> None:
     try:
         fail(message, code, hint=hint)
-    except typer.Exit as done:
+    except click.exceptions.Exit as done:
         sys.exit(done.exit_code)

@@ -6,19 +6,20 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-import typer
+import click
 
+from spyglass.cli.commands import summary
 from spyglass.cli.invoke import load_runtime
-from spyglass.cli.output import EXIT_USAGE, JSON_OPTION, fail, print_json, stdout
+from spyglass.cli.output import EXIT_USAGE, fail, json_option, print_json, stdout
 
 if TYPE_CHECKING:
     from spyglass.runtime import Runtime
 
-app = typer.Typer(
-    help="Read the audit log of capability calls, and the receipts of answers.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-)
+
+@click.group("audit", help=summary("audit"), no_args_is_help=True)
+def audit() -> None:
+    pass
+
 
 COLUMNS = (
     "ts",
@@ -35,13 +36,17 @@ COLUMNS = (
 )
 
 
-@app.command()
-def tail(
-    count: int = typer.Option(
-        20, "-n", "--lines", min=1, max=100000, help="How many of the newest events."
-    ),
-    json_output: bool = JSON_OPTION,
-) -> None:
+@audit.command()
+@click.option(
+    "-n",
+    "--lines",
+    "count",
+    type=click.IntRange(min=1, max=100000),
+    default=20,
+    help="How many of the newest events.",
+)
+@json_option
+def tail(count: int, json_output: bool) -> None:
     """Show the newest audit events, oldest first."""
     runtime = load_runtime()
     events = runtime.audit.tail(count)
@@ -78,11 +83,10 @@ def parse_since(text: str) -> timedelta:
     return timedelta(**{_UNITS[match.group(2).lower()]: int(match.group(1))})
 
 
-@app.command()
-def receipts(
-    since: str = typer.Option("1d", "--since", help="How far back: 30m, 12h, 1d, 2w."),
-    json_output: bool = JSON_OPTION,
-) -> None:
+@audit.command()
+@click.option("--since", default="1d", help="How far back: 30m, 12h, 1d, 2w.")
+@json_option
+def receipts(since: str, json_output: bool) -> None:
     """Show what left this device for each answer, from the conversation history.
 
     The audit log records that calls happened but never what they carried; receipts name the

@@ -5,21 +5,21 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import typer
+import click
 
+from spyglass.cli.commands import summary
 from spyglass.cli.invoke import load_runtime, run_capability
-from spyglass.cli.output import EXIT_USAGE, JSON_OPTION, fail, print_json, stdout
+from spyglass.cli.output import EXIT_USAGE, fail, json_option, print_json, stdout
 
 
-def capabilities(
-    json_output: bool = JSON_OPTION,
-    schemas: bool = typer.Option(
-        True,
-        "--schemas/--no-schemas",
-        help="Also print each capability's argument and result schema.",
-    ),
-) -> None:
-    """List every capability: names, classification, confirmation, bounds and schemas."""
+@click.command("capabilities", help=summary("capabilities"))
+@json_option
+@click.option(
+    "--schemas/--no-schemas",
+    default=True,
+    help="Also print each capability's argument and result schema.",
+)
+def capabilities(json_output: bool, schemas: bool) -> None:
     runtime = load_runtime()
     described = [c.describe() for c in runtime.registry]
     if json_output:
@@ -66,14 +66,13 @@ def capabilities(
             )
 
 
-def invoke(
-    name: str = typer.Argument(..., help="Capability name, e.g. system.health or web.search."),
-    arguments: str = typer.Argument("{}", help="Arguments as a JSON object."),
-    version: int | None = typer.Option(None, "--version", help="Exact version (default: newest)."),
-    yes: bool = typer.Option(False, "--yes", "-y", help="Approve this call you typed yourself."),
-    json_output: bool = JSON_OPTION,
-) -> None:
-    """Call any capability with JSON arguments, through the same checks as every front end."""
+@click.command("invoke", help=summary("invoke"))
+@click.argument("name", help="Capability name, e.g. system.health or web.search.")
+@click.argument("arguments", default="{}", help="Arguments as a JSON object.")
+@click.option("--version", type=int, help="Exact version (default: newest).")
+@click.option("--yes", "-y", is_flag=True, help="Approve this call you typed yourself.")
+@json_option
+def invoke(name: str, arguments: str, version: int | None, yes: bool, json_output: bool) -> None:
     try:
         parsed = json.loads(arguments)
     except json.JSONDecodeError as exc:

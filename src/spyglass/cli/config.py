@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import typer
+import click
 
+from spyglass.cli.commands import summary
 from spyglass.cli.output import (
     EXIT_FAILED,
     EXIT_USAGE,
-    JSON_OPTION,
     fail,
+    json_option,
     print_json,
     stderr,
     stdout,
@@ -18,17 +19,15 @@ from spyglass.cli.output import (
 from spyglass.errors import ConfigError
 from spyglass.paths import Paths, make_private_dir
 
-app = typer.Typer(
-    help="Show the effective settings and where they live.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
-)
+
+@click.group("config", help=summary("config"), no_args_is_help=True)
+def config() -> None:
+    pass
 
 
-@app.command()
-def show(
-    json_output: bool = JSON_OPTION,
-) -> None:
+@config.command()
+@json_option
+def show(json_output: bool) -> None:
     """Print the effective settings (file, then SPYGLASS_* variables), secrets masked.
 
     A key that is not a setting is named on stderr and left out, so this works even while
@@ -73,10 +72,9 @@ def _drop_none(value: Any) -> Any:
     return value
 
 
-@app.command()
-def path(
-    json_output: bool = JSON_OPTION,
-) -> None:
+@config.command()
+@json_option
+def path(json_output: bool) -> None:
     """Print where each Spyglass file lives."""
     paths = Paths.from_env()
     files = {
@@ -95,8 +93,9 @@ def path(
         console.print(f"{key:10} {value}", markup=False)
 
 
-@app.command()
-def init(force: bool = typer.Option(False, "--force", help="Overwrite an existing file.")) -> None:
+@config.command()
+@click.option("--force", is_flag=True, help="Overwrite an existing file.")
+def init(force: bool) -> None:
     """Write a commented settings template to the config file."""
     paths = Paths.from_env()
     target = paths.config_file

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
-import typer
+import click
 
+from spyglass.cli.commands import summary
 from spyglass.cli.invoke import load_runtime
-from spyglass.cli.output import EXIT_FAILED, JSON_OPTION, fail, print_json, stdout
+from spyglass.cli.output import EXIT_FAILED, fail, json_option, print_json, stdout
 from spyglass.errors import StorageError, StoreUnavailable
 
-app = typer.Typer(help="Manage the state stores' schemas.", no_args_is_help=True)
+
+@click.group("db", help=summary("db"), no_args_is_help=True)
+def db() -> None:
+    pass
 
 
-@app.command()
-def upgrade(json_output: bool = JSON_OPTION) -> None:
+@db.command()
+@json_option
+def upgrade(json_output: bool) -> None:
     """Run the schema migrations now (`spyglass serve` also runs them on start)."""
     import asyncio
 

@@ -6,10 +6,11 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-import typer
+import click
 
+from spyglass.cli.commands import summary
 from spyglass.cli.invoke import run_capability
-from spyglass.cli.output import JSON_OPTION
+from spyglass.cli.output import json_option
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -26,19 +27,25 @@ def clean(text: str) -> str:
     return _CONTROL.sub("", text)
 
 
+@click.command("fetch", help=summary("fetch"))
+@click.argument("url", help="The http or https address to read.")
+@click.option(
+    "--offset",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Start at this character (next_offset of the last part).",
+)
+@click.option(
+    "--max-chars",
+    type=click.IntRange(min=500, max=100_000),
+    help="Largest part, in characters.",
+)
+@click.option("--raw", is_flag=True, help="Print only the text, no title or styling.")
+@json_option
+@click.option("--yes", "-y", is_flag=True, help="Approve this call without asking.")
 def fetch(
-    url: str = typer.Argument(..., help="The http or https address to read."),
-    offset: int = typer.Option(
-        0, "--offset", min=0, help="Start at this character (next_offset of the last part)."
-    ),
-    max_chars: int | None = typer.Option(
-        None, "--max-chars", min=500, max=100_000, help="Largest part, in characters."
-    ),
-    raw: bool = typer.Option(False, "--raw", help="Print only the text, no title or styling."),
-    json_output: bool = JSON_OPTION,
-    yes: bool = typer.Option(False, "--yes", "-y", help="Approve this call without asking."),
+    url: str, offset: int, max_chars: int | None, raw: bool, json_output: bool, yes: bool
 ) -> None:
-    """Read one public web page and print its main content as Markdown."""
     arguments: dict[str, Any] = {"url": url}
     if offset:
         arguments["offset"] = offset

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NoReturn
 
-import typer
+import click
 
 from spyglass.cli.output import (
     EXIT_DENIED,
@@ -119,8 +119,8 @@ def _ask(runtime: Runtime, outcome: Outcome) -> bool:
     for line in notice_lines(pending.notices, pending.arguments):
         console.print(Text("  " + line, style="bold yellow" if line.startswith("!") else "dim"))
     try:
-        answer = typer.prompt("Approve? [y/N]", default="", show_default=False, err=True)
-    except (EOFError, typer.Abort):
+        answer = click.prompt("Approve? [y/N]", default="", show_default=False, err=True)
+    except (EOFError, click.Abort):
         return False
     return answer.strip().lower() in {"y", "yes"}
 
@@ -151,4 +151,4 @@ def _finish(
             print_json(outcome.result)
     else:
         report_problem(outcome, flags, arguments)
-    raise typer.Exit(code)
+    raise click.exceptions.Exit(code)

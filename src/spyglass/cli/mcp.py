@@ -6,8 +6,9 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import typer
+import click
 
+from spyglass.cli.commands import summary
 from spyglass.cli.invoke import load_runtime
 from spyglass.cli.output import EXIT_FAILED, EXIT_USAGE, fail, stderr
 from spyglass.errors import StorageError, StoreUnavailable
@@ -18,35 +19,25 @@ if TYPE_CHECKING:
     from spyglass.core.actor import Actor
     from spyglass.runtime import Runtime
 
-#: Built once at import (ruff B008); typer lists the Host choices in --help.
-CLIENT_OPTION = typer.Option(Host.CLAUDE, "--client", help="Which MCP host to configure.")
-TOKEN_FILE_OPTION = typer.Option(
-    None,
+
+@click.group("mcp", help=summary("mcp"), invoke_without_command=True)
+@click.option("--http", is_flag=True, help="Serve Streamable HTTP on 127.0.0.1 instead of stdio.")
+@click.option(
+    "--port",
+    type=click.IntRange(min=0, max=65535),
+    default=DEFAULT_HTTP_PORT,
+    help="Port for --http (0: any free).",
+)
+@click.option(
     "--token-file",
+    type=click.Path(path_type=Path),
     envvar="SPYGLASS_MCP_TOKEN_FILE",
+    show_envvar=True,
     help="A file holding a person's API token (`spyglass users api-token NAME`): calls are "
     "then theirs, under their permissions. Without it, calls are the owner's.",
 )
-
-app = typer.Typer(
-    # Plain help: typer's rich formatter costs more start-up time than the command itself.
-    rich_markup_mode=None,
-    help="Serve web_search and web_fetch to MCP hosts (stdio unless --http).",
-    invoke_without_command=True,
-)
-
-
-@app.callback(invoke_without_command=True)
-def serve(
-    ctx: typer.Context,
-    http: bool = typer.Option(
-        False, "--http", help="Serve Streamable HTTP on 127.0.0.1 instead of stdio."
-    ),
-    port: int = typer.Option(
-        DEFAULT_HTTP_PORT, "--port", min=0, max=65535, help="Port for --http (0: any free)."
-    ),
-    token_file: Path | None = TOKEN_FILE_OPTION,
-) -> None:
+@click.pass_context
+def mcp(ctx: click.Context, http: bool, port: int, token_file: Path | None) -> None:
     """Serve MCP over stdio (for hosts that launch Spyglass) or Streamable HTTP."""
     if ctx.invoked_subcommand is not None:
         return
@@ -56,6 +47,8 @@ def serve(
     from spyglass.mcp.transport import bind_loopback, serve_http, serve_stdio
 
     runtime = load_runtime()
+    # Said at start (on stderr: stdout is the protocol); such a capability is not listed.
+    runtime.report_problems()
     actor = _actor(runtime, token_file) if token_file is not None else None
     if not http:
         # stdout is the protocol stream from here on: nothing else may be printed to it.
@@ -88,26 +81,34 @@ def serve(
         sock.close()
 
 
-@app.command("config")
-def config(
-    client: Host = CLIENT_OPTION,
-    port: int = typer.Option(
-        DEFAULT_HTTP_PORT, "--port", min=1, max=65535, help="Port of `spyglass mcp --http`."
-    ),
-    delegated: bool = typer.Option(
-        False,
-        "--delegated",
-        help="State that the host asks you before every tool call, so Spyglass does not ask "
-        "again (sets channels.mcp.confirmation=delegated for this server).",
-    ),
-) -> None:
+@mcp.command("config")
+@click.option(
+    "--client",
+    type=click.Choice([host.value for host in Host]),
+    default=Host.CLAUDE.value,
+    help="Which MCP host to configure.",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(min=1, max=65535),
+    default=DEFAULT_HTTP_PORT,
+    help="Port of `spyglass mcp --http`.",
+)
+@click.option(
+    "--delegated",
+    is_flag=True,
+    help="State that the host asks you before every tool call, so Spyglass does not ask "
+    "again (sets channels.mcp.confirmation=delegated for this server).",
+)
+def config(client: str, port: int, delegated: bool) -> None:
     """Print a ready-to-paste configuration snippet for an MCP host."""
-    result = snippet(client, port=port, delegated=delegated)
+    host = Host(client)
+    result = snippet(host, port=port, delegated=delegated)
     # The snippet alone goes to stdout so it can be piped into a file; guidance goes to stderr.
-    typer.echo(result.text.rstrip("\n"))
+    click.echo(result.text.rstrip("\n"))
     console = stderr()
     console.print(f"[dim]{result.where}[/]", highlight=False)
-    if client is Host.OPENWEBUI and delegated:
+    if host is Host.OPENWEBUI and delegated:
         console.print(
             f"[dim]Start the server with {DELEGATED_ENV}=delegated spyglass mcp --http "
             f"--port {port}[/]",

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NoReturn
 
-import typer
+import click
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -23,8 +23,10 @@ EXIT_USAGE = 2
 EXIT_REJECTED = 3
 EXIT_DENIED = 4
 
-#: The shared ``--json`` flag of every command.
-JSON_OPTION = typer.Option(False, "--json", help="Print JSON for programs.")
+#: The shared ``--json`` flag of every command (passed as ``json_output``).
+json_option = click.option(
+    "--json", "json_output", is_flag=True, show_default=False, help="Print JSON for programs."
+)
 
 EXIT_FOR_STATUS = {
     "ok": EXIT_OK,
@@ -92,7 +94,7 @@ def fail(message: str, code: int = EXIT_FAILED, *, hint: str | None = None) -> N
     _error_line("error:", message)
     if hint:
         _error_line("hint:", hint, style=_DIM)
-    raise typer.Exit(code)
+    raise click.exceptions.Exit(code)
 
 
 def report_problem(

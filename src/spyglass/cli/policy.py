@@ -8,21 +8,17 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-import typer
+import click
 
+from spyglass.cli.commands import summary
 from spyglass.cli.invoke import load_runtime
-from spyglass.cli.output import JSON_OPTION, print_json, stdout
+from spyglass.cli.output import json_option, print_json, stdout
 from spyglass.core.policy import WEB_ACCESS, WEB_FETCH, WEB_SEARCH, PolicyProblem, policy_problem
 
-app = typer.Typer(
-    # Plain help: typer's rich formatter costs more start-up time than the command itself.
-    rich_markup_mode=None,
-    help=(
-        "Show or change the owner's switches: web access (off until enabled), and under it "
-        "search and fetch, each on unless switched off."
-    ),
-    no_args_is_help=True,
-)
+
+@click.group("policy", help=summary("policy"), no_args_is_help=True)
+def policy() -> None:
+    pass
 
 
 class Switch(StrEnum):
@@ -35,10 +31,18 @@ class Switch(StrEnum):
 KEYS = {Switch.search: WEB_SEARCH, Switch.fetch: WEB_FETCH}
 LABELS = {WEB_ACCESS: "web access", WEB_SEARCH: "  search", WEB_FETCH: "  fetch (read pages)"}
 
-SWITCH_ARGUMENT = typer.Argument(
-    None,
+
+def _switch(ctx: click.Context, param: click.Parameter, value: str | None) -> Switch | None:
+    return None if value is None else Switch(value)
+
+
+#: The optional SWITCH argument of ``enable`` and ``disable``.
+switch_argument = click.argument(
+    "switch",
+    required=False,
+    type=click.Choice([switch.value for switch in Switch]),
+    callback=_switch,
     help="search or fetch to change only that capability's switch; leave out for web access.",
-    show_default=False,
 )
 
 
@@ -71,8 +75,9 @@ def _show(
         console.print(note)
 
 
-@app.command()
-def show(json_output: bool = JSON_OPTION) -> None:
+@policy.command()
+@json_option
+def show(json_output: bool) -> None:
     """Show the switches: web access, and search and fetch under it (and why all are off,
     when the policy file cannot be read)."""
     runtime = load_runtime()
@@ -81,11 +86,15 @@ def show(json_output: bool = JSON_OPTION) -> None:
 
 
 # `status` is what people try first; both names do the same.
-app.command("status", help="Same as `show`.")(show)
+policy.add_command(
+    click.Command("status", callback=show.callback, params=show.params, help="Same as `show`.")
+)
 
 
-@app.command()
-def enable(switch: Switch | None = SWITCH_ARGUMENT, json_output: bool = JSON_OPTION) -> None:
+@policy.command()
+@switch_argument
+@json_option
+def enable(switch: Switch | None, json_output: bool) -> None:
     """Turn web access on (or, with search|fetch, that capability under it)."""
     runtime = load_runtime()
     if switch is None:
@@ -111,8 +120,10 @@ def enable(switch: Switch | None = SWITCH_ARGUMENT, json_output: bool = JSON_OPT
     _show(values, str(runtime.paths.policy_file), json_output, note)
 
 
-@app.command()
-def disable(switch: Switch | None = SWITCH_ARGUMENT, json_output: bool = JSON_OPTION) -> None:
+@policy.command()
+@switch_argument
+@json_option
+def disable(switch: Switch | None, json_output: bool) -> None:
     """Turn web access off (or, with search|fetch, only that capability)."""
     runtime = load_runtime()
     if switch is None:

@@ -4,24 +4,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import typer
+import click
 
+from spyglass.cli.commands import summary
 from spyglass.cli.invoke import load_runtime, run_capability
-from spyglass.cli.output import EXIT_USAGE, JSON_OPTION, fail
+from spyglass.cli.output import EXIT_USAGE, fail, json_option
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from spyglass.core.outcome import Outcome
-
-# Module-level, as list-valued options must not be built in argument defaults.
-SITE_OPTION = typer.Option(
-    None, "--site", help="Only results from this host and its subdomains (repeatable)."
-)
-EXCLUDE_OPTION = typer.Option(
-    None, "--exclude", help="No results from this host or its subdomains (repeatable)."
-)
-
 
 #: The flag behind each web.search argument, so refusals name what the person typed.
 FLAGS = {
@@ -34,9 +26,9 @@ FLAGS = {
 
 
 def render(outcome: Outcome, console: Console) -> None:
+    """A numbered list of title, URL and snippet; web text is shown literally, never as markup."""
     from rich.text import Text
 
-    """A numbered list of title, URL and snippet; web text is shown literally, never as markup."""
     result = outcome.result or {}
     results: list[dict[str, Any]] = result.get("results", [])
     provider = result.get("provider", "?")
@@ -48,29 +40,41 @@ def render(outcome: Outcome, console: Console) -> None:
         if item["snippet"]:
             console.print(Text("   " + item["snippet"]))
         console.print()
-    summary = f"{len(results)} result(s) from {provider}"
+    total = f"{len(results)} result(s) from {provider}"
     if result.get("partial"):
-        summary += " (partial: some of its sources did not answer)"
-    console.print(Text(summary, style="dim"))
+        total += " (partial: some of its sources did not answer)"
+    console.print(Text(total, style="dim"))
     for note in result.get("notes", []):
         console.print(Text("note: " + note, style="yellow"))
 
 
+@click.command("search", help=summary("search"))
+@click.argument("query", help="What to search for.")
+@click.option("--count", "-n", type=int, default=5, help="How many results (1–10).")
+@click.option("--time-range", help="Only recent results: day, week, month or year.")
+@click.option(
+    "--site",
+    multiple=True,
+    help="Only results from this host and its subdomains (repeatable).",
+)
+@click.option(
+    "--exclude",
+    multiple=True,
+    help="No results from this host or its subdomains (repeatable).",
+)
+@click.option("--provider", help="Use this provider instead of search.providers.")
+@json_option
+@click.option("--yes", "-y", is_flag=True, help="Approve this search without asking.")
 def search(
-    query: str = typer.Argument(..., help="What to search for."),
-    count: int = typer.Option(5, "--count", "-n", help="How many results (1–10)."),
-    time_range: str | None = typer.Option(
-        None, "--time-range", help="Only recent results: day, week, month or year."
-    ),
-    site: list[str] | None = SITE_OPTION,
-    exclude: list[str] | None = EXCLUDE_OPTION,
-    provider: str | None = typer.Option(
-        None, "--provider", help="Use this provider instead of search.providers."
-    ),
-    json_output: bool = JSON_OPTION,
-    yes: bool = typer.Option(False, "--yes", "-y", help="Approve this search without asking."),
+    query: str,
+    count: int,
+    time_range: str | None,
+    site: tuple[str, ...],
+    exclude: tuple[str, ...],
+    provider: str | None,
+    json_output: bool,
+    yes: bool,
 ) -> None:
-    """Search the web (needs web access on; asks before anything leaves this machine)."""
     overrides: dict[str, Any] = {}
     if provider is not None:
         from spyglass.search.providers import PROVIDERS

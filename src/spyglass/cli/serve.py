@@ -9,8 +9,9 @@ import socket
 from types import FrameType
 from typing import TYPE_CHECKING
 
-import typer
+import click
 
+from spyglass.cli.commands import summary
 from spyglass.cli.invoke import load_runtime
 from spyglass.cli.output import EXIT_FAILED, EXIT_USAGE, fail, stderr
 from spyglass.errors import StorageError, StoreUnavailable
@@ -49,27 +50,25 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+@click.command("serve", help=summary("serve"))
+@click.option("--host", help="Bind address (server.host).")
+@click.option("--port", type=int, help="Bind port (server.port).")
+@click.option("--allow-remote", is_flag=True, help="Allow binding an address other than loopback.")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1, max=64),
+    default=1,
+    help="Worker processes sharing the port and every piece of state (state.db, or Redis "
+    "and PostgreSQL with state.backend = shared).",
+)
+@click.option(
+    "--print-login-url",
+    is_flag=True,
+    help="Ask the running service for a new one-time console link, print it and exit.",
+)
 def serve(
-    host: str | None = typer.Option(None, "--host", help="Bind address (server.host)."),
-    port: int | None = typer.Option(None, "--port", help="Bind port (server.port)."),
-    allow_remote: bool = typer.Option(
-        False, "--allow-remote", help="Allow binding an address other than loopback."
-    ),
-    workers: int = typer.Option(
-        1,
-        "--workers",
-        min=1,
-        max=64,
-        help="Worker processes sharing the port and every piece of state (state.db, or Redis "
-        "and PostgreSQL with state.backend = shared).",
-    ),
-    print_login_url: bool = typer.Option(
-        False,
-        "--print-login-url",
-        help="Ask the running service for a new one-time console link, print it and exit.",
-    ),
+    host: str | None, port: int | None, allow_remote: bool, workers: int, print_login_url: bool
 ) -> None:
-    """Run the Spyglass service: HTTP API, console and Open WebUI endpoints."""
     # The web framework and the server are imported here, by the one command that uses them,
     # so that every other command starts quickly.
     import asyncio
@@ -85,6 +84,9 @@ def serve(
     if print_login_url:
         _print_login_url(runtime.paths.api_token_file, settings.server.host, settings.server.port)
         return
+    # Said at start, not after the owner approved a call: the capability is not offered
+    # until it is fixed, and everything else keeps working.
+    runtime.report_problems()
     host = settings.server.host
     if not is_loopback(host):
         if not allow_remote:
@@ -203,4 +205,4 @@ def _print_login_url(token_file: object, host: str, port: int) -> None:
         )
     if response.status_code != 200:
         fail(f"the service at {base} refused (HTTP {response.status_code})", EXIT_FAILED)
-    typer.echo(f"{base}{response.json()['path']}")
+    click.echo(f"{base}{response.json()['path']}")

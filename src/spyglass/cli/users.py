@@ -10,10 +10,11 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import typer
+import click
 
+from spyglass.cli.commands import summary
 from spyglass.cli.invoke import load_runtime
-from spyglass.cli.output import EXIT_FAILED, EXIT_USAGE, JSON_OPTION, fail, print_json, stdout
+from spyglass.cli.output import EXIT_FAILED, EXIT_USAGE, fail, json_option, print_json, stdout
 from spyglass.errors import StorageError, StoreUnavailable
 
 if TYPE_CHECKING:
@@ -22,16 +23,14 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-app = typer.Typer(
-    rich_markup_mode=None,
-    help=(
-        "The people who use this Spyglass: add them with a role (owner, member, child, "
-        "guest), change what they may do, give them a console link or an API token."
-    ),
-    no_args_is_help=True,
-)
 
-NAME = typer.Argument(..., help="The account's name (letters, digits, '.', '_', '-').")
+@click.group("users", help=summary("users"), no_args_is_help=True)
+def users() -> None:
+    pass
+
+
+#: The NAME argument every ``users`` command takes.
+name_argument = click.argument("name", help="The account's name (letters, digits, '.', '_', '-').")
 
 
 def _run(work: Callable[[Runtime], Awaitable[T]]) -> tuple[Runtime, T]:
@@ -84,15 +83,12 @@ def _show(account: Account, json_output: bool, **extra: Any) -> None:
             console.print(f"  {key}: {', '.join(data[key])}", markup=False)
 
 
-@app.command()
-def add(
-    name: str = NAME,
-    role: str = typer.Option("member", "--role", help="owner, member, child or guest."),
-    parent: bool = typer.Option(
-        False, "--parent", help="This person approves other people's waiting calls."
-    ),
-    json_output: bool = JSON_OPTION,
-) -> None:
+@users.command()
+@name_argument
+@click.option("--role", default="member", help="owner, member, child or guest.")
+@click.option("--parent", is_flag=True, help="This person approves other people's waiting calls.")
+@json_option
+def add(name: str, role: str, parent: bool, json_output: bool) -> None:
     """Add a person and print a one-time console link for them (works once, 10 minutes)."""
     from spyglass.accounts import manage
 
@@ -111,8 +107,9 @@ def add(
     )
 
 
-@app.command("list")
-def list_(json_output: bool = JSON_OPTION) -> None:
+@users.command("list")
+@json_option
+def list_(json_output: bool) -> None:
     """Every account, with its role and what it may do."""
 
     async def work(runtime: Runtime) -> list[Account]:
@@ -126,12 +123,11 @@ def list_(json_output: bool = JSON_OPTION) -> None:
         _show(account, False)
 
 
-@app.command("set-role")
-def set_role(
-    name: str = NAME,
-    role: str = typer.Argument(..., help="owner, member, child or guest."),
-    json_output: bool = JSON_OPTION,
-) -> None:
+@users.command("set-role")
+@name_argument
+@click.argument("role", help="owner, member, child or guest.")
+@json_option
+def set_role(name: str, role: str, json_output: bool) -> None:
     """Change a person's role (what they may do follows the role table)."""
     from spyglass.accounts import manage
 
@@ -152,29 +148,30 @@ def _switch(name: str, disabled: bool, json_output: bool) -> None:
     _show(_run(work)[1], json_output)
 
 
-@app.command()
-def disable(name: str = NAME, json_output: bool = JSON_OPTION) -> None:
+@users.command()
+@name_argument
+@json_option
+def disable(name: str, json_output: bool) -> None:
     """Stop a person from signing in or calling anything (signed out everywhere at once)."""
     _switch(name, True, json_output)
 
 
-@app.command()
-def enable(name: str = NAME, json_output: bool = JSON_OPTION) -> None:
+@users.command()
+@name_argument
+@json_option
+def enable(name: str, json_output: bool) -> None:
     """Let a disabled person sign in again (with a new link or token)."""
     _switch(name, False, json_output)
 
 
-@app.command()
-def remove(
-    name: str = NAME,
-    keep_history: bool = typer.Option(
-        False, "--keep-history", help="Keep their conversations (they become the owner's)."
-    ),
-    delete_history: bool = typer.Option(
-        False, "--delete-history", help="Delete their conversations with the account."
-    ),
-    json_output: bool = JSON_OPTION,
-) -> None:
+@users.command()
+@name_argument
+@click.option(
+    "--keep-history", is_flag=True, help="Keep their conversations (they become the owner's)."
+)
+@click.option("--delete-history", is_flag=True, help="Delete their conversations with the account.")
+@json_option
+def remove(name: str, keep_history: bool, delete_history: bool, json_output: bool) -> None:
     """Remove a person; say whether their conversations are kept or deleted."""
     from spyglass.accounts import manage
 
@@ -204,8 +201,10 @@ def remove(
     stdout().print(f"Removed {account.name}; {count} conversation(s) {what}.", markup=False)
 
 
-@app.command("api-token")
-def api_token(name: str = NAME, json_output: bool = JSON_OPTION) -> None:
+@users.command("api-token")
+@name_argument
+@json_option
+def api_token(name: str, json_output: bool) -> None:
     """A new API token for the person's scripts and MCP clients; the old one stops working.
     Shown once, never again."""
     from spyglass.accounts import manage
@@ -224,8 +223,10 @@ def api_token(name: str = NAME, json_output: bool = JSON_OPTION) -> None:
     )
 
 
-@app.command("login-link")
-def login_link(name: str = NAME, json_output: bool = JSON_OPTION) -> None:
+@users.command("login-link")
+@name_argument
+@json_option
+def login_link(name: str, json_output: bool) -> None:
     """A new one-time console link for the person (works once, for 10 minutes)."""
     from spyglass.accounts import manage
 
@@ -244,35 +245,36 @@ def login_link(name: str = NAME, json_output: bool = JSON_OPTION) -> None:
 LIST_HELP = "Comma-separated; an empty value clears the list."
 
 
-@app.command("set")
+@users.command("set")
+@name_argument
+@click.option(
+    "--capabilities", help="Capabilities they may use (within their role's). " + LIST_HELP
+)
+@click.option("--allow-domains", help="The only sites they may read. " + LIST_HELP)
+@click.option("--deny-domains", help="Sites they may never read or search. " + LIST_HELP)
+@click.option("--daily-budget", help="Calls per day: a number, or 'none' for no limit.")
+@click.option(
+    "--owner-keys/--own-keys",
+    default=None,
+    help="May spend the owner's provider keys, or only their own.",
+)
+@click.option(
+    "--needs-approval/--approves-own",
+    default=None,
+    help="Every call waits for an owner or a parent, or they approve their own.",
+)
+@click.option("--parent/--not-parent", default=None, help="Approves other people's waiting calls.")
+@json_option
 def set_(
-    name: str = NAME,
-    capabilities: str | None = typer.Option(
-        None, "--capabilities", help="Capabilities they may use (within their role's). " + LIST_HELP
-    ),
-    allow_domains: str | None = typer.Option(
-        None, "--allow-domains", help="The only sites they may read. " + LIST_HELP
-    ),
-    deny_domains: str | None = typer.Option(
-        None, "--deny-domains", help="Sites they may never read or search. " + LIST_HELP
-    ),
-    daily_budget: str | None = typer.Option(
-        None, "--daily-budget", help="Calls per day: a number, or 'none' for no limit."
-    ),
-    owner_keys: bool | None = typer.Option(
-        None,
-        "--owner-keys/--own-keys",
-        help="May spend the owner's provider keys, or only their own.",
-    ),
-    needs_approval: bool | None = typer.Option(
-        None,
-        "--needs-approval/--approves-own",
-        help="Every call waits for an owner or a parent, or they approve their own.",
-    ),
-    parent: bool | None = typer.Option(
-        None, "--parent/--not-parent", help="Approves other people's waiting calls."
-    ),
-    json_output: bool = JSON_OPTION,
+    name: str,
+    capabilities: str | None,
+    allow_domains: str | None,
+    deny_domains: str | None,
+    daily_budget: str | None,
+    owner_keys: bool | None,
+    needs_approval: bool | None,
+    parent: bool | None,
+    json_output: bool,
 ) -> None:
     """Change what one person may do (only within their role)."""
     from spyglass.accounts import manage
@@ -309,13 +311,12 @@ def set_(
     _show(_run(work)[1], json_output)
 
 
-@app.command()
-def key(
-    name: str = NAME,
-    provider: str = typer.Argument(..., help="The provider the key is for (brave, tavily, …)."),
-    clear: bool = typer.Option(False, "--clear", help="Remove this person's key instead."),
-    json_output: bool = JSON_OPTION,
-) -> None:
+@users.command()
+@name_argument
+@click.argument("provider", help="The provider the key is for (brave, tavily, …).")
+@click.option("--clear", is_flag=True, help="Remove this person's key instead.")
+@json_option
+def key(name: str, provider: str, clear: bool, json_output: bool) -> None:
     """Store the person's own key for a provider, read from standard input (never shown
     again, never logged)."""
     from spyglass.accounts import manage
@@ -339,12 +340,11 @@ def key(
     stdout().print(f"{account.name}'s {provider} key {state}.", markup=False)
 
 
-@app.command()
-def password(
-    name: str = NAME,
-    clear: bool = typer.Option(False, "--clear", help="Remove the password (links only)."),
-    json_output: bool = JSON_OPTION,
-) -> None:
+@users.command()
+@name_argument
+@click.option("--clear", is_flag=True, help="Remove the password (links only).")
+@json_option
+def password(name: str, clear: bool, json_output: bool) -> None:
     """Set a password the person can sign in with (read from standard input; at least 10
     characters; kept as an argon2 hash)."""
     from spyglass.accounts import manage
@@ -374,5 +374,5 @@ def password(
 
 def _read_secret(prompt: str) -> str:
     if sys.stdin.isatty():
-        return str(typer.prompt(prompt.rstrip(": "), hide_input=True)).strip()
+        return str(click.prompt(prompt.rstrip(": "), hide_input=True)).strip()
     return sys.stdin.readline().strip()

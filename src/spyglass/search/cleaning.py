@@ -20,8 +20,6 @@ from spyglass.search.domains import host_matches
 from spyglass.search.model import RawResult, SearchQuery
 
 SNIPPET_CHARS = 500
-#: The longest snippet ``search.snippet_chars`` may ask for.
-MAX_SNIPPET_CHARS = 1000
 TITLE_CHARS = 300
 URL_CHARS = 2048
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from spyglass.settings.base import _Section
+from spyglass.settings.base import _Section, section
 
 
 class MCPChannelSettings(_Section):
@@ -26,8 +26,8 @@ class OpenWebUIChannelSettings(_Section):
 class ChannelSettings(_Section):
     """``[channels]``: how each front end obtains the owner's approval."""
 
-    mcp: MCPChannelSettings = Field(default_factory=MCPChannelSettings)
-    openwebui: OpenWebUIChannelSettings = Field(default_factory=OpenWebUIChannelSettings)
+    mcp: MCPChannelSettings = Field(default_factory=section(MCPChannelSettings))
+    openwebui: OpenWebUIChannelSettings = Field(default_factory=section(OpenWebUIChannelSettings))
 
     def delegated(self) -> frozenset[str]:
         """Channels whose host asks the person before every call."""

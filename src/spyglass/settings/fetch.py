@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from spyglass import hostnames
-from spyglass.settings.base import DEFAULT_USER_AGENT, _Section
+from spyglass.settings.base import DEFAULT_USER_AGENT, _Section, empty_list, section
 from spyglass.settings.search import ProviderSettings
 
 
@@ -21,7 +21,7 @@ class FetchSettings(_Section):
         '"firecrawl", or weighted "direct:70,firecrawl:30".',
     )
     fallback: list[str] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="Ordered fetch providers tried when the chosen one fails retryably.",
     )
 
@@ -29,20 +29,21 @@ class FetchSettings(_Section):
         default="same-site", description="Which redirects are followed (each hop re-checked)."
     )
     allow_domains: list[str] = Field(
-        default_factory=list, description="If set, only these hosts and their subdomains."
+        default_factory=empty_list, description="If set, only these hosts and their subdomains."
     )
     deny_domains: list[str] = Field(
-        default_factory=list, description="Never these hosts or their subdomains (checked first)."
+        default_factory=empty_list,
+        description="Never these hosts or their subdomains (checked first).",
     )
     private_network: list[str] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="Hosts on your own network web.fetch may read, each call still approved: "
         "names (wiki.home.arpa) or private addresses and ranges (192.168.1.0/24). Never "
         "loopback, link-local or cloud metadata.",
     )
     https_only: bool = Field(default=False, description="Refuse plain http URLs.")
     allowed_ports: list[int] = Field(
-        default_factory=list, description="Restrict destination ports (empty: any port)."
+        default_factory=empty_list, description="Restrict destination ports (empty: any port)."
     )
     respect_robots: bool = Field(
         default=False, description="Check robots.txt (fetched through the same guard)."
@@ -133,16 +134,20 @@ class FetchSettings(_Section):
 
     # One table per hosted reader; each defaults to the same provider's [search.<name>].
     firecrawl: ProviderSettings = Field(
-        default_factory=ProviderSettings, description="Firecrawl Scrape (key shared with search)."
+        default_factory=section(ProviderSettings),
+        description="Firecrawl Scrape (key shared with search).",
     )
     tavily: ProviderSettings = Field(
-        default_factory=ProviderSettings, description="Tavily Extract (key shared with search)."
+        default_factory=section(ProviderSettings),
+        description="Tavily Extract (key shared with search).",
     )
     keenable: ProviderSettings = Field(
-        default_factory=ProviderSettings, description="Keenable Fetch (key shared with search)."
+        default_factory=section(ProviderSettings),
+        description="Keenable Fetch (key shared with search).",
     )
     jina: ProviderSettings = Field(
-        default_factory=ProviderSettings, description="Jina Reader (key optional)."
+        default_factory=section(ProviderSettings),
+        description="Jina Reader (key optional).",
     )
 
     @field_validator("allow_domains", "deny_domains")

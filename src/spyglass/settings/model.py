@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field, SecretStr
 
-from spyglass.settings.base import MASK, _Section
+from spyglass.settings.base import MASK, _Section, section
 from spyglass.settings.channels import ChannelSettings
 from spyglass.settings.fetch import FetchSettings
 from spyglass.settings.privacy import PrivacySettings
@@ -18,14 +18,14 @@ from spyglass.settings.state import StateSettings
 class Settings(_Section):
     """Every operator setting of Spyglass."""
 
-    search: SearchSettings = Field(default_factory=SearchSettings)
-    fetch: FetchSettings = Field(default_factory=FetchSettings)
-    llm: LLMSettings = Field(default_factory=LLMSettings)
-    server: ServerSettings = Field(default_factory=ServerSettings)
-    history: HistorySettings = Field(default_factory=HistorySettings)
-    channels: ChannelSettings = Field(default_factory=ChannelSettings)
-    privacy: PrivacySettings = Field(default_factory=PrivacySettings)
-    state: StateSettings = Field(default_factory=StateSettings)
+    search: SearchSettings = Field(default_factory=section(SearchSettings))
+    fetch: FetchSettings = Field(default_factory=section(FetchSettings))
+    llm: LLMSettings = Field(default_factory=section(LLMSettings))
+    server: ServerSettings = Field(default_factory=section(ServerSettings))
+    history: HistorySettings = Field(default_factory=section(HistorySettings))
+    channels: ChannelSettings = Field(default_factory=section(ChannelSettings))
+    privacy: PrivacySettings = Field(default_factory=section(PrivacySettings))
+    state: StateSettings = Field(default_factory=section(StateSettings))
 
     def public_dict(self) -> dict[str, Any]:
         """The effective settings as plain data, with every secret masked."""

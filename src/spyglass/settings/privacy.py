@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from spyglass.settings.base import _Section
+from spyglass.settings.base import _Section, empty_list
 
 
 class PrivacySettings(_Section):
@@ -18,7 +18,7 @@ class PrivacySettings(_Section):
         "warn where a person approves, block on delegated channels.",
     )
     personal_terms: list[str] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="Your own words to watch for (names, address, employer), matched "
         "ignoring case and accents.",
     )

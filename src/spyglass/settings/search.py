@@ -7,7 +7,10 @@ from typing import ClassVar
 
 from pydantic import ConfigDict, Field, SecretStr, ValidationError, model_validator
 
-from spyglass.settings.base import _Section
+from spyglass.settings.base import _Section, empty_list
+
+#: The longest snippet ``search.snippet_chars`` may ask for (web.search's result schema).
+MAX_SNIPPET_CHARS = 1000
 
 
 class ProviderSettings(_Section):
@@ -72,7 +75,7 @@ class SearchSettings(_ProviderSections):
         description='One provider name, or weighted "searxng:70,duckduckgo:30".',
     )
     fallback: list[str] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="Ordered providers tried when the chosen one fails retryably.",
     )
     timeout_seconds: float = Field(default=10.0, gt=0, le=120, description="Per provider request.")
@@ -85,6 +88,6 @@ class SearchSettings(_ProviderSections):
     snippet_chars: int = Field(
         default=500,
         ge=50,
-        le=1000,
+        le=MAX_SNIPPET_CHARS,
         description="Longest snippet per result, in characters (small context windows: lower).",
     )

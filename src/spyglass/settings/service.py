@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field, SecretStr
 
-from spyglass.settings.base import _Section
+from spyglass.settings.base import _Section, empty_list
 
 
 class LLMSettings(_Section):
@@ -46,7 +46,7 @@ class ServerSettings(_Section):
         default=1_000_000, gt=0, description="Largest accepted request body."
     )
     allowed_hosts: list[str] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="Extra Host names accepted besides loopback, e.g. host.docker.internal "
         "for Open WebUI in Docker.",
     )

@@ -16,16 +16,8 @@ import threading
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from spyglass.conversation.pending import (
-    RECALL_SECONDS,
-    PausedTurn,
-    TurnBusy,
-    TurnState,
-    state_from_json,
-    state_to_json,
-)
 from spyglass.core.confirmation import (
     TOKEN_TTL_SECONDS,
     PendingRecord,
@@ -36,6 +28,13 @@ from spyglass.core.confirmation import (
 from spyglass.errors import StorageError
 from spyglass.paths import make_private_dir
 from spyglass.state.sessions import LOGIN_CODE_TTL_SECONDS, SESSION_TTL_SECONDS, Session
+
+if TYPE_CHECKING:
+    from spyglass.conversation.pending import PausedTurn, TurnState
+
+# spyglass.conversation.pending (and the turn's tool calls and sources under it) is imported
+# by the paused-turn methods that use it: a command that only opens the state database, such
+# as a refused `spyglass fetch`, never loads the conversation code (tests/cli/test_imports.py).
 
 T = TypeVar("T")
 
@@ -295,6 +294,8 @@ class SQLitePendingTurnStore:
         self.owner = uuid.uuid4().hex
 
     async def put(self, paused: PausedTurn) -> None:
+        from spyglass.conversation.pending import RECALL_SECONDS, state_to_json
+
         digest = token_digest(paused.token)
         data = state_to_json(paused.state)
         # Kept past expiry for the recall window, so a late answer still continues the turn.
@@ -314,6 +315,13 @@ class SQLitePendingTurnStore:
         await self.db.run(self.db.transaction(work))
 
     async def take(self, token: str, conversation_id: str) -> PausedTurn | None:
+        from spyglass.conversation.pending import (
+            RECALL_SECONDS,
+            PausedTurn,
+            TurnBusy,
+            state_from_json,
+        )
+
         digest = token_digest(token)
         now = self.db.clock()
 
@@ -345,6 +353,8 @@ class SQLitePendingTurnStore:
         return PausedTurn(token, state_from_json(found[0]), found[1])
 
     async def checkpoint(self, token: str, state: TurnState) -> None:
+        from spyglass.conversation.pending import state_to_json
+
         digest = token_digest(token)
         data = state_to_json(state)
         lease_until = self.db.clock() + self.lease

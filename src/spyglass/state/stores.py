@@ -14,19 +14,24 @@ import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from spyglass.accounts.store import AccountStore
-from spyglass.conversation.pending import PendingTurnStore
 from spyglass.core.audit import AuditLog, AuditSink
 from spyglass.core.confirmation import ConfirmationStore
 from spyglass.core.policy import PolicyFile
 from spyglass.errors import ConfigError, StoreUnavailable
-from spyglass.history.store import HistoryStore, open_history
 from spyglass.paths import Paths
 from spyglass.settings import Settings
 from spyglass.state.pages import PageCache, RedisPageCache, SQLitePageCache
 from spyglass.state.sessions import LoginCodeStore, SessionStore
+
+if TYPE_CHECKING:
+    from spyglass.accounts.store import AccountStore
+    from spyglass.conversation.pending import PendingTurnStore
+    from spyglass.history.store import HistoryStore
+
+# The accounts, the history and the conversation code are imported when first used: the
+# owner's own call refused by policy opens the policy and the audit log, and nothing else.
 
 logger = logging.getLogger(__name__)
 
@@ -65,12 +70,20 @@ class Stores:
     pages: PageCache
     #: Opens the history store (the service does; the CLI never needs it).
     history: Callable[[], HistoryStore]
-    #: The household's accounts (spyglass.accounts), in the state database.
-    accounts: AccountStore
+    #: Opens the household's accounts (spyglass.accounts), in the state database.
+    open_accounts: Callable[[], AccountStore]
     probes: dict[str, Probe] = field(default_factory=dict)
     #: Brings the schemas up to date (blocking: run it on a worker thread); returns versions.
     upgrade: Callable[[], dict[str, int]] = dict
     closers: list[Callable[[], Any]] = field(default_factory=list)
+    _accounts: AccountStore | None = field(default=None, init=False, repr=False)
+
+    @property
+    def accounts(self) -> AccountStore:
+        """The household's accounts, opened on first use."""
+        if self._accounts is None:
+            self._accounts = self.open_accounts()
+        return self._accounts
 
     async def health(self) -> dict[str, dict[str, Any]]:
         """Each store's state: ``{"status": "ok"}`` or ``{"status": "down", "error": …}``."""
@@ -115,6 +128,8 @@ def open_stores(settings: Settings, paths: Paths, clock: Callable[[], float]) ->
         histories: list[postgres.PostgresHistory] = []
 
         def shared_history() -> HistoryStore:
+            from spyglass.history.store import open_history
+
             if not history_settings.enabled:
                 return open_history(paths.database_file, enabled=False, retention_days=1)
             store = postgres.PostgresHistory(
@@ -127,6 +142,12 @@ def open_stores(settings: Settings, paths: Paths, clock: Callable[[], float]) ->
         from spyglass.accounts.postgres import PostgresRunner
 
         people = PostgresRunner(database_url, timeout=timeout)
+
+        def shared_accounts() -> AccountStore:
+            from spyglass.accounts.store import AccountStore
+
+            return AccountStore(people, clock)
+
         return Stores(
             backend="shared",
             confirmations=redis.RedisConfirmationStore(server),
@@ -141,23 +162,30 @@ def open_stores(settings: Settings, paths: Paths, clock: Callable[[], float]) ->
             audit=audit,
             policy=policy,
             history=shared_history,
-            accounts=AccountStore(people, clock),
+            open_accounts=shared_accounts,
             probes={"redis": server, "postgresql": probe},
             closers=[server.aclose, probe.close, audit.close, policy.close, people.close],
             upgrade=lambda: {"postgresql": postgres.upgrade(database_url, timeout)},
         )
 
-    from spyglass.accounts.sqlite import SQLiteRunner
     from spyglass.state import sqlite
 
     db = sqlite.StateDB(paths.state_file, clock)
 
     def embedded_history() -> HistoryStore:
+        from spyglass.history.store import open_history
+
         return open_history(
             paths.database_file,
             enabled=history_settings.enabled,
             retention_days=history_settings.retention_days,
         )
+
+    def embedded_accounts() -> AccountStore:
+        from spyglass.accounts.sqlite import SQLiteRunner
+        from spyglass.accounts.store import AccountStore
+
+        return AccountStore(SQLiteRunner(db), clock)
 
     return Stores(
         backend="embedded",
@@ -171,7 +199,7 @@ def open_stores(settings: Settings, paths: Paths, clock: Callable[[], float]) ->
         audit=AuditLog(paths.audit_file),
         policy=PolicyFile(paths.policy_file),
         history=embedded_history,
-        accounts=AccountStore(SQLiteRunner(db), clock),
+        open_accounts=embedded_accounts,
         probes={"sqlite": db},
         closers=[db.close],
         upgrade=lambda: {"sqlite": db.upgrade()},
