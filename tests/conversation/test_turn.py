@@ -333,3 +333,51 @@ async def test_an_answer_with_text_beside_a_malformed_call_is_not_asked_for_agai
     body = done(await run(service, "otters?"))
     assert body["text"].strip() == "Otters float."
     assert len(fake_model.requests) == 1
+
+
+class _WritesAfterTheClaim(ThreadedHistory):
+    """History whose first write waits until the conversation was claimed."""
+
+    def __init__(self, store: SQLiteHistory, claimed: asyncio.Event) -> None:
+        super().__init__(store)
+        self.claimed = claimed
+
+    async def add_user(self, conversation_id: str, turn_id: str, text: str, *, title: str) -> None:
+        await asyncio.wait_for(self.claimed.wait(), timeout=5)
+        await super().add_user(conversation_id, turn_id, text, title=title)
+
+
+async def test_a_new_conversation_is_claimed_side_by_side_with_the_first_write(
+    service_runtime: Runtime,
+) -> None:
+    claimed = asyncio.Event()
+    owners: list[str] = []
+
+    async def claim(conversation_id: str) -> None:
+        owners.append(conversation_id)
+        claimed.set()
+
+    history = _WritesAfterTheClaim(
+        SQLiteHistory(service_runtime.paths.database_file, retention_days=30), claimed
+    )
+    model = ModelClient(service_runtime.settings.llm)
+    runner = ConversationRunner(service_runtime, model, history, service_runtime.stores.pending)
+    try:
+        # One after the other, the write would wait for a claim that never comes.
+        state = await runner.start(None, "hello", claim=claim)
+        assert owners == [state.conversation_id]
+        assert await history.exists(state.conversation_id)
+    finally:
+        await model.aclose()
+        await history.close()
+        await service_runtime.stores.aclose()
+
+
+async def test_a_failed_claim_fails_the_start_after_the_write_has_ended(
+    service: ConversationRunner,
+) -> None:
+    async def claim(conversation_id: str) -> None:
+        raise RuntimeError("the accounts store broke")
+
+    with pytest.raises(RuntimeError, match="accounts store broke"):
+        await service.start(None, "hello", claim=claim)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,9 +100,18 @@ class ConversationRunner:
     # -- starting and resuming ------------------------------------------------------------
 
     async def start(
-        self, conversation_id: str | None, text: str, actor: Actor | None = None
+        self,
+        conversation_id: str | None,
+        text: str,
+        actor: Actor | None = None,
+        *,
+        claim: Callable[[str], Awaitable[object]] | None = None,
     ) -> TurnState:
-        """A new turn on a new or existing conversation. Raises :class:`TurnRefused`."""
+        """A new turn on a new or existing conversation. Raises :class:`TurnRefused`.
+
+        ``claim(conversation_id)``, when given, records whose conversation it is; it runs
+        side by side with the write of the person's message (each is a trip to a store).
+        """
         # Any request is a chance to audit confirmations that expired unanswered.
         await self.runtime.executor.sweep_due()
         stored: list[dict[str, Any]] = []
@@ -128,7 +137,18 @@ class ConversationRunner:
         prompt = system_prompt(await self._tools(actor), self.runtime.settings.llm.system_prompt)
         messages = [{"role": "system", "content": prompt}, *earlier]
         messages.append({"role": "user", "content": text})
-        await self.history.add_user(conversation_id, turn_id, text, title=text[:TITLE_CHARS])
+        stored_text = self.history.add_user(
+            conversation_id, turn_id, text, title=text[:TITLE_CHARS]
+        )
+        if claim is None:
+            await stored_text
+        else:
+            results = await asyncio.gather(
+                stored_text, claim(conversation_id), return_exceptions=True
+            )
+            for result in results:
+                if isinstance(result, BaseException):
+                    raise result
         return TurnState(
             conversation_id=conversation_id,
             turn_id=turn_id,

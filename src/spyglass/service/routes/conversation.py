@@ -52,8 +52,13 @@ async def send_message(
                     "conversation_id to start a new one",
                     404,
                 )
-            turn = await service.start(body.conversation_id, body.text, actor)
-            await state.accounts.claim(turn.conversation_id, principal.account.id)
+            account_id = principal.account.id
+            turn = await service.start(
+                body.conversation_id,
+                body.text,
+                actor,
+                claim=lambda conversation_id: state.accounts.claim(conversation_id, account_id),
+            )
     except TurnRefused as exc:
         raise ApiError(exc.status, exc.code, exc.message) from None
     events = service.run(turn, answer, actor)
