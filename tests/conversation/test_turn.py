@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import pytest
@@ -14,6 +14,7 @@ from spyglass.conversation.turn import ConversationRunner, Event, TurnRefused
 from spyglass.history.store import NullHistory, SQLiteHistory, ThreadedHistory
 from spyglass.llm.client import ModelClient
 from spyglass.llm.toolsupport import ToolSupportMemory
+from spyglass.privacy.provenance import InMemoryProvenanceStore, Source
 from spyglass.runtime import Runtime
 from tests.support.fake_model import (
     FakeModel,
@@ -381,3 +382,43 @@ async def test_a_failed_claim_fails_the_start_after_the_write_has_ended(
 
     with pytest.raises(RuntimeError, match="accounts store broke"):
         await service.start(None, "hello", claim=claim)
+
+
+class _SourcesAfterTheNextAnswer(InMemoryProvenanceStore):
+    """Keeps sources only once the model was asked again after the call."""
+
+    def __init__(self, model: FakeModel) -> None:
+        super().__init__()
+        self.model = model
+
+    async def add(self, conversation_id: str, sources: Sequence[Source]) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 5
+        while len(self.model.requests) < 2:
+            if loop.time() > deadline:
+                raise AssertionError("the turn waited for its sources to be written")
+            await asyncio.sleep(0.005)
+        await super().add(conversation_id, sources)
+
+
+async def test_a_search_s_sources_are_written_beside_the_next_answer_and_kept_by_the_end(
+    service_runtime: Runtime, fake_model: FakeModel, web: LoopbackWeb
+) -> None:
+    service_runtime.policy.set("web_access_enabled", True)
+    fake_model.script(tool_call("web_search", {"query": "tides"}), text("Found."))
+    sources = _SourcesAfterTheNextAnswer(fake_model)
+    model = ModelClient(service_runtime.settings.llm)
+    runner = ConversationRunner(
+        service_runtime, model, NullHistory(), service_runtime.stores.pending, provenance=sources
+    )
+    try:
+        first = done(await run(runner, "search the tides"))
+        token = first["pending_confirmation"]["token"]
+        state = await runner.resume(first["conversation_id"], token)
+        second = done([e async for e in runner.run(state, (token, True))])
+        assert second["text"] == "Found."
+        kept = await sources.sources(first["conversation_id"])
+        assert kept and {s.origin for s in kept} == {"search"}
+    finally:
+        await model.aclose()
+        await service_runtime.stores.aclose()

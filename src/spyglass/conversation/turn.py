@@ -37,7 +37,12 @@ from spyglass.llm.client import Completion, ModelClient, ModelUnavailable, Tools
 from spyglass.llm.prompt import system_prompt
 from spyglass.llm.toolcalls import ToolCall
 from spyglass.privacy import receipts
-from spyglass.privacy.provenance import InMemoryProvenanceStore, ProvenanceStore, observed
+from spyglass.privacy.provenance import (
+    InMemoryProvenanceStore,
+    ProvenanceStore,
+    Source,
+    observed,
+)
 from spyglass.runtime import Runtime
 
 logger = logging.getLogger(__name__)
@@ -224,6 +229,7 @@ class ConversationRunner:
                     yield "error", {"error": {"code": "INTERNAL_ERROR", "message": TURN_FAILED}}
         finally:
             # Also on cancellation (the client went away): what was produced is kept.
+            await asyncio.shield(self._sources_kept(state))
             await asyncio.shield(self._save(state))
             if claim is not None:
                 state.claim = None
@@ -404,11 +410,12 @@ class ConversationRunner:
         found = observed(outcome, call.arguments, state.turn.sources)
         if found:
             state.turn.sources.extend(found)
-            try:
-                await self.provenance.add(state.conversation_id, found)
-            except StoreUnavailable as exc:
-                # This turn still knows them; only later turns would not.
-                logger.warning("could not keep where the URLs came from: %s", exc.message)
+            # This turn knows them already; the store is for later turns. So the write goes
+            # on beside the checkpoint and the model's next answer, and the turn waits for
+            # it only before it ends.
+            state.source_writes.append(
+                asyncio.create_task(self._keep_sources(state.conversation_id, found))
+            )
         event = tool_event(outcome, call.arguments)
         if replace is not None and replace < len(state.events):
             state.events[replace] = event
@@ -417,6 +424,22 @@ class ConversationRunner:
         if state.queue and state.queue[0] is call:
             state.queue.pop(0)
         return event
+
+    async def _keep_sources(self, conversation_id: str, found: list[Source]) -> None:
+        try:
+            await self.provenance.add(conversation_id, found)
+        except StoreUnavailable as exc:
+            # This turn still knows them; only later turns would not.
+            logger.warning("could not keep where the URLs came from: %s", exc.message)
+
+    async def _sources_kept(self, state: TurnState) -> None:
+        """Wait for the turn's source writes; one that failed is logged, not raised."""
+        writes, state.source_writes = state.source_writes, []
+        for write in writes:
+            try:
+                await write
+            except Exception:
+                logger.exception("could not keep where the URLs came from")
 
     def _capability_name(self, call: ToolCall) -> str:
         return self.runtime.registry.name_for_wire(call.name) or call.name
