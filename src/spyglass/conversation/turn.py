@@ -229,8 +229,7 @@ class ConversationRunner:
                     yield "error", {"error": {"code": "INTERNAL_ERROR", "message": TURN_FAILED}}
         finally:
             # Also on cancellation (the client went away): what was produced is kept.
-            await asyncio.shield(self._sources_kept(state))
-            await asyncio.shield(self._save(state))
+            await asyncio.shield(self._saved(state))
             if claim is not None:
                 state.claim = None
                 await asyncio.shield(self._finish(claim))
@@ -432,14 +431,17 @@ class ConversationRunner:
             # This turn still knows them; only later turns would not.
             logger.warning("could not keep where the URLs came from: %s", exc.message)
 
-    async def _sources_kept(self, state: TurnState) -> None:
-        """Wait for the turn's source writes; one that failed is logged, not raised."""
+    async def _saved(self, state: TurnState) -> None:
+        """Wait for the turn's source writes (one that failed is logged, not raised), then
+        save the turn. One coroutine, so that a single shield carries both through a
+        cancellation."""
         writes, state.source_writes = state.source_writes, []
         for write in writes:
             try:
                 await write
             except Exception:
                 logger.exception("could not keep where the URLs came from")
+        await self._save(state)
 
     def _capability_name(self, call: ToolCall) -> str:
         return self.runtime.registry.name_for_wire(call.name) or call.name
