@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import httptools
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
@@ -49,10 +50,6 @@ def _malformed_answer() -> bytes:
 
 #: The whole answer to a malformed request, built once.
 MALFORMED_ANSWER = _malformed_answer()
-
-
-class _Malformed(Exception):
-    """Raised from a parser callback: httptools then reports the request as malformed."""
 
 
 class Protocol(HttpToolsProtocol):
@@ -86,7 +83,8 @@ class Protocol(HttpToolsProtocol):
         if self.parser.get_http_version() == "1.1" and not any(
             name == b"host" for name, _ in self.headers
         ):
-            raise _Malformed("an HTTP/1.1 request without a Host header")
+            # Raised from a parser callback, it stops the parser like any parse error.
+            raise httptools.HttpParserError("an HTTP/1.1 request without a Host header")
         super().on_headers_complete()
         if self.parser.should_upgrade():
             # Nothing here switches protocols: answer it as a plain request, then close,
