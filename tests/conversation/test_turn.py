@@ -422,3 +422,49 @@ async def test_a_search_s_sources_are_written_beside_the_next_answer_and_kept_by
     finally:
         await model.aclose()
         await service_runtime.stores.aclose()
+
+
+class _ReadsAfterTheOwnerCheck(ThreadedHistory):
+    """History whose read of a conversation waits until the owner check has begun."""
+
+    def __init__(self, store: SQLiteHistory, asked: asyncio.Event) -> None:
+        super().__init__(store)
+        self.asked = asked
+
+    async def messages(self, conversation_id: str) -> list[dict[str, Any]]:
+        await asyncio.wait_for(self.asked.wait(), timeout=5)
+        return await super().messages(conversation_id)
+
+
+async def test_whose_conversation_it_is_is_asked_beside_reading_it_and_a_no_writes_nothing(
+    service_runtime: Runtime, fake_model: FakeModel
+) -> None:
+    asked = asyncio.Event()
+    answer = {"value": True}
+
+    async def may_continue(conversation_id: str) -> bool:
+        asked.set()
+        return answer["value"]
+
+    history = _ReadsAfterTheOwnerCheck(
+        SQLiteHistory(service_runtime.paths.database_file, retention_days=30), asked
+    )
+    model = ModelClient(service_runtime.settings.llm)
+    runner = ConversationRunner(service_runtime, model, history, service_runtime.stores.pending)
+    try:
+        fake_model.script(text("Hi."))
+        first = done(await run(runner, "hello"))
+        conversation_id = first["conversation_id"]
+        # One after the other, the read would wait for a check that has not begun.
+        state = await runner.start(conversation_id, "again", may_continue=may_continue)
+        assert state.conversation_id == conversation_id
+        answer["value"] = False
+        with pytest.raises(TurnRefused) as refused:
+            await runner.start(conversation_id, "not mine", may_continue=may_continue)
+        assert refused.value.code == "NOT_FOUND"
+        texts = [m["text"] for m in await history.messages(conversation_id)]
+        assert "not mine" not in texts
+    finally:
+        await model.aclose()
+        await history.close()
+        await service_runtime.stores.aclose()

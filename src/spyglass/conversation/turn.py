@@ -111,11 +111,16 @@ class ConversationRunner:
         actor: Actor | None = None,
         *,
         claim: Callable[[str], Awaitable[object]] | None = None,
+        may_continue: Callable[[str], Awaitable[bool]] | None = None,
     ) -> TurnState:
         """A new turn on a new or existing conversation. Raises :class:`TurnRefused`.
 
         ``claim(conversation_id)``, when given, records whose conversation it is; it runs
         side by side with the write of the person's message (each is a trip to a store).
+        ``may_continue(conversation_id)``, when given, says whether the caller may continue
+        an existing conversation; it is asked side by side with reading the conversation,
+        and one they may not continue is answered as an unknown one, before anything is
+        written.
         """
         # Any request is a chance to audit confirmations that expired unanswered.
         await self.runtime.executor.sweep_due()
@@ -124,12 +129,15 @@ class ConversationRunner:
         if conversation_id is not None:
             # Independent reads, side by side: each store call is a trip to a worker thread
             # or a server, and a turn's latency is their sum when made one after another.
-            stored, sources = await asyncio.gather(
+            reads = await asyncio.gather(
                 self.history.messages(conversation_id),
                 self.provenance.sources(conversation_id),
+                may_continue(conversation_id) if may_continue is not None else _yes(),
             )
-            known = bool(stored) or await self.history.exists(conversation_id)
-            if not known and self.history.enabled:
+            stored, sources, allowed = reads
+            known = allowed and (bool(stored) or await self.history.exists(conversation_id))
+            # (With history off nothing is known, and any id the caller may use is fine.)
+            if not allowed or (not known and self.history.enabled):
                 raise TurnRefused(
                     "NOT_FOUND",
                     f"no conversation with id {conversation_id[:64]!r}; leave out "
@@ -483,6 +491,10 @@ class _Answer:
 
     tools: list[Capability]
     completion: Completion | None = None
+
+
+async def _yes() -> bool:
+    return True
 
 
 def _nothing_left(answer: _Answer) -> bool:
