@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from typing import Any
 
 import pytest
 
 from spyglass.accounts.model import OWNER_ID, Account
-from spyglass.accounts.people import personal_settings, today
+from spyglass.accounts.people import FRESH_SECONDS, ProfileRead, personal_settings, today
 from spyglass.accounts.roles import ALL_CAPABILITIES, ROLES, Role
 from spyglass.core.actor import Actor
 from spyglass.core.confirmation import TOKEN_TTL_SECONDS
@@ -175,6 +176,46 @@ async def test_the_daily_budget_counts_calls_that_ran_and_refuses_the_next_one(
 
 async def test_a_budget_of_zero_refuses_everything(runtime: Runtime) -> None:
     _, actor = await person(runtime, Role.MEMBER, daily_budget=0)
+    outcome = await runtime.executor.ainvoke("system.health", None, {}, channel="t", actor=actor)
+    assert outcome.error is not None and outcome.error.code == "BUDGET_EXCEEDED"
+
+
+async def test_a_profile_read_as_the_request_was_authenticated_answers_its_check(
+    runtime: Runtime,
+) -> None:
+    account, _ = await person(runtime, Role.MEMBER, daily_budget=3)
+    day = today(runtime.executor.clock)
+    # The read says the day's calls are used up; the store, where none were counted, would
+    # not: the refusal shows the check took the request's read instead of a second one.
+    spent = ProfileRead(account, {}, 3, day, time.monotonic())
+    actor = await runtime.actors.actor(account, spent)
+    outcome = await runtime.executor.ainvoke("system.health", None, {}, channel="t", actor=actor)
+    assert outcome.error is not None and outcome.error.code == "BUDGET_EXCEEDED"
+
+
+async def test_a_profile_read_too_old_or_of_another_day_is_read_again(runtime: Runtime) -> None:
+    account, _ = await person(runtime, Role.MEMBER, daily_budget=3)
+    day = today(runtime.executor.clock)
+    stale = [
+        ProfileRead(account, {}, 3, day, time.monotonic() - 2 * FRESH_SECONDS),
+        ProfileRead(account, {}, 3, "1999-12-31", time.monotonic()),
+    ]
+    for read in stale:
+        actor = await runtime.actors.actor(account, read)
+        outcome = await runtime.executor.ainvoke(
+            "system.health", None, {}, channel="t", actor=actor
+        )
+        assert outcome.error is None, outcome  # the store counted nothing: not refused
+
+
+async def test_a_profile_read_of_someone_else_never_answers_for_this_person(
+    runtime: Runtime,
+) -> None:
+    account, _ = await person(runtime, Role.MEMBER)
+    other, _ = await person(runtime, Role.MEMBER, daily_budget=0)
+    actor = await runtime.actors.actor(
+        other, ProfileRead(account, {}, 0, today(runtime.executor.clock), time.monotonic())
+    )
     outcome = await runtime.executor.ainvoke("system.health", None, {}, channel="t", actor=actor)
     assert outcome.error is not None and outcome.error.code == "BUDGET_EXCEEDED"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import pytest
@@ -14,6 +14,7 @@ from spyglass.conversation.turn import ConversationRunner, Event, TurnRefused
 from spyglass.history.store import NullHistory, SQLiteHistory, ThreadedHistory
 from spyglass.llm.client import ModelClient
 from spyglass.llm.toolsupport import ToolSupportMemory
+from spyglass.privacy.provenance import InMemoryProvenanceStore, Source
 from spyglass.runtime import Runtime
 from tests.support.fake_model import (
     FakeModel,
@@ -333,3 +334,137 @@ async def test_an_answer_with_text_beside_a_malformed_call_is_not_asked_for_agai
     body = done(await run(service, "otters?"))
     assert body["text"].strip() == "Otters float."
     assert len(fake_model.requests) == 1
+
+
+class _WritesAfterTheClaim(ThreadedHistory):
+    """History whose first write waits until the conversation was claimed."""
+
+    def __init__(self, store: SQLiteHistory, claimed: asyncio.Event) -> None:
+        super().__init__(store)
+        self.claimed = claimed
+
+    async def add_user(self, conversation_id: str, turn_id: str, text: str, *, title: str) -> None:
+        await asyncio.wait_for(self.claimed.wait(), timeout=5)
+        await super().add_user(conversation_id, turn_id, text, title=title)
+
+
+async def test_a_new_conversation_is_claimed_side_by_side_with_the_first_write(
+    service_runtime: Runtime,
+) -> None:
+    claimed = asyncio.Event()
+    owners: list[str] = []
+
+    async def claim(conversation_id: str) -> None:
+        owners.append(conversation_id)
+        claimed.set()
+
+    history = _WritesAfterTheClaim(
+        SQLiteHistory(service_runtime.paths.database_file, retention_days=30), claimed
+    )
+    model = ModelClient(service_runtime.settings.llm)
+    runner = ConversationRunner(service_runtime, model, history, service_runtime.stores.pending)
+    try:
+        # One after the other, the write would wait for a claim that never comes.
+        state = await runner.start(None, "hello", claim=claim)
+        assert owners == [state.conversation_id]
+        assert await history.exists(state.conversation_id)
+    finally:
+        await model.aclose()
+        await history.close()
+        await service_runtime.stores.aclose()
+
+
+async def test_a_failed_claim_fails_the_start_after_the_write_has_ended(
+    service: ConversationRunner,
+) -> None:
+    async def claim(conversation_id: str) -> None:
+        raise RuntimeError("the accounts store broke")
+
+    with pytest.raises(RuntimeError, match="accounts store broke"):
+        await service.start(None, "hello", claim=claim)
+
+
+class _SourcesAfterTheNextAnswer(InMemoryProvenanceStore):
+    """Keeps sources only once the model was asked again after the call."""
+
+    def __init__(self, model: FakeModel) -> None:
+        super().__init__()
+        self.model = model
+
+    async def add(self, conversation_id: str, sources: Sequence[Source]) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 5
+        while len(self.model.requests) < 2:
+            if loop.time() > deadline:
+                raise AssertionError("the turn waited for its sources to be written")
+            await asyncio.sleep(0.005)
+        await super().add(conversation_id, sources)
+
+
+async def test_a_search_s_sources_are_written_beside_the_next_answer_and_kept_by_the_end(
+    service_runtime: Runtime, fake_model: FakeModel, web: LoopbackWeb
+) -> None:
+    service_runtime.policy.set("web_access_enabled", True)
+    fake_model.script(tool_call("web_search", {"query": "tides"}), text("Found."))
+    sources = _SourcesAfterTheNextAnswer(fake_model)
+    model = ModelClient(service_runtime.settings.llm)
+    runner = ConversationRunner(
+        service_runtime, model, NullHistory(), service_runtime.stores.pending, provenance=sources
+    )
+    try:
+        first = done(await run(runner, "search the tides"))
+        token = first["pending_confirmation"]["token"]
+        state = await runner.resume(first["conversation_id"], token)
+        second = done([e async for e in runner.run(state, (token, True))])
+        assert second["text"] == "Found."
+        kept = await sources.sources(first["conversation_id"])
+        assert kept and {s.origin for s in kept} == {"search"}
+    finally:
+        await model.aclose()
+        await service_runtime.stores.aclose()
+
+
+class _ReadsAfterTheOwnerCheck(ThreadedHistory):
+    """History whose read of a conversation waits until the owner check has begun."""
+
+    def __init__(self, store: SQLiteHistory, asked: asyncio.Event) -> None:
+        super().__init__(store)
+        self.asked = asked
+
+    async def messages(self, conversation_id: str) -> list[dict[str, Any]]:
+        await asyncio.wait_for(self.asked.wait(), timeout=5)
+        return await super().messages(conversation_id)
+
+
+async def test_whose_conversation_it_is_is_asked_beside_reading_it_and_a_no_writes_nothing(
+    service_runtime: Runtime, fake_model: FakeModel
+) -> None:
+    asked = asyncio.Event()
+    answer = {"value": True}
+
+    async def may_continue(conversation_id: str) -> bool:
+        asked.set()
+        return answer["value"]
+
+    history = _ReadsAfterTheOwnerCheck(
+        SQLiteHistory(service_runtime.paths.database_file, retention_days=30), asked
+    )
+    model = ModelClient(service_runtime.settings.llm)
+    runner = ConversationRunner(service_runtime, model, history, service_runtime.stores.pending)
+    try:
+        fake_model.script(text("Hi."))
+        first = done(await run(runner, "hello"))
+        conversation_id = first["conversation_id"]
+        # One after the other, the read would wait for a check that has not begun.
+        state = await runner.start(conversation_id, "again", may_continue=may_continue)
+        assert state.conversation_id == conversation_id
+        answer["value"] = False
+        with pytest.raises(TurnRefused) as refused:
+            await runner.start(conversation_id, "not mine", may_continue=may_continue)
+        assert refused.value.code == "NOT_FOUND"
+        texts = [m["text"] for m in await history.messages(conversation_id)]
+        assert "not mine" not in texts
+    finally:
+        await model.aclose()
+        await history.close()
+        await service_runtime.stores.aclose()

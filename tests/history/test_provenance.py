@@ -61,6 +61,21 @@ async def test_the_sqlite_store_works_off_the_event_loop(tmp_path: Path) -> None
     history.close()
 
 
+async def test_the_sqlite_store_commits_with_the_durability_history_has(tmp_path: Path) -> None:
+    # Left at SQLite's default (FULL), every search's sources cost a disk flush (about a
+    # millisecond and a half) on the turn's path; history itself syncs at checkpoints only.
+    history = SQLiteHistory(tmp_path / "h.db", retention_days=30)
+    history.add_user("c1", "t1", "zebras?", title="zebras?")
+    store = SQLiteProvenanceStore(history.path)
+    await store.add("c1", [RESULT])
+    with store._connect() as db, history._lock:
+        mine = db.execute("PRAGMA synchronous").fetchone()[0]
+        theirs = history._db.execute("PRAGMA synchronous").fetchone()[0]
+    assert mine == theirs == 1  # NORMAL
+    store.close()
+    history.close()
+
+
 async def test_postgresql_keeps_sources_with_their_conversation(database_url: str) -> None:
     upgrade(database_url, 5)
     history = PostgresHistory(database_url, retention_days=30, timeout=5)

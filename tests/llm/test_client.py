@@ -235,3 +235,15 @@ async def test_the_tools_sent_follow_their_description_and_schema_every_time(
     assert [request["tools"] for request in fake_model.requests] == sent
     assert all(request["tool_choice"] == "auto" for request in fake_model.requests)
     assert fake_model.headers[0]["content-type"] == "application/json"
+
+
+async def test_a_lone_surrogate_escaped_in_the_answer_is_repaired_and_a_pair_is_kept(
+    client: ModelClient, fake_model: FakeModel
+) -> None:
+    # The fake model writes JSON with every non-ASCII character escaped: the lone one is
+    # sent as \udce9, the emoji as the pair \ud83d\ude00.
+    fake_model.script(text("caf\udce9 and \U0001f600", reasoning="hmm \ud800", pieces=1))
+    deltas, completion = await collect(client)
+    assert completion.content == "caf\ufffd and \U0001f600"
+    assert completion.reasoning == "hmm \ufffd"
+    assert all(delta.text.encode("utf-8") for delta in deltas)

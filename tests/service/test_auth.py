@@ -7,7 +7,10 @@ from pathlib import Path
 
 import httpx
 from fastapi import FastAPI
+from starlette.requests import HTTPConnection
 
+from spyglass.accounts.model import OWNER_ID
+from spyglass.accounts.people import ProfileRead
 from spyglass.paths import Paths
 from spyglass.service.auth import load_or_create_token
 from spyglass.state.sqlite import MIGRATIONS
@@ -145,3 +148,21 @@ async def test_health_lists_configuration_problems_by_setting_never_by_value(
         body = (await client.get("/api/v1/health")).json()
     assert any("search.searxng.base_url" in p for p in body["problems"]), body
     assert any("fetch.firecrawl.api_key" in p for p in body["problems"]), body
+
+
+async def test_the_owners_token_is_checked_with_a_profile_read_their_calls_checks_can_use(
+    app: FastAPI,
+) -> None:
+    auth = app.state.spyglass.auth
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/api/v1/conversation/message",
+        "headers": [(b"authorization", f"Bearer {auth.token}".encode())],
+    }
+    principal = await auth.identify(HTTPConnection(scope))
+    assert principal is not None and principal.account.id == OWNER_ID
+    read = principal.actor.read
+    assert isinstance(read, ProfileRead)
+    assert read.account == principal.account
+    assert read.serves(OWNER_ID, read.day)

@@ -3,22 +3,23 @@
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import Iterator
 
 import pytest
 
 from spyglass.runtime import Runtime
 from spyglass.service.middleware import CSP
-from spyglass.service.server import MALFORMED_CODE
+from spyglass.service.server import MALFORMED_CODE, MAX_HEAD_BYTES
 from tests.support.server import exchange, running_service
 
-#: Requests h11 cannot parse, so that uvicorn answers before the app sees anything; and two
-#: the app answers, for comparison. ``{host}`` is the service's own host:port.
+#: Requests that are not valid HTTP/1.1, so that uvicorn answers before the app sees anything.
+#: ``{host}`` is the service's own host:port.
 MALFORMED = {
     "a request line that is not HTTP": b"GARBAGE\r\n\r\n",
     "a header without a colon": b"GET / HTTP/1.1\r\nHost: {host}\r\nBad Header\r\n\r\n",
     "a header name with a space": b"GET / HTTP/1.1\r\nHost: {host}\r\nX Y: 1\r\n\r\n",
-    # Never finished: h11 gives up once the unfinished head passes its size limit.
+    # Never finished: refused once the unfinished head passes its size limit.
     "headers over the size limit": b"GET / HTTP/1.1\r\nHost: {host}\r\nX-Big: " + b"a" * 100_000,
     "a length that is not a number": b"POST /api/v1/policy HTTP/1.1\r\nHost: {host}\r\n"
     b"Content-Length: ten\r\n\r\n",
@@ -87,6 +88,8 @@ def test_a_websocket_upgrade_is_an_ordinary_request_the_app_answers(service: str
     status, headers, _body = exchange(service, raw)
     assert status == 200
     assert_security_headers(headers)
+    # Nothing more is read on a connection that asked to switch protocols: it is closed.
+    assert headers["connection"] == "close"
 
 
 def test_a_well_formed_request_still_carries_each_header_once(service: str) -> None:
@@ -96,3 +99,61 @@ def test_a_well_formed_request_still_carries_each_header_once(service: str) -> N
     assert status == 200
     assert_security_headers(headers)  # and exchange() checked no header came twice
     assert json.loads(body)
+
+
+def _read_to_close(connection: socket.socket) -> bytes:
+    received = b""
+    while chunk := connection.recv(65536):
+        received += chunk
+    return received
+
+
+def test_a_malformed_request_after_a_good_one_on_the_same_connection_gets_the_json_error(
+    service: str,
+) -> None:
+    host_port = service.removeprefix("http://")
+    host, port = host_port.rsplit(":", 1)
+    good = f"GET /api/v1/health HTTP/1.1\r\nHost: {host_port}\r\n\r\n".encode()
+    with socket.create_connection((host, int(port)), timeout=10) as connection:
+        connection.sendall(good + b"GARBAGE\r\n\r\n")
+        received = _read_to_close(connection)
+    # The answer to the good request first, whole, then the refusal of the bad one.
+    second = received.index(b"HTTP/1.1 400 ")
+    assert received.startswith(b"HTTP/1.1 200 ")
+    assert b'"status":"ok"' in received[:second]
+    head, _, body = received[second:].partition(b"\r\n\r\n")
+    assert b"x-content-type-options: nosniff" in head.lower()
+    assert json.loads(body)["error"]["code"] == MALFORMED_CODE
+
+
+def test_a_large_body_sent_in_one_write_with_its_head_is_not_taken_for_a_long_head(
+    service: str,
+) -> None:
+    body = json.dumps({"text": "x" * (4 * MAX_HEAD_BYTES)}).encode()
+    raw = (
+        b"POST /api/v1/conversation/message HTTP/1.1\r\nHost: {host}\r\n"
+        b"Content-Type: application/json\r\nConnection: close\r\n"
+        b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+    )
+    status, headers, answer = exchange(service, raw)
+    # No credentials: the auth gate answers, which it can only do for a parsed request.
+    assert status == 401
+    assert json.loads(answer)["error"]["code"] == "UNAUTHORIZED"
+    assert_security_headers(headers)
+
+
+def test_a_head_just_under_the_limit_sent_in_pieces_is_answered_by_the_app(service: str) -> None:
+    host_port = service.removeprefix("http://")
+    host, port = host_port.rsplit(":", 1)
+    filler = b"a" * (MAX_HEAD_BYTES - 200)
+    head = (
+        f"GET /api/v1/health HTTP/1.1\r\nHost: {host_port}\r\nConnection: close\r\n".encode()
+        + b"X-Filler: "
+        + filler
+        + b"\r\n\r\n"
+    )
+    with socket.create_connection((host, int(port)), timeout=10) as connection:
+        for start in range(0, len(head), 1000):
+            connection.sendall(head[start : start + 1000])
+        received = _read_to_close(connection)
+    assert received.startswith(b"HTTP/1.1 200 ")

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
@@ -51,13 +53,46 @@ class Actors:
         digest = hmac.new(self._key, account_id.encode(), hashlib.sha256).hexdigest()
         return "p-" + digest[:20]
 
-    async def actor(self, account: Account) -> Actor:
+    async def actor(self, account: Account, read: ProfileRead | None = None) -> Actor:
+        """The actor for ``account``; ``read``, the profile read that found it, if any."""
         return Actor(
             account_id=account.id,
             pseudonym=await self.pseudonym(account.id),
             needs_approval=account.needs_approval,
             capabilities=account.capabilities,
+            read=read,
         )
+
+
+#: How long a profile read as a request was authenticated answers that request's checks.
+#: A check asks the store again after this; the budget itself is always counted atomically
+#: (:meth:`People.spend`), so a read this old can delay a refusal, never overspend.
+FRESH_SECONDS = 1.0
+
+
+@dataclass(frozen=True)
+class ProfileRead:
+    """One read of a person's profile (:meth:`AccountStore.profile`): the account, its own
+    provider keys and its calls on ``day``, read at ``at`` (``time.monotonic()``)."""
+
+    account: Account
+    keys: Mapping[str, str]
+    used: int
+    day: str
+    at: float
+
+    def serves(self, account_id: str, day: str) -> bool:
+        """Whether this read can stand for a fresh one of ``account_id`` on ``day``."""
+        age = time.monotonic() - self.at
+        return self.account.id == account_id and self.day == day and 0 <= age <= FRESH_SECONDS
+
+
+async def read_profile(store: AccountStore, account_id: str, day: str) -> ProfileRead | None:
+    """The profile of ``account_id`` on ``day``, or ``None`` when there is no such account."""
+    account, keys, used = await store.profile(account_id, day)
+    if account is None:
+        return None
+    return ProfileRead(account, keys, used, day, time.monotonic())
 
 
 def today(clock: Callable[[], float]) -> str:
@@ -100,8 +135,15 @@ class People:
         arguments: Mapping[str, Any],
         settings: Settings,
     ) -> Refusal | Settings:
-        # One read of everything the answer needs: the account, its keys, today's count.
-        account, keys, used = await self.store.profile(actor.account_id, today(self.clock))
+        # One read of everything the answer needs: the account, its keys, today's count;
+        # the one made as the request was authenticated, when it is that recent.
+        day = today(self.clock)
+        read = actor.read
+        account: Account | None
+        if isinstance(read, ProfileRead) and read.serves(actor.account_id, day):
+            account, keys, used = read.account, read.keys, read.used
+        else:
+            account, keys, used = await self.store.profile(actor.account_id, day)
         if account is None or account.disabled:
             return Refusal(
                 PERSONAL_POLICY,
@@ -223,4 +265,12 @@ def personal_settings(settings: Settings, account: Account, keys: Mapping[str, s
     return copy
 
 
-__all__ = ["Actors", "People", "StoreUnavailable", "personal_settings", "today"]
+__all__ = [
+    "Actors",
+    "People",
+    "ProfileRead",
+    "StoreUnavailable",
+    "personal_settings",
+    "read_profile",
+    "today",
+]

@@ -57,6 +57,9 @@ class TurnState:
     waiting: dict[str, Any] | None = None
     #: The token this turn was claimed by, while a process holds it under a lease.
     claim: str | None = None
+    #: Writes of where this turn's URLs came from, still under way in this process (never
+    #: stored: the sources themselves are in ``turn``).
+    source_writes: list[asyncio.Task[None]] = field(default_factory=list, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,7 +37,12 @@ from spyglass.llm.client import Completion, ModelClient, ModelUnavailable, Tools
 from spyglass.llm.prompt import system_prompt
 from spyglass.llm.toolcalls import ToolCall
 from spyglass.privacy import receipts
-from spyglass.privacy.provenance import InMemoryProvenanceStore, ProvenanceStore, observed
+from spyglass.privacy.provenance import (
+    InMemoryProvenanceStore,
+    ProvenanceStore,
+    Source,
+    observed,
+)
 from spyglass.runtime import Runtime
 
 logger = logging.getLogger(__name__)
@@ -100,9 +105,23 @@ class ConversationRunner:
     # -- starting and resuming ------------------------------------------------------------
 
     async def start(
-        self, conversation_id: str | None, text: str, actor: Actor | None = None
+        self,
+        conversation_id: str | None,
+        text: str,
+        actor: Actor | None = None,
+        *,
+        claim: Callable[[str], Awaitable[object]] | None = None,
+        may_continue: Callable[[str], Awaitable[bool]] | None = None,
     ) -> TurnState:
-        """A new turn on a new or existing conversation. Raises :class:`TurnRefused`."""
+        """A new turn on a new or existing conversation. Raises :class:`TurnRefused`.
+
+        ``claim(conversation_id)``, when given, records whose conversation it is; it runs
+        side by side with the write of the person's message (each is a trip to a store).
+        ``may_continue(conversation_id)``, when given, says whether the caller may continue
+        an existing conversation; it is asked side by side with reading the conversation,
+        and one they may not continue is answered as an unknown one, before anything is
+        written.
+        """
         # Any request is a chance to audit confirmations that expired unanswered.
         await self.runtime.executor.sweep_due()
         stored: list[dict[str, Any]] = []
@@ -110,12 +129,15 @@ class ConversationRunner:
         if conversation_id is not None:
             # Independent reads, side by side: each store call is a trip to a worker thread
             # or a server, and a turn's latency is their sum when made one after another.
-            stored, sources = await asyncio.gather(
+            reads = await asyncio.gather(
                 self.history.messages(conversation_id),
                 self.provenance.sources(conversation_id),
+                may_continue(conversation_id) if may_continue is not None else _yes(),
             )
-            known = bool(stored) or await self.history.exists(conversation_id)
-            if not known and self.history.enabled:
+            stored, sources, allowed = reads
+            known = allowed and (bool(stored) or await self.history.exists(conversation_id))
+            # (With history off nothing is known, and any id the caller may use is fine.)
+            if not allowed or (not known and self.history.enabled):
                 raise TurnRefused(
                     "NOT_FOUND",
                     f"no conversation with id {conversation_id[:64]!r}; leave out "
@@ -128,7 +150,18 @@ class ConversationRunner:
         prompt = system_prompt(await self._tools(actor), self.runtime.settings.llm.system_prompt)
         messages = [{"role": "system", "content": prompt}, *earlier]
         messages.append({"role": "user", "content": text})
-        await self.history.add_user(conversation_id, turn_id, text, title=text[:TITLE_CHARS])
+        stored_text = self.history.add_user(
+            conversation_id, turn_id, text, title=text[:TITLE_CHARS]
+        )
+        if claim is None:
+            await stored_text
+        else:
+            results = await asyncio.gather(
+                stored_text, claim(conversation_id), return_exceptions=True
+            )
+            for result in results:
+                if isinstance(result, BaseException):
+                    raise result
         return TurnState(
             conversation_id=conversation_id,
             turn_id=turn_id,
@@ -204,7 +237,7 @@ class ConversationRunner:
                     yield "error", {"error": {"code": "INTERNAL_ERROR", "message": TURN_FAILED}}
         finally:
             # Also on cancellation (the client went away): what was produced is kept.
-            await asyncio.shield(self._save(state))
+            await asyncio.shield(self._saved(state))
             if claim is not None:
                 state.claim = None
                 await asyncio.shield(self._finish(claim))
@@ -384,11 +417,12 @@ class ConversationRunner:
         found = observed(outcome, call.arguments, state.turn.sources)
         if found:
             state.turn.sources.extend(found)
-            try:
-                await self.provenance.add(state.conversation_id, found)
-            except StoreUnavailable as exc:
-                # This turn still knows them; only later turns would not.
-                logger.warning("could not keep where the URLs came from: %s", exc.message)
+            # This turn knows them already; the store is for later turns. So the write goes
+            # on beside the checkpoint and the model's next answer, and the turn waits for
+            # it only before it ends.
+            state.source_writes.append(
+                asyncio.create_task(self._keep_sources(state.conversation_id, found))
+            )
         event = tool_event(outcome, call.arguments)
         if replace is not None and replace < len(state.events):
             state.events[replace] = event
@@ -397,6 +431,25 @@ class ConversationRunner:
         if state.queue and state.queue[0] is call:
             state.queue.pop(0)
         return event
+
+    async def _keep_sources(self, conversation_id: str, found: list[Source]) -> None:
+        try:
+            await self.provenance.add(conversation_id, found)
+        except StoreUnavailable as exc:
+            # This turn still knows them; only later turns would not.
+            logger.warning("could not keep where the URLs came from: %s", exc.message)
+
+    async def _saved(self, state: TurnState) -> None:
+        """Wait for the turn's source writes (one that failed is logged, not raised), then
+        save the turn. One coroutine, so that a single shield carries both through a
+        cancellation."""
+        writes, state.source_writes = state.source_writes, []
+        for write in writes:
+            try:
+                await write
+            except Exception:
+                logger.exception("could not keep where the URLs came from")
+        await self._save(state)
 
     def _capability_name(self, call: ToolCall) -> str:
         return self.runtime.registry.name_for_wire(call.name) or call.name
@@ -438,6 +491,10 @@ class _Answer:
 
     tools: list[Capability]
     completion: Completion | None = None
+
+
+async def _yes() -> bool:
+    return True
 
 
 def _nothing_left(answer: _Answer) -> bool:

@@ -10,7 +10,7 @@ answer from one place.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from spyglass.core.outcome import Notice
@@ -38,6 +38,9 @@ class Actor:
     #: What they may use, as known when their request began (what the model is offered);
     #: ``None``: whatever the owner's switches allow. The executor asks afresh per call.
     capabilities: frozenset[str] | None = None
+    #: What the :class:`PersonalPolicy` read about them as their request was authenticated,
+    #: opaque to the core; the policy may answer a check from it while it is fresh.
+    read: object = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

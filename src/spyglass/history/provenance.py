@@ -39,6 +39,9 @@ class SQLiteProvenanceStore:
                     self.path, isolation_level=None, timeout=5, check_same_thread=False
                 )
                 db.execute("PRAGMA foreign_keys = ON")
+                # As history's own connection: WAL syncs at checkpoints, not on every commit
+                # (SQLite's default would flush the disk for each search's sources).
+                db.execute("PRAGMA synchronous = NORMAL")
                 self._db = db
             try:
                 yield self._db

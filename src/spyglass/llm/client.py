@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -202,14 +203,18 @@ class ModelClient:
                 await _drain(payloads)
                 break
             try:
-                # A lone surrogate escaped in the model's text would break every writer
-                # downstream (SSE, history); it is repaired here, once. One inside a tool
-                # call's own arguments text is still refused by validation.
-                chunk = printable(json.loads(data))
+                chunk = json.loads(data)
             except ValueError:
                 raise self._unavailable("sent a response that is not JSON") from None
             if not isinstance(chunk, dict):
                 continue
+            if _ESCAPED_SURROGATE.search(data):
+                # A lone surrogate escaped in the model's text would break every writer
+                # downstream (SSE, history); it is repaired here, once. One inside a tool
+                # call's own arguments text is still refused by validation. Only a \u
+                # escape can make one (the line itself was decoded from UTF-8), so the
+                # chunks without one, nearly all, are not walked.
+                chunk = printable(chunk)
             if isinstance(chunk.get("error"), dict | str):
                 raise self._unavailable("reported an error")
             for choice in chunk.get("choices") or []:
@@ -251,6 +256,9 @@ class ModelClient:
             malformed_calls=leaked.malformed + rleaked.malformed,
         )
 
+
+#: A JSON escape of a UTF-16 surrogate (``\ud800``–``\udfff``, any case).
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89abcdefABCDEF]")
 
 #: Encoded tools kept at most (descriptions vary with settings; schemas do not).
 MAX_ENCODED_TOOLS = 64

@@ -8,6 +8,7 @@ follows a confirmation) reaches the same provider.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Collection, Sequence
@@ -32,6 +33,13 @@ def parse_weights(spec: str, known: Collection[str], *, section: str = "search")
 
     ``section`` is ``"search"`` or ``"fetch"``: the settings section messages name.
     """
+    # Asked several times a turn (every offer of a capability checks its providers), always
+    # with the same few specs: each is parsed once. A spec that is refused is not kept.
+    return _parse_weights(spec, frozenset(known), section)
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_weights(spec: str, known: frozenset[str], section: str) -> Weights:
     setting = f"{section}.providers"
     example = _EXAMPLES.get(section, _EXAMPLES["search"])
     text = spec.strip()

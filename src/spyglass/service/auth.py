@@ -23,7 +23,7 @@ from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from spyglass.accounts.model import OWNER_ID, Account
-from spyglass.accounts.people import Actors
+from spyglass.accounts.people import Actors, ProfileRead, read_profile, today
 from spyglass.accounts.store import API_TOKEN, AccountStore
 from spyglass.core.actor import Actor
 from spyglass.errors import StoreUnavailable
@@ -98,8 +98,12 @@ class Authenticator:
         if scheme.lower() == "bearer" and value.strip():
             sent = value.strip()
             if hmac.compare_digest(sent.encode(), self.token.encode()):
-                # The token file is the owner's, as it was before accounts existed.
-                return await self._principal("bearer", await self.accounts.get(OWNER_ID))
+                # The token file is the owner's, as it was before accounts existed. Read
+                # with the rest of their profile: the same trip, and it answers the check
+                # of a call this request makes at once (the approved one, say).
+                read = await read_profile(self.accounts, OWNER_ID, today(self.accounts.clock))
+                account = None if read is None else read.account
+                return await self._principal("bearer", account, read=read)
             return await self._principal("bearer", await self.accounts.resolve(API_TOKEN, sent))
         session_id = request.cookies.get(COOKIE)
         if session_id:
@@ -114,11 +118,16 @@ class Authenticator:
         return None
 
     async def _principal(
-        self, kind: str, account: Account | None, csrf: str | None = None
+        self,
+        kind: str,
+        account: Account | None,
+        csrf: str | None = None,
+        *,
+        read: ProfileRead | None = None,
     ) -> Principal | None:
         if account is None or account.disabled:
             return None
-        return Principal(kind, account, await self.actors.actor(account), csrf)
+        return Principal(kind, account, await self.actors.actor(account, read), csrf)
 
     async def require(self, request: HTTPConnection, method: str) -> Principal:
         """The caller, or 401; cookie callers of a mutating method also need the CSRF header."""

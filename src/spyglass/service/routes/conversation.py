@@ -43,17 +43,15 @@ async def send_message(
             answer = (token, body.confirmation.approve)
         else:
             assert body.text is not None
-            if body.conversation_id is not None and not await owns(
-                state, principal, body.conversation_id
-            ):
-                raise TurnRefused(
-                    "NOT_FOUND",
-                    f"no conversation with id {body.conversation_id[:64]!r}; leave out "
-                    "conversation_id to start a new one",
-                    404,
-                )
-            turn = await service.start(body.conversation_id, body.text, actor)
-            await state.accounts.claim(turn.conversation_id, principal.account.id)
+            account_id = principal.account.id
+            # Another person's conversation answers exactly as an unknown one does.
+            turn = await service.start(
+                body.conversation_id,
+                body.text,
+                actor,
+                claim=lambda conversation_id: state.accounts.claim(conversation_id, account_id),
+                may_continue=lambda conversation_id: owns(state, principal, conversation_id),
+            )
     except TurnRefused as exc:
         raise ApiError(exc.status, exc.code, exc.message) from None
     events = service.run(turn, answer, actor)
