@@ -1,0 +1,364 @@
+"""Measure the fourth candidate reading, assembled from blocks segmented from the DOM, held
+out on WCXB dev and trafilatura-eval.
+
+    .venv/bin/python bench/dom_reading.py [--jobs 2] [--rebuild] [--write]
+
+Needs the readings cache of ``bench/train_extraction.py`` (run it first; ``--rebuild``
+there re-reads the pages). Steps:
+
+1. Segments every page's body (:func:`spyglass.fetch.segments.segments`) and describes each
+   block (:func:`~spyglass.fetch.segments.segment_rows`, ending with the chooser's context
+   row of the page); labels as the block filter's (a WCXB block is content when half of its
+   word trigrams, or its phrase when short, are in the reference; on trafilatura-eval a
+   block holding a ``without`` snippet is boilerplate, one holding a ``with`` snippet
+   content). Cached in ``bench/results/extraction-segments.pkl``.
+2. Five folds grouped by site (those of ``train_extraction.py``): each page's blocks are
+   scored by a DOM-block model trained on the other folds; the kept blocks, assembled, are
+   the page's ``dom`` reading. Prints it alone at several thresholds, then the chooser
+   retrained over four readings (its ``dom`` row like the others'), the chosen reading
+   filtered as shipped unless it is ``dom``, beside the shipped path (three readings), all
+   held out, and the ceilings.
+3. ``--write``: trains the DOM-block model on all pages and writes
+   ``src/spyglass/fetch/models/segments.txt``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import pickle
+import statistics
+import sys
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.extraction_data import load, load_truth  # noqa: E402
+from bench.train_extraction import (  # noqa: E402
+    BLOCK_PARAMS,
+    FOLDS,
+    Truth,
+    block_data,
+    block_names,
+    collect,
+    filtered,
+    fit,
+    folds,
+    one_pass,
+    out_of_fold,
+    pick,
+    report,
+)
+
+CACHE = ROOT / "bench" / "results" / "extraction-segments.pkl"
+#: Every page's held-out block chances (for error analysis).
+HELD_OUT = ROOT / "bench" / "results" / "extraction-segments-heldout.pkl"
+MODEL = ROOT / "src" / "spyglass" / "fetch" / "models" / "segments.txt"
+THRESHOLDS = [0.3, 0.4, 0.5, 0.6]
+#: Columns of the chooser's row before the context every block row ends with: the kind and
+#: the reading's own ten numbers.
+OWN = 11
+ROUNDS = 200
+SAMPLE = 200_000
+DOM_PARAMS: dict[str, Any] = {**BLOCK_PARAMS, "num_leaves": 31, "min_data_in_leaf": 40}
+
+
+def segment_page(
+    item: tuple[str, str, dict[str, str], list[float] | None, bool],
+) -> dict[str, Any]:
+    """One page's blocks: feature rows, labels, weights, and what assembling needs."""
+    import numpy
+
+    from spyglass.fetch.container import content_container
+    from spyglass.fetch.extract import _base_url, parse
+    from spyglass.fetch.places import Places, text_index
+    from spyglass.fetch.segments import SEGMENT_FEATURES, segment_rows, segments
+
+    corpus, page_id, texts, context, chrome = item
+    page = load(corpus, page_id)
+    tree = parse(page.html)
+    if tree is None or context is None:
+        return {"rows": None}
+    index = text_index(tree)
+    container = content_container(tree, texts["article"], index)
+    body = tree.find(".//body")
+    found = segments(body if body is not None else tree, _base_url(tree, page.url), chrome)
+    rows = segment_rows(found, texts, Places(index, container), context)
+    truth = Truth(load_truth(corpus, page_id))
+    labels = [truth.label(s.markdown) for s in found]
+    return {
+        "rows": numpy.asarray(rows, dtype=numpy.float32).reshape(
+            len(found), len(SEGMENT_FEATURES) + len(context)
+        ),
+        "labels": numpy.asarray(
+            [math.nan if label is None else label for label in labels], dtype=numpy.float64
+        ),
+        "weights": numpy.asarray(
+            [math.sqrt(1 + len(s.text.split())) for s in found], dtype=numpy.float64
+        ),
+        "segments": [(s.kind, s.markdown, s.cells, s.table) for s in found],
+    }
+
+
+def segment_all(
+    pages: list[dict[str, Any]], jobs: int, rebuild: bool, chrome: bool
+) -> list[dict[str, Any]]:
+    cache = CACHE.with_name(f"{CACHE.stem}{'-chrome' if chrome else ''}.pkl")
+    if cache.exists() and not rebuild:
+        with cache.open("rb") as handle:
+            cached: list[dict[str, Any]] = pickle.load(handle)
+            return cached
+    started = time.perf_counter()
+    work = [
+        (
+            p["corpus"],
+            p["id"],
+            p["texts"],
+            p["rows"][0][OWN:] if p["rows"] is not None else None,
+            chrome,
+        )
+        for p in pages
+    ]
+    if jobs > 1:
+        with ProcessPoolExecutor(jobs) as pool:
+            found = list(pool.map(segment_page, work, chunksize=8))
+    else:
+        found = [segment_page(item) for item in work]
+    with cache.open("wb") as handle:
+        pickle.dump(found, handle)
+    total = sum(len(f["labels"]) for f in found if f["rows"] is not None)
+    print(f"  segments: {total:,} ({time.perf_counter() - started:.0f} s)", flush=True)
+    return found
+
+
+def segment_names(pages: list[dict[str, Any]]) -> list[str]:
+    from spyglass.fetch.segments import SEGMENT_FEATURES
+
+    names = next(p["names"] for p in pages if p["rows"] is not None)
+    return [*SEGMENT_FEATURES, *(f"page_{n}" for n in names[OWN:])]
+
+
+def fit_segments(data: list[dict[str, Any]], names: list[str]) -> Any:
+    import lightgbm
+    import numpy
+
+    present = [d for d in data if d["rows"] is not None and len(d["labels"])]
+    x = numpy.vstack([d["rows"] for d in present])
+    y = numpy.concatenate([d["labels"] for d in present])
+    w = numpy.concatenate([d["weights"] for d in present])
+    labelled = ~numpy.isnan(y)
+    x, y, w = x[labelled], y[labelled], w[labelled]
+    step = max(1, math.ceil(len(y) / SAMPLE))
+    dataset = lightgbm.Dataset(
+        x[::step].astype(numpy.float64),
+        y[::step],
+        weight=w[::step],
+        feature_name=names,
+        categorical_feature=["segment_kind", "owner_tag"],
+    )
+    return lightgbm.train(DOM_PARAMS, dataset, num_boost_round=ROUNDS)
+
+
+def assembled(data: dict[str, Any], chances: Any, threshold: float) -> str:
+    from spyglass.fetch.candidates import finish
+    from spyglass.fetch.segments import Segment, assemble
+
+    found = [
+        Segment(None, kind, markdown, tuple(cells), table=table)  # type: ignore[arg-type]
+        for kind, markdown, cells, table in data["segments"]
+    ]
+    # Links are absolute already (the segments are read as the region reader reads).
+    return finish(assemble(found, [c >= threshold for c in chances]), "https://example.com/")
+
+
+def page_dict(page: dict[str, Any]) -> dict[str, float]:
+    names = page["names"]
+    first = 1 + 10 + 30 + 6
+    return dict(zip(names[first:], page["rows"][0][first:], strict=True))
+
+
+def four_way(page: dict[str, Any], dom_text: str, dom_score: dict[str, float]) -> dict[str, Any]:
+    """The page as the chooser sees it with the ``dom`` reading as a fourth candidate."""
+    from spyglass.fetch.features import feature_names, reading_rows
+
+    if page["rows"] is None:
+        return {**page, "kinds": ("article", "region", "block", "dom")}
+    texts = {**page["texts"], "dom": dom_text}
+    features = page_dict(page)
+    return {
+        **page,
+        "rows": reading_rows(features, texts),
+        "texts": texts,
+        "scores": {**page["scores"], "dom": dom_score},
+        "names": feature_names(features, list(texts)),
+    }
+
+
+def pick_kind(booster: Any, page: dict[str, Any], kinds: tuple[str, ...]) -> str:
+    import numpy
+
+    if page["rows"] is None:
+        return kinds[0]
+    predicted = booster.predict(numpy.asarray(page["rows"], dtype=numpy.float64), num_threads=1)
+    order = sorted(range(len(kinds)), key=lambda i: (-predicted[i], i))
+    for index in order:
+        if page["texts"][kinds[index]]:
+            return kinds[index]
+    return kinds[order[0]]
+
+
+def fit_kinds(pages: list[dict[str, Any]], kinds: tuple[str, ...]) -> Any:
+    import lightgbm
+    import numpy
+
+    from bench.train_extraction import PARAMS
+    from bench.train_extraction import ROUNDS as CHOOSER_ROUNDS
+
+    pages = [p for p in pages if p["rows"] is not None]
+    x = numpy.asarray([row for p in pages for row in p["rows"]], dtype=numpy.float64)
+    y = []
+    for p in pages:
+        values = [p["scores"][k]["f1"] for k in kinds]
+        centre = sum(values) / len(values)
+        y += [v - centre for v in values]
+    data = lightgbm.Dataset(
+        x, numpy.asarray(y), feature_name=pages[0]["names"], categorical_feature=["kind"]
+    )
+    return lightgbm.train(PARAMS, data, num_boost_round=CHOOSER_ROUNDS)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--rebuild", action="store_true", help="segment the pages again")
+    parser.add_argument("--write", action="store_true", help="write the DOM-block model")
+    parser.add_argument("--threshold", type=float, default=0.5, help="the dom reading's cut")
+    parser.add_argument(
+        "--skip-chrome",
+        action="store_true",
+        help="skip navigation, headers, footers and chrome-named boxes as the region reader does",
+    )
+    options = parser.parse_args()
+
+    from spyglass.fetch.keep import keep_threshold
+
+    pages = collect(options.jobs, False)
+    truths = [Truth(load_truth(p["corpus"], p["id"])) for p in pages]
+    data = segment_all(pages, options.jobs, options.rebuild, not options.skip_chrome)
+    names = segment_names(pages)
+    fold_of = folds(pages)
+    print(f"{len(pages)} pages; five folds grouped by site, held-out figures:")
+    if options.write:
+        MODEL.write_text(fit_segments(data, names).model_to_string(), encoding="utf-8")
+        print(f"wrote {MODEL.relative_to(ROOT)} ({MODEL.stat().st_size:,} bytes)")
+
+    # 1. The dom reading alone, held out.
+    chances: list[Any] = [None] * len(pages)
+    importance: Counter[str] = Counter()
+    for fold in range(FOLDS):
+        started = time.perf_counter()
+        model = fit_segments([d for d, f in zip(data, fold_of, strict=True) if f != fold], names)
+        for name, gain in zip(names, model.feature_importance(importance_type="gain"), strict=True):
+            importance[name] += float(gain)
+        for index, d in enumerate(data):
+            if fold_of[index] == fold and d["rows"] is not None and len(d["labels"]):
+                chances[index] = model.predict(d["rows"].astype("float64"), num_threads=1)
+        print(f"  dom model, fold {fold + 1}: {time.perf_counter() - started:.0f} s", flush=True)
+    print("  top features:", ", ".join(f"{n}" for n, _ in importance.most_common(25)))
+    with HELD_OUT.open("wb") as handle:
+        pickle.dump(chances, handle)
+    dom_texts: dict[float, list[str]] = {}
+    dom_scores: dict[float, list[dict[str, float]]] = {}
+    for threshold in sorted({*THRESHOLDS, options.threshold}):
+        texts = [
+            assembled(d, c, threshold) if c is not None else ""
+            for d, c in zip(data, chances, strict=True)
+        ]
+        scores = [t.page.score(text) for t, text in zip(truths, texts, strict=True)]
+        dom_texts[threshold], dom_scores[threshold] = texts, scores
+        scored = [{**p, "scores": {"x": s}} for p, s in zip(pages, scores, strict=True)]
+        report(f"dom alone >= {threshold}", scored, ["x"] * len(pages))
+
+    # 2. The shipped path and the four-way chooser, every decision held out.
+    per_page = block_data(pages, truths, False)
+    _, filters = out_of_fold(per_page, fold_of, block_names(pages))
+    cache: dict[tuple[int, str], dict[str, float]] = {}
+
+    def shipped_score(index: int, kind: str) -> dict[str, float]:
+        key = (index, kind)
+        if key not in cache:
+            page = pages[index]
+            if page["rows"] is None:
+                cache[key] = page["scores"][kind]
+            else:
+                threshold = keep_threshold(page_dict(page))
+                text = filtered(one_pass(filters[fold_of[index]]), page, kind, [threshold])[0]
+                cache[key] = truths[index].page.score(text)
+        return cache[key]
+
+    three = ("article", "region", "block")
+    chosen3 = [""] * len(pages)
+    for fold in range(FOLDS):
+        chooser = fit([p for p, f in zip(pages, fold_of, strict=True) if f != fold])
+        for index, page in enumerate(pages):
+            if fold_of[index] == fold:
+                chosen3[index] = pick(chooser, page)
+    shipped = [shipped_score(i, k) for i, k in enumerate(chosen3)]
+    base = report("shipped (held out)", _as(pages, shipped), ["x"] * len(pages))
+    kinds = (*three, "dom")
+    for threshold in sorted({*THRESHOLDS, options.threshold}):
+        seen = [
+            four_way(p, dom_texts[threshold][i], dom_scores[threshold][i])
+            for i, p in enumerate(pages)
+        ]
+        best = [
+            max(kinds, key=lambda k, p=p: p["scores"][k]["f1"]) if p["rows"] is not None else "x"
+            for p in seen
+        ]
+        report(
+            f"ceiling 4 >= {threshold}",
+            _as(
+                pages,
+                [
+                    p["scores"].get(k, shipped[i])
+                    for i, (p, k) in enumerate(zip(seen, best, strict=True))
+                ],
+            ),
+            ["x"] * len(pages),
+        )
+        chosen = [""] * len(pages)
+        for fold in range(FOLDS):
+            chooser = fit_kinds([p for p, f in zip(seen, fold_of, strict=True) if f != fold], kinds)
+            for index, page in enumerate(seen):
+                if fold_of[index] == fold:
+                    chosen[index] = pick_kind(chooser, page, kinds)
+        outcome = [
+            dom_scores[threshold][i] if k == "dom" else shipped_score(i, k)
+            for i, k in enumerate(chosen)
+        ]
+        result = report(f"4-way >= {threshold}", _as(pages, outcome), ["x"] * len(pages))
+        share = Counter((pages[i]["type"], k) for i, k in enumerate(chosen) if k == "dom")
+        print(f"  dom chosen on {sum(share.values())} pages: {dict(share)}")
+        print(
+            f"  objective {_objective(result):.4f} against shipped {_objective(base):.4f}",
+            flush=True,
+        )
+    return 0
+
+
+def _as(pages: list[dict[str, Any]], scores: list[dict[str, float]]) -> list[dict[str, Any]]:
+    return [{**p, "scores": {"x": s}} for p, s in zip(pages, scores, strict=True)]
+
+
+def _objective(result: dict[str, Any]) -> float:
+    return statistics.fmean([result["wcxb"]["overall"], result["trafilatura_eval"]["f1"]])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
