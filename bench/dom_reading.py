@@ -1,25 +1,29 @@
-"""Measure the fourth candidate reading, assembled from blocks segmented from the DOM, held
-out on WCXB dev and trafilatura-eval.
+"""Measure a fourth candidate reading, assembled from blocks segmented from the DOM, held
+out on WCXB dev and trafilatura-eval (issue #12; not shipped, see docs/benchmarks.md).
 
-    .venv/bin/python bench/dom_reading.py [--jobs 2] [--rebuild] [--write]
+    .venv/bin/python bench/dom_reading.py [--jobs 2] [--rebuild] [--rules 0.5,0.6/0.4/0.4]
+        [--summary] [--skip-chrome]
 
-Needs the readings cache of ``bench/train_extraction.py`` (run it first; ``--rebuild``
-there re-reads the pages). Steps:
+Needs the readings and block caches of ``bench/train_extraction.py`` (run it first, with
+``--rebuild`` on a fresh checkout). Steps:
 
 1. Segments every page's body (:func:`spyglass.fetch.segments.segments`) and describes each
    block (:func:`~spyglass.fetch.segments.segment_rows`, ending with the chooser's context
    row of the page); labels as the block filter's (a WCXB block is content when half of its
    word trigrams, or its phrase when short, are in the reference; on trafilatura-eval a
    block holding a ``without`` snippet is boilerplate, one holding a ``with`` snippet
-   content). Cached in ``bench/results/extraction-segments.pkl``.
+   content). Cached in ``bench/results/extraction-segments-chrome.pkl`` (``-skip`` with
+   ``--skip-chrome``, which leaves out what the region reader leaves out).
 2. Five folds grouped by site (those of ``train_extraction.py``): each page's blocks are
-   scored by a DOM-block model trained on the other folds; the kept blocks, assembled, are
-   the page's ``dom`` reading. Prints it alone at several thresholds, then the chooser
-   retrained over four readings (its ``dom`` row like the others'), the chosen reading
-   filtered as shipped unless it is ``dom``, beside the shipped path (three readings), all
-   held out, and the ceilings.
-3. ``--write``: trains the DOM-block model on all pages and writes
-   ``src/spyglass/fetch/models/segments.txt``.
+   scored by a DOM-block model (LightGBM, binary) trained on the other folds (cached); the
+   kept blocks, assembled, are the page's ``dom`` reading.
+3. For each rule of ``--rules`` (one threshold, or ``article/other/none`` thresholds by the
+   page's declared type, :func:`spyglass.fetch.keep.declared_type`): the dom reading alone,
+   the ceiling of choosing among four readings, and the chooser retrained over four
+   readings (the dom reading's row like the others'; ``--summary`` adds what the DOM-block
+   model made of the page), the chosen reading filtered as shipped unless it is ``dom``;
+   beside the shipped path (three readings, block filter at the shipped keep thresholds),
+   every decision held out. The shipped path's filtered scores are cached too.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import statistics
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -55,17 +60,18 @@ from bench.train_extraction import (  # noqa: E402
     pick,
     report,
 )
+from spyglass.fetch.features import CONTEXT_START  # noqa: E402
 
 CACHE = ROOT / "bench" / "results" / "extraction-segments.pkl"
-#: Every page's held-out block chances (for error analysis).
+#: Every page's held-out filtered scores of the shipped path, by (page, reading).
+FILTERED = ROOT / "bench" / "results" / "extraction-segments-filtered.pkl"
+#: Every page's held-out block chances.
 HELD_OUT = ROOT / "bench" / "results" / "extraction-segments-heldout.pkl"
-MODEL = ROOT / "src" / "spyglass" / "fetch" / "models" / "segments.txt"
-THRESHOLDS = [0.3, 0.4, 0.5, 0.6]
-#: Columns of the chooser's row before the context every block row ends with: the kind and
-#: the reading's own ten numbers.
-OWN = 11
+READINGS = ("article", "region", "block", "dom")
 ROUNDS = 200
 SAMPLE = 200_000
+#: What the DOM-block model made of a page, for the chooser (``--summary``).
+SUMMARY_FEATURES = ["dom_mean_chance", "dom_kept_share", "dom_kept_words"]
 DOM_PARAMS: dict[str, Any] = {**BLOCK_PARAMS, "num_leaves": 31, "min_data_in_leaf": 40}
 
 
@@ -106,10 +112,15 @@ def segment_page(
     }
 
 
+def variant(path: Path, chrome: bool) -> Path:
+    """The cache file of the chrome or skip-chrome segmentation."""
+    return path.with_name(f"{path.stem}-{'chrome' if chrome else 'skip'}.pkl")
+
+
 def segment_all(
     pages: list[dict[str, Any]], jobs: int, rebuild: bool, chrome: bool
 ) -> list[dict[str, Any]]:
-    cache = CACHE.with_name(f"{CACHE.stem}{'-chrome' if chrome else ''}.pkl")
+    cache = variant(CACHE, chrome)
     if cache.exists() and not rebuild:
         with cache.open("rb") as handle:
             cached: list[dict[str, Any]] = pickle.load(handle)
@@ -120,7 +131,7 @@ def segment_all(
             p["corpus"],
             p["id"],
             p["texts"],
-            p["rows"][0][OWN:] if p["rows"] is not None else None,
+            p["rows"][0][CONTEXT_START:] if p["rows"] is not None else None,
             chrome,
         )
         for p in pages
@@ -141,7 +152,7 @@ def segment_names(pages: list[dict[str, Any]]) -> list[str]:
     from spyglass.fetch.segments import SEGMENT_FEATURES
 
     names = next(p["names"] for p in pages if p["rows"] is not None)
-    return [*SEGMENT_FEATURES, *(f"page_{n}" for n in names[OWN:])]
+    return [*SEGMENT_FEATURES, *(f"page_{n}" for n in names[CONTEXT_START:])]
 
 
 def fit_segments(data: list[dict[str, Any]], names: list[str]) -> Any:
@@ -167,19 +178,20 @@ def fit_segments(data: list[dict[str, Any]], names: list[str]) -> Any:
 
 def assembled(data: dict[str, Any], chances: Any, threshold: float) -> str:
     from spyglass.fetch.candidates import finish
-    from spyglass.fetch.segments import Segment, assemble
+    from spyglass.fetch.segments import Segment, assemble, kept
 
     found = [
         Segment(None, kind, markdown, tuple(cells), table=table)  # type: ignore[arg-type]
         for kind, markdown, cells, table in data["segments"]
     ]
     # Links are absolute already (the segments are read as the region reader reads).
-    return finish(assemble(found, [c >= threshold for c in chances]), "https://example.com/")
+    return finish(assemble(found, kept(chances, threshold)), "https://example.com/")
 
 
 def page_dict(page: dict[str, Any]) -> dict[str, float]:
     names = page["names"]
-    first = 1 + 10 + 30 + 6
+    # After the kind, its own numbers, every reading's ten and the six shares.
+    first = CONTEXT_START + 3 * 10 + 6
     return dict(zip(names[first:], page["rows"][0][first:], strict=True))
 
 
@@ -233,33 +245,16 @@ def fit_kinds(pages: list[dict[str, Any]], kinds: tuple[str, ...]) -> Any:
     return lightgbm.train(PARAMS, data, num_boost_round=CHOOSER_ROUNDS)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--rebuild", action="store_true", help="segment the pages again")
-    parser.add_argument("--write", action="store_true", help="write the DOM-block model")
-    parser.add_argument("--threshold", type=float, default=0.5, help="the dom reading's cut")
-    parser.add_argument(
-        "--skip-chrome",
-        action="store_true",
-        help="skip navigation, headers, footers and chrome-named boxes as the region reader does",
-    )
-    options = parser.parse_args()
-
-    from spyglass.fetch.keep import keep_threshold
-
-    pages = collect(options.jobs, False)
-    truths = [Truth(load_truth(p["corpus"], p["id"])) for p in pages]
-    data = segment_all(pages, options.jobs, options.rebuild, not options.skip_chrome)
-    names = segment_names(pages)
-    fold_of = folds(pages)
-    print(f"{len(pages)} pages; five folds grouped by site, held-out figures:")
-    if options.write:
-        MODEL.write_text(fit_segments(data, names).model_to_string(), encoding="utf-8")
-        print(f"wrote {MODEL.relative_to(ROOT)} ({MODEL.stat().st_size:,} bytes)")
-
-    # 1. The dom reading alone, held out.
-    chances: list[Any] = [None] * len(pages)
+def heldout_chances(
+    data: list[dict[str, Any]], names: list[str], fold_of: list[int], rebuild: bool, chrome: bool
+) -> list[Any]:
+    """Every page's block chances from a DOM-block model that never saw its site (cached)."""
+    held_out = variant(HELD_OUT, chrome)
+    if held_out.exists() and not rebuild:
+        with held_out.open("rb") as handle:
+            cached: list[Any] = pickle.load(handle)
+            return cached
+    chances: list[Any] = [None] * len(data)
     importance: Counter[str] = Counter()
     for fold in range(FOLDS):
         started = time.perf_counter()
@@ -271,84 +266,165 @@ def main() -> int:
                 chances[index] = model.predict(d["rows"].astype("float64"), num_threads=1)
         print(f"  dom model, fold {fold + 1}: {time.perf_counter() - started:.0f} s", flush=True)
     print("  top features:", ", ".join(f"{n}" for n, _ in importance.most_common(25)))
-    with HELD_OUT.open("wb") as handle:
+    with held_out.open("wb") as handle:
         pickle.dump(chances, handle)
-    dom_texts: dict[float, list[str]] = {}
-    dom_scores: dict[float, list[dict[str, float]]] = {}
-    for threshold in sorted({*THRESHOLDS, options.threshold}):
-        texts = [
-            assembled(d, c, threshold) if c is not None else ""
-            for d, c in zip(data, chances, strict=True)
-        ]
-        scores = [t.page.score(text) for t, text in zip(truths, texts, strict=True)]
-        dom_texts[threshold], dom_scores[threshold] = texts, scores
-        scored = [{**p, "scores": {"x": s}} for p, s in zip(pages, scores, strict=True)]
-        report(f"dom alone >= {threshold}", scored, ["x"] * len(pages))
+    return chances
 
-    # 2. The shipped path and the four-way chooser, every decision held out.
-    per_page = block_data(pages, truths, False)
-    _, filters = out_of_fold(per_page, fold_of, block_names(pages))
+
+def shipped_scores(
+    pages: list[dict[str, Any]], truths: list[Truth], fold_of: list[int], rebuild: bool
+) -> Callable[[int, str], dict[str, float]]:
+    """The score of a page's reading filtered as shipped (block model of the other folds,
+    the page's keep threshold), computed when first asked and cached on disk."""
+    from spyglass.fetch.keep import keep_threshold
+
     cache: dict[tuple[int, str], dict[str, float]] = {}
+    if FILTERED.exists() and not rebuild:
+        with FILTERED.open("rb") as handle:
+            cache.update(pickle.load(handle))
+    filters: list[Any] = []
 
-    def shipped_score(index: int, kind: str) -> dict[str, float]:
+    def score(index: int, kind: str) -> dict[str, float]:
         key = (index, kind)
         if key not in cache:
             page = pages[index]
             if page["rows"] is None:
                 cache[key] = page["scores"][kind]
             else:
+                if not filters:
+                    per_page = block_data(pages, truths, False)
+                    filters.extend(out_of_fold(per_page, fold_of, block_names(pages))[1])
                 threshold = keep_threshold(page_dict(page))
                 text = filtered(one_pass(filters[fold_of[index]]), page, kind, [threshold])[0]
                 cache[key] = truths[index].page.score(text)
         return cache[key]
 
-    three = ("article", "region", "block")
+    def save() -> None:
+        with FILTERED.open("wb") as handle:
+            pickle.dump(cache, handle)
+
+    score.save = save  # type: ignore[attr-defined]
+    return score
+
+
+def summary(chances: Any, data: dict[str, Any], threshold: float) -> list[float]:
+    """What the DOM-block model made of the page (:data:`SUMMARY_FEATURES`)."""
+    import numpy
+
+    if chances is None or not len(chances):
+        return [0.0, 0.0, 0.0]
+    from spyglass.fetch.segments import SEGMENT_FEATURES
+
+    column = SEGMENT_FEATURES.index("words")
+    words = numpy.expm1(data["rows"][:, column].astype("float64")) + 1.0
+    total = float(words.sum())
+    kept = float(words[chances >= threshold].sum())
+    return [float((words * chances).sum() / total), kept / total, math.log1p(kept)]
+
+
+def threshold_of(page: dict[str, Any], rule: dict[str, float]) -> float:
+    from spyglass.fetch.keep import declared_type
+
+    if page["rows"] is None:
+        return rule["none"]
+    return rule[declared_type(page_dict(page))]
+
+
+def evaluate(
+    title: str,
+    pages: list[dict[str, Any]],
+    truths: list[Truth],
+    data: list[dict[str, Any]],
+    chances: list[Any],
+    fold_of: list[int],
+    rule: dict[str, float],
+    shipped: Callable[[int, str], dict[str, float]],
+    with_summary: bool,
+) -> tuple[dict[str, Any], list[str]]:
+    """Held-out figures of the dom reading alone and of the four-way chooser under ``rule``
+    (the dom reading's threshold by declared type)."""
+    thresholds = [threshold_of(p, rule) for p in pages]
+    texts = [
+        assembled(d, c, t) if c is not None else ""
+        for d, c, t in zip(data, chances, thresholds, strict=True)
+    ]
+    scores = [t.page.score(text) for t, text in zip(truths, texts, strict=True)]
+    report(f"dom alone {title}", _as(pages, scores), ["x"] * len(pages))
+    kinds = READINGS
+    seen = [four_way(p, texts[i], scores[i]) for i, p in enumerate(pages)]
+    if with_summary:
+        for index, page in enumerate(seen):
+            if page["rows"] is not None:
+                extra = summary(chances[index], data[index], thresholds[index])
+                page["rows"] = [[*row, *extra] for row in page["rows"]]
+                page["names"] = [*page["names"], *SUMMARY_FEATURES]
+    best = [max(kinds, key=lambda k, p=p: p["scores"][k]["f1"]) for p in seen]
+    report(
+        f"ceiling {title}",
+        _as(pages, [p["scores"][k] for p, k in zip(seen, best, strict=True)]),
+        ["x"] * len(pages),
+    )
+    chosen = [""] * len(pages)
+    for fold in range(FOLDS):
+        chooser = fit_kinds([p for p, f in zip(seen, fold_of, strict=True) if f != fold], kinds)
+        for index, page in enumerate(seen):
+            if fold_of[index] == fold:
+                chosen[index] = pick_kind(chooser, page, kinds)
+    outcome = [scores[i] if k == "dom" else shipped(i, k) for i, k in enumerate(chosen)]
+    result = report(f"4-way {title}", _as(pages, outcome), ["x"] * len(pages))
+    share = Counter(pages[i]["type"] for i, k in enumerate(chosen) if k == "dom")
+    print(f"  dom chosen on {sum(share.values())} pages: {dict(share)}")
+    print(f"  objective {_objective(result):.4f}", flush=True)
+    return result, chosen
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--rebuild", action="store_true", help="segment the pages again")
+    parser.add_argument(
+        "--rules",
+        default="0.5",
+        help="dom reading thresholds to measure: 'T' for every page or 'A/O/N' by declared "
+        "type (article/other/none), comma-separated",
+    )
+    parser.add_argument(
+        "--summary", action="store_true", help="chooser sees the dom model's summary"
+    )
+    parser.add_argument(
+        "--skip-chrome",
+        action="store_true",
+        help="skip navigation, headers, footers and chrome-named boxes as the region reader does",
+    )
+    options = parser.parse_args()
+
+    pages = collect(options.jobs, False)
+    truths = [Truth(load_truth(p["corpus"], p["id"])) for p in pages]
+    data = segment_all(pages, options.jobs, options.rebuild, not options.skip_chrome)
+    names = segment_names(pages)
+    fold_of = folds(pages)
+    print(f"{len(pages)} pages; five folds grouped by site, held-out figures:")
+    chances = heldout_chances(data, names, fold_of, options.rebuild, not options.skip_chrome)
+    shipped = shipped_scores(pages, truths, fold_of, options.rebuild)
     chosen3 = [""] * len(pages)
     for fold in range(FOLDS):
         chooser = fit([p for p, f in zip(pages, fold_of, strict=True) if f != fold])
         for index, page in enumerate(pages):
             if fold_of[index] == fold:
                 chosen3[index] = pick(chooser, page)
-    shipped = [shipped_score(i, k) for i, k in enumerate(chosen3)]
-    base = report("shipped (held out)", _as(pages, shipped), ["x"] * len(pages))
-    kinds = (*three, "dom")
-    for threshold in sorted({*THRESHOLDS, options.threshold}):
-        seen = [
-            four_way(p, dom_texts[threshold][i], dom_scores[threshold][i])
-            for i, p in enumerate(pages)
-        ]
-        best = [
-            max(kinds, key=lambda k, p=p: p["scores"][k]["f1"]) if p["rows"] is not None else "x"
-            for p in seen
-        ]
-        report(
-            f"ceiling 4 >= {threshold}",
-            _as(
-                pages,
-                [
-                    p["scores"].get(k, shipped[i])
-                    for i, (p, k) in enumerate(zip(seen, best, strict=True))
-                ],
-            ),
-            ["x"] * len(pages),
-        )
-        chosen = [""] * len(pages)
-        for fold in range(FOLDS):
-            chooser = fit_kinds([p for p, f in zip(seen, fold_of, strict=True) if f != fold], kinds)
-            for index, page in enumerate(seen):
-                if fold_of[index] == fold:
-                    chosen[index] = pick_kind(chooser, page, kinds)
-        outcome = [
-            dom_scores[threshold][i] if k == "dom" else shipped_score(i, k)
-            for i, k in enumerate(chosen)
-        ]
-        result = report(f"4-way >= {threshold}", _as(pages, outcome), ["x"] * len(pages))
-        share = Counter((pages[i]["type"], k) for i, k in enumerate(chosen) if k == "dom")
-        print(f"  dom chosen on {sum(share.values())} pages: {dict(share)}")
-        print(
-            f"  objective {_objective(result):.4f} against shipped {_objective(base):.4f}",
-            flush=True,
-        )
+    base = report(
+        "shipped (held out)",
+        _as(pages, [shipped(i, k) for i, k in enumerate(chosen3)]),
+        ["x"] * len(pages),
+    )
+    print(f"  objective {_objective(base):.4f}", flush=True)
+    for text in options.rules.split(","):
+        values = [float(v) for v in text.split("/")]
+        if len(values) == 1:
+            values *= 3
+        rule = dict(zip(("article", "other", "none"), values, strict=True))
+        evaluate(text, pages, truths, data, chances, fold_of, rule, shipped, options.summary)
+        shipped.save()  # type: ignore[attr-defined]
     return 0
 
 

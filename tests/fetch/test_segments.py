@@ -176,3 +176,12 @@ def test_the_dom_reading_keeps_the_blocks_the_model_finds_likely() -> None:
         "### [Drill](https://shop.example/t/3)"
     )
     assert dom_reading([], [], chances, 0.5) == ""
+
+
+def test_a_page_whose_blocks_the_model_all_doubts_is_read_whole() -> None:
+    body = _body("<html><body><div><span>Price: 12 EUR</span></div></body></html>")
+    found = segments(body, "https://shop.example/item")
+    rows = segment_rows(found, {}, Places(text_index(body), None))
+    assert dom_reading(found, rows, lambda block_rows: [0.1] * len(block_rows), 0.5) == (
+        "Price: 12 EUR"
+    )

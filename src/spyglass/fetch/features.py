@@ -195,6 +195,11 @@ def _described(markdown: str, visible: str) -> dict[str, float]:
     }
 
 
+#: Where the part of a row shared by every reading of the page begins (after the reading's
+#: kind and its own numbers).
+CONTEXT_START = 11
+
+
 def rows(page: dict[str, float], found: Candidates) -> list[list[float]]:
     """One feature row per candidate, in :data:`KINDS` order: its kind, its own numbers,
     every candidate's numbers, how much of its words the others share, and the page's."""

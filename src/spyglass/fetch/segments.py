@@ -489,8 +489,12 @@ def dom_reading(
     threshold: float,
 ) -> str:
     """The page's blocks whose chance of being content (``chances`` of their ``rows``) is at
-    least ``threshold``, assembled (empty when none is)."""
-    if not found:
-        return ""
-    scored = chances(rows)
-    return assemble(found, [chance >= threshold for chance in scored])
+    least ``threshold``, assembled; every block when none is (a page of a few lines is its
+    own content), nothing for a page without blocks."""
+    return assemble(found, kept(chances(rows) if found else [], threshold))
+
+
+def kept(chances: Sequence[float], threshold: float) -> list[bool]:
+    """Which blocks stay at ``threshold``: those at least as likely, or all if none is."""
+    keep = [chance >= threshold for chance in chances]
+    return keep if any(keep) else [True] * len(keep)
