@@ -2,7 +2,7 @@
 out on WCXB dev and trafilatura-eval (issue #12; not shipped, see docs/benchmarks.md).
 
     .venv/bin/python bench/dom_reading.py [--jobs 2] [--rebuild] [--rules 0.5,0.6/0.4/0.4]
-        [--summary] [--skip-chrome]
+        [--summary] [--skip-chrome] [--time N]
 
 Needs the readings and block caches of ``bench/train_extraction.py`` (run it first, with
 ``--rebuild`` on a fresh checkout). Steps:
@@ -24,6 +24,10 @@ Needs the readings and block caches of ``bench/train_extraction.py`` (run it fir
    model made of the page), the chosen reading filtered as shipped unless it is ``dom``;
    beside the shipped path (three readings, block filter at the shipped keep thresholds),
    every decision held out. The shipped path's filtered scores are cached too.
+
+``--time N`` first measures the CPU time of the dom reading's parts (segmenting, describing,
+the model, with a DOM-block model trained on every page) beside ``extract_html`` and
+trafilatura's default extraction on N evenly spread WCXB pages.
 """
 
 from __future__ import annotations
@@ -378,6 +382,59 @@ def evaluate(
     return result, chosen
 
 
+def timing(data: list[dict[str, Any]], names: list[str], count: int) -> None:
+    """CPU time of the dom reading's parts beside the shipped extraction and trafilatura's
+    default extraction, on ``count`` evenly spread WCXB pages (the calling thread's time,
+    the three measured page by page in turn)."""
+    import trafilatura
+
+    from bench.extraction_data import page_ids
+    from bench.fetch_extraction import pick as spread
+    from spyglass.fetch.extract import _base_url, extract_html, parse, readings, with_fallback
+    from spyglass.fetch.segments import dom_reading, segment_rows, segments
+
+    model = fit_segments(data, names)
+
+    def chances(rows: list[list[float]]) -> list[float]:
+        import numpy
+
+        matrix = numpy.asarray(rows, dtype=numpy.float64)
+        return [float(v) for v in model.predict(matrix, num_threads=1)]
+
+    parts: dict[str, list[float]] = {
+        k: [] for k in ("trafilatura", "shipped", "segments", "rows", "model", "dom")
+    }
+    for page_id in spread(page_ids("wcxb"), count):
+        page = load("wcxb", page_id)
+        started = time.thread_time()
+        trafilatura.extract(page.html, url=page.url)
+        parts["trafilatura"].append(time.thread_time() - started)
+        started = time.thread_time()
+        extract_html(page.html, page.url)
+        parts["shipped"].append(time.thread_time() - started)
+        tree = parse(page.html)
+        if tree is None:
+            continue
+        read = readings(tree, page.url)
+        texts = with_fallback(read.found, tree)
+        body = tree.find(".//body")
+        started = time.thread_time()
+        found = segments(body if body is not None else tree, _base_url(tree, page.url))
+        segmented = time.thread_time()
+        rows = segment_rows(found, texts, read.places, read.rows[0][CONTEXT_START:])
+        described = time.thread_time()
+        dom_reading(found, rows, chances, 0.5)
+        ended = time.thread_time()
+        parts["segments"].append(segmented - started)
+        parts["rows"].append(described - segmented)
+        parts["model"].append(ended - described)
+        parts["dom"].append(ended - started)
+    base = statistics.median(parts["trafilatura"])
+    for name, values in parts.items():
+        median = statistics.median(values)
+        print(f"  {name:<12} median {median * 1000:6.1f} ms  x{median / base:.2f} trafilatura's")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--jobs", type=int, default=2)
@@ -396,6 +453,9 @@ def main() -> int:
         action="store_true",
         help="skip navigation, headers, footers and chrome-named boxes as the region reader does",
     )
+    parser.add_argument(
+        "--time", type=int, default=0, help="also time the dom reading on N WCXB pages"
+    )
     options = parser.parse_args()
 
     pages = collect(options.jobs, False)
@@ -403,6 +463,9 @@ def main() -> int:
     data = segment_all(pages, options.jobs, options.rebuild, not options.skip_chrome)
     names = segment_names(pages)
     fold_of = folds(pages)
+    if options.time:
+        print(f"CPU time per page, {options.time} WCXB pages:")
+        timing(data, names, options.time)
     print(f"{len(pages)} pages; five folds grouped by site, held-out figures:")
     chances = heldout_chances(data, names, fold_of, options.rebuild, not options.skip_chrome)
     shipped = shipped_scores(pages, truths, fold_of, options.rebuild)

@@ -15,6 +15,10 @@ the rows of a listing), where it comes in the page, whether the other readings c
 text, and what kind of page it is on, so the same list of links can be chrome under an
 article and the content of a listing. The blocks a model keeps are put back together in
 document order as Markdown (headings, list items, tables, code fences, absolute links).
+
+This reading is not on ``web.fetch``'s path yet: ``bench/dom_reading.py`` trains the model,
+measures the reading held out as a fourth candidate of the chooser and times it (better on
+both corpora, but too slow for the time target; docs/benchmarks.md).
 """
 
 from __future__ import annotations
