@@ -185,3 +185,26 @@ def test_a_page_whose_blocks_the_model_all_doubts_is_read_whole() -> None:
     assert dom_reading(found, rows, lambda block_rows: [0.1] * len(block_rows), 0.5) == (
         "Price: 12 EUR"
     )
+
+
+def test_a_product_s_description_and_spec_table_are_assembled_without_its_chrome() -> None:
+    body = _body(PRODUCT)
+    found = segments(body, BASE)
+    rows = segment_rows(found, {}, Places(text_index(body), None))
+    chrome = SEGMENT_FEATURES.index("up_to_chrome_tag")
+
+    def chances(block_rows: list[list[float]]) -> list[float]:
+        # A stand-in model that knows one thing: blocks inside page chrome are not content.
+        return [0.1 if row[chrome] >= 0 else 0.9 for row in block_rows]
+
+    assert dom_reading(found, rows, chances, 0.5) == (
+        "# Widget 3000\n\n"
+        "A sturdy widget for the home workshop.\n\n"
+        "It clamps to any bench up to five centimetres thick.\n\n"
+        "Ships in two days.\n\n"
+        "| Weight | 2 kg |\n|---|---|\n| Colour | Red |\n\n"
+        "```sh\nwidget --calibrate\n```\n\n"
+        "- Steel jaws [(details)](https://shop.example/jaws)\n\n"
+        "- Spare parts\n\n"
+        "- Jaw pads"
+    )
