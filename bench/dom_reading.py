@@ -2,7 +2,7 @@
 out on WCXB dev and trafilatura-eval (issue #12; not shipped, see docs/benchmarks.md).
 
     .venv/bin/python bench/dom_reading.py [--jobs 2] [--rebuild] [--rules 0.5,0.6/0.4/0.4]
-        [--summary] [--skip-chrome] [--time N]
+        [--summary] [--skip-chrome] [--boost F] [--time N]
 
 Needs the readings and block caches of ``bench/train_extraction.py`` (run it first, with
 ``--rebuild`` on a fresh checkout). Steps:
@@ -72,6 +72,8 @@ FILTERED = ROOT / "bench" / "results" / "extraction-segments-filtered.pkl"
 #: Every page's held-out block chances.
 HELD_OUT = ROOT / "bench" / "results" / "extraction-segments-heldout.pkl"
 READINGS = ("article", "region", "block", "dom")
+#: Page types whose blocks ``--boost`` weighs more: the content the dom reading cuts most.
+BOOSTED = frozenset(["product", "collection", "listing", "service"])
 ROUNDS = 200
 SAMPLE = 200_000
 #: What the DOM-block model made of a page, for the chooser (``--summary``).
@@ -166,7 +168,7 @@ def fit_segments(data: list[dict[str, Any]], names: list[str]) -> Any:
     present = [d for d in data if d["rows"] is not None and len(d["labels"])]
     x = numpy.vstack([d["rows"] for d in present])
     y = numpy.concatenate([d["labels"] for d in present])
-    w = numpy.concatenate([d["weights"] for d in present])
+    w = numpy.concatenate([d["weights"] * d.get("boost", 1.0) for d in present])
     labelled = ~numpy.isnan(y)
     x, y, w = x[labelled], y[labelled], w[labelled]
     step = max(1, math.ceil(len(y) / SAMPLE))
@@ -253,7 +255,10 @@ def heldout_chances(
     data: list[dict[str, Any]], names: list[str], fold_of: list[int], rebuild: bool, chrome: bool
 ) -> list[Any]:
     """Every page's block chances from a DOM-block model that never saw its site (cached)."""
+    boosted = {d.get("boost", 1.0) for d in data} - {1.0}
     held_out = variant(HELD_OUT, chrome)
+    if boosted:
+        held_out = held_out.with_name(f"{held_out.stem}-boost{max(boosted)}.pkl")
     if held_out.exists() and not rebuild:
         with held_out.open("rb") as handle:
             cached: list[Any] = pickle.load(handle)
@@ -454,6 +459,13 @@ def main() -> int:
         help="skip navigation, headers, footers and chrome-named boxes as the region reader does",
     )
     parser.add_argument(
+        "--boost",
+        type=float,
+        default=1.0,
+        help="weigh the blocks of WCXB product, collection, listing and service pages this "
+        "much more in training the DOM-block model",
+    )
+    parser.add_argument(
         "--time", type=int, default=0, help="also time the dom reading on N WCXB pages"
     )
     options = parser.parse_args()
@@ -463,6 +475,9 @@ def main() -> int:
     data = segment_all(pages, options.jobs, options.rebuild, not options.skip_chrome)
     names = segment_names(pages)
     fold_of = folds(pages)
+    for page, d in zip(pages, data, strict=True):
+        if page["type"] in BOOSTED:
+            d["boost"] = options.boost
     if options.time:
         print(f"CPU time per page, {options.time} WCXB pages:")
         timing(data, names, options.time)
