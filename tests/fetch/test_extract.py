@@ -75,6 +75,21 @@ def test_relative_and_protocol_relative_targets_become_absolute() -> None:
     assert absolute_links("[mail](mailto:a@b.c)", base) == "[mail]"
 
 
+def test_a_malformed_link_address_keeps_its_words_and_extraction_goes_on() -> None:
+    # urljoin raises on a bracketed host that is no IP address; a page must not.
+    assert absolute_links("[x](a)", "http://[oops]/") == "[x]"
+    assert absolute_links("[x](//[oops]/a)", "https://example.com/") == "[x]"
+    para = "The council voted on Tuesday to turn the old depot into a public library. " * 5
+    html = (
+        '<html><head><base href="http://[oops]/"></head><body><main><article><h1>Depot</h1>'
+        f'<p>{para}<a href="http://[ccpa-preferences]/x">privacy choices</a></p><p>{para}</p>'
+        "</article></main></body></html>"
+    )
+    text = extract_html(html, "https://news.example/depot").markdown
+    assert "The council voted on Tuesday" in text
+    assert "privacy choices" in text
+
+
 PRODUCT = (
     """<html><head><title>Kettle</title></head><body><nav><a href="/">Home</a></nav>
 <div class="product"><h1>Steel kettle</h1><div class="description">"""

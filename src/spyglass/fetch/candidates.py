@@ -107,7 +107,11 @@ def absolute_links(markdown: str, base: str) -> str:
             # Already absolute (the region walker resolves its own): joining again is the
             # costliest part of finishing a link-heavy page and would not change it.
             return f"{label}({target})"
-        absolute = urljoin(base, target)
+        try:
+            absolute = urljoin(base, target)
+        except ValueError:
+            # A malformed address (``http://[not-an-ip]/``): as for another scheme.
+            return label.lstrip("!")
         if not absolute.startswith(("http://", "https://")):
             return label.lstrip("!")
         return f"{label}({absolute})"

@@ -153,7 +153,10 @@ def _title(tree: lxml_html.HtmlElement) -> str | None:
 def _base_url(tree: lxml_html.HtmlElement, url: str) -> str:
     hrefs = tree.xpath("//base/@href")
     if hrefs:
-        joined = urljoin(url, str(hrefs[0]).strip())
+        try:
+            joined = urljoin(url, str(hrefs[0]).strip())
+        except ValueError:  # a malformed address: the page's own URL is the base
+            return url
         if joined.startswith(("http://", "https://")):
             return joined
     return url

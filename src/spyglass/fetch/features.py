@@ -14,6 +14,7 @@ import json
 import math
 import re
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from urllib.parse import urlsplit
 
 from lxml import etree
@@ -194,33 +195,44 @@ def _described(markdown: str, visible: str) -> dict[str, float]:
     }
 
 
+#: Where the part of a row shared by every reading of the page begins (after the reading's
+#: kind and its own numbers).
+CONTEXT_START = 11
+
+
 def rows(page: dict[str, float], found: Candidates) -> list[list[float]]:
     """One feature row per candidate, in :data:`KINDS` order: its kind, its own numbers,
     every candidate's numbers, how much of its words the others share, and the page's."""
-    texts = found.by_kind()
-    visible = {kind: LINK.sub(r"\1", texts[kind]) for kind in KINDS}
-    described = {kind: _described(texts[kind], visible[kind]) for kind in KINDS}
-    words = {kind: set(_WORD.findall(visible[kind].lower())) for kind in KINDS}
+    return reading_rows(page, found.by_kind())
+
+
+def reading_rows(page: dict[str, float], texts: Mapping[str, str]) -> list[list[float]]:
+    """:func:`rows` of any readings (``texts`` by kind, in the order the rows number them)."""
+    kinds = list(texts)
+    visible = {kind: LINK.sub(r"\1", texts[kind]) for kind in kinds}
+    described = {kind: _described(texts[kind], visible[kind]) for kind in kinds}
+    words = {kind: set(_WORD.findall(visible[kind].lower())) for kind in kinds}
     shared: dict[str, float] = {}
-    for kind in KINDS:
-        for other in KINDS:
+    for kind in kinds:
+        for other in kinds:
             if other != kind:
                 mine = words[kind]
                 shared[f"{kind}_in_{other}"] = len(mine & words[other]) / len(mine) if mine else 0.0
-    context = [value for kind in KINDS for value in described[kind].values()]
+    context = [value for kind in kinds for value in described[kind].values()]
     context += list(shared.values()) + list(page.values())
     table = []
-    for index, kind in enumerate(KINDS):
+    for index, kind in enumerate(kinds):
         own = list(described[kind].values())
         table.append([float(index), *own, *context])
     return table
 
 
-def feature_names(page: dict[str, float]) -> list[str]:
-    """Column names matching :func:`rows`, for the model file and reports."""
+def feature_names(page: dict[str, float], kinds: Sequence[str] = KINDS) -> list[str]:
+    """Column names matching :func:`rows` (or :func:`reading_rows` of ``kinds``), for the
+    model file and reports."""
     own = list(candidate_features("").keys())
     names = ["kind", *(f"own_{n}" for n in own)]
-    names += [f"{kind}_{n}" for kind in KINDS for n in own]
-    names += [f"{kind}_in_{other}" for kind in KINDS for other in KINDS if other != kind]
+    names += [f"{kind}_{n}" for kind in kinds for n in own]
+    names += [f"{kind}_in_{other}" for kind in kinds for other in kinds if other != kind]
     names += list(page.keys())
     return names

@@ -99,6 +99,14 @@ _HOLDERS = frozenset(
 _MISSING = float("nan")
 #: How many ancestors up a named box still counts (farther is "none").
 _REACH = 12
+#: What :meth:`Places.chain` says of an element.
+CHAIN_FEATURES = [
+    "depth",
+    "in_article_tag",
+    "in_main_tag",
+    "in_content_block",
+    *(f"up_to_{name}" for name in _NAMED),
+]
 PLACE_FEATURES = [
     "found_in_tree",
     "depth",
@@ -110,6 +118,12 @@ PLACE_FEATURES = [
     "owner_link_density",
     *(f"up_to_{name}" for name in _NAMED),
 ]
+
+
+def owner_tag(tag: object) -> float:
+    """The code of an element's tag among the kinds of element that hold text (0 for
+    others)."""
+    return _OWNER_TAGS.get(tag if isinstance(tag, str) else "", 0.0)
 
 
 def text_key(text: str) -> str:
@@ -170,21 +184,23 @@ class Places:
         holder = found
         while holder.tag not in _HOLDERS and holder.getparent() is not None:
             holder = holder.getparent()
-        chain = self._chain(holder)
+        chain = self.chain(holder)
         parent = holder.getparent()
         alike = self._children(parent)[holder.tag] if parent is not None else 0
         return [
             1.0,
             *chain[:4],
-            _OWNER_TAGS.get(holder.tag if isinstance(holder.tag, str) else "", 0.0),
+            owner_tag(holder.tag),
             math.log1p(alike),
             self._link_density(holder),
             *chain[4:],
         ]
 
-    def _chain(self, element: lxml_html.HtmlElement) -> list[float]:
-        """depth, in <article>, in <main>, in the content block, then levels up to each
-        named kind of box (-1 for none within reach), memoised per element."""
+    def chain(self, element: lxml_html.HtmlElement) -> list[float]:
+        """Where ``element`` sits (:data:`CHAIN_FEATURES`): its depth, whether it is in an
+        ``<article>``, in ``<main>``, in the content block, then how many levels up the
+        nearest ancestor naming each kind of box is (-1 for none within reach); memoised
+        per element."""
         # Up to the first element already described (or the root), then back down: pages
         # nest deeper than Python's recursion allows.
         path = []

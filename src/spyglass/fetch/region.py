@@ -44,6 +44,8 @@ _SKIP_TAGS = frozenset(
         "link",
     ]
 )
+#: Shown, but page chrome around the content: the region reader leaves them out.
+_CHROME_TAGS = frozenset(["nav", "header", "footer", "aside", "form"])
 _BLOCK_TAGS = frozenset(
     [
         "p",
@@ -109,6 +111,45 @@ def element_markdown(root: lxml_html.HtmlElement, base: str) -> str:
     out: list[str] = []
     kept: list[str] = []
     _walk(root, root, base, out, kept)
+    return _joined(out, kept)
+
+
+def run_markdown(
+    root: lxml_html.HtmlElement,
+    text: str | None,
+    children: list[lxml_html.HtmlElement],
+    base: str,
+) -> str:
+    """Markdown of a run of ``root``'s content: ``text``, then ``children`` (each with its
+    tail), read as :func:`element_markdown` reads them."""
+    out: list[str] = [text or ""]
+    kept: list[str] = []
+    for child in children:
+        _walk(child, root, base, out, kept)
+    return _joined(out, kept)
+
+
+def skipped(element: lxml_html.HtmlElement, root: lxml_html.HtmlElement) -> bool:
+    """Whether the readers leave ``element`` out (not shown, hidden, or named as page
+    chrome by its id or class); ``root`` itself is only left out for its tag."""
+    tag = element.tag
+    return not isinstance(tag, str) or _skipped(element, tag, root)
+
+
+def hidden(element: lxml_html.HtmlElement) -> bool:
+    """Whether ``element`` is never shown, whatever it is named: not rendered (scripts,
+    styles, form controls, …) or hidden by an attribute or its style."""
+    tag = element.tag
+    if not isinstance(tag, str) or (tag in _SKIP_TAGS and tag not in _CHROME_TAGS):
+        return True
+    get = element.get
+    if get("hidden") is not None or get("aria-hidden") == "true":
+        return True
+    style = get("style")
+    return bool(style and _HIDDEN_STYLE.search(style))
+
+
+def _joined(out: list[str], kept: list[str]) -> str:
     lines = []
     for raw in "".join(out).split("\n"):
         line = " ".join(raw.split())
@@ -151,7 +192,13 @@ def _walk(
         if element.tail:
             out.append(element.tail)
         return
-    fenced = _code(element) if tag == "pre" else _table(element, base) if tag == "table" else None
+    fenced = (
+        code_markdown(element)
+        if tag == "pre"
+        else _table(element, base)
+        if tag == "table"
+        else None
+    )
     if fenced:
         # Kept aside: the line joining below would collapse the code's spacing.
         out.append(f"\n{_KEPT}{len(kept)}\n")
@@ -187,11 +234,15 @@ def _href(element: lxml_html.HtmlElement, base: str) -> str | None:
     href = (element.get("href") or "").strip()
     if not href or not element.text_content().strip():
         return None
-    absolute = urljoin(base, href)
+    try:
+        absolute = urljoin(base, href)
+    except ValueError:
+        # A malformed address (``http://[not-an-ip]/``): the words stay, the link does not.
+        return None
     return absolute if absolute.startswith(("http://", "https://")) else None
 
 
-def _code(element: lxml_html.HtmlElement) -> str | None:
+def code_markdown(element: lxml_html.HtmlElement) -> str | None:
     """A ``<pre>`` as a fenced code block, its language from a ``language-*`` class."""
     text = element.text_content().strip("\n")
     if not text.strip():
@@ -208,7 +259,23 @@ def _code(element: lxml_html.HtmlElement) -> str | None:
 def _table(element: lxml_html.HtmlElement, base: str) -> str | None:
     """A table of plain cells as a Markdown table; None for a layout table (cells holding
     blocks or other tables), which is read as text instead."""
-    rows: list[list[str]] = []
+    found = table_rows(element, base)
+    if found is None:
+        return None
+    rows = [cells for _, cells in found]
+    width = max(len(cells) for cells in rows)
+    lines = ["| " + " | ".join(cells + [""] * (width - len(cells))) + " |" for cells in rows]
+    lines.insert(1, "|" + "---|" * width)
+    return "\n".join(lines)
+
+
+def table_rows(
+    element: lxml_html.HtmlElement, base: str
+) -> list[tuple[lxml_html.HtmlElement, list[str]]] | None:
+    """The rows of a table of plain cells (each ``<tr>`` with its cells' Markdown), or None
+    for a layout table (cells holding blocks or other tables) or one too small to be data
+    (fewer than two rows or columns)."""
+    rows: list[tuple[lxml_html.HtmlElement, list[str]]] = []
     for row in element.iter("tr"):
         cells = []
         for cell in row:
@@ -218,15 +285,10 @@ def _table(element: lxml_html.HtmlElement, base: str) -> str | None:
                 return None
             cells.append(_cell_text(cell, base))
         if any(cells):
-            rows.append(cells)
-    if len(rows) < 2:
+            rows.append((row, cells))
+    if len(rows) < 2 or max(len(cells) for _, cells in rows) < 2:
         return None
-    width = max(len(cells) for cells in rows)
-    if width < 2:
-        return None
-    lines = ["| " + " | ".join(cells + [""] * (width - len(cells))) + " |" for cells in rows]
-    lines.insert(1, "|" + "---|" * width)
-    return "\n".join(lines)
+    return rows
 
 
 def _cell_text(cell: lxml_html.HtmlElement, base: str) -> str:

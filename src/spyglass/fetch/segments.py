@@ -1,0 +1,504 @@
+"""Blocks segmented from the page's markup, described for the DOM-block model, and the
+reading assembled from the ones it keeps.
+
+The three readings of :mod:`spyglass.fetch.candidates` each hold a region of the page
+whole or not at all; on a product, a collection or a listing the content is often spread
+over several regions (a description, a specification table, a grid of cards) next to the
+page's chrome. Here the page's body is cut into its lowest blocks that hold text — a
+paragraph, a heading, a list item, a table row, a ``<pre>``, a quotation, a ``<div>`` with
+text of its own — skipping what no reader shows (scripts, hidden elements, navigation,
+headers, footers and boxes named as chrome, as the region reader does). Each block is
+described in one pass by its element (tag, depth, the kinds of box its ancestors are named
+as, :mod:`spyglass.fetch.places`), its text (words, links, punctuation), the link density
+of the elements around it, how many siblings share its tag and class (the cards of a grid,
+the rows of a listing), where it comes in the page, whether the other readings contain its
+text, and what kind of page it is on, so the same list of links can be chrome under an
+article and the content of a listing. The blocks a model keeps are put back together in
+document order as Markdown (headings, list items, tables, code fences, absolute links).
+
+This reading is not on ``web.fetch``'s path yet: ``bench/dom_reading.py`` trains the model,
+measures the reading held out as a fourth candidate of the chooser and times it (better on
+both corpora, but too slow for the time target; docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from lxml import html as lxml_html
+
+from spyglass.fetch.linktext import link_text
+from spyglass.fetch.places import CHAIN_FEATURES, Places, owner_tag
+from spyglass.fetch.region import code_markdown, hidden, run_markdown, skipped, table_rows
+
+#: Elements that end a run of text: a block of their own, or a container of blocks.
+_BLOCK_TAGS = frozenset(
+    [
+        "p",
+        "div",
+        "li",
+        "ul",
+        "ol",
+        "dl",
+        "dd",
+        "dt",
+        "section",
+        "article",
+        "main",
+        "table",
+        "tbody",
+        "thead",
+        "tfoot",
+        "tr",
+        "td",
+        "th",
+        "blockquote",
+        "pre",
+        "figure",
+        "figcaption",
+        "address",
+        "details",
+        "summary",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "body",
+        "nav",
+        "header",
+        "footer",
+        "aside",
+        "form",
+        "center",
+        "fieldset",
+        "caption",
+    ]
+)
+_HEADINGS = {f"h{n}": n for n in range(1, 7)}
+_KIND_CODES = {"text": 0.0, "heading": 1.0, "item": 2.0, "row": 3.0, "code": 4.0, "quote": 5.0}
+_WORD = re.compile(r"\w+")
+_DIGIT = re.compile(r"\d")
+_LINK_LABEL = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
+_BLANK_RUNS = re.compile(r"\n{3,}")
+_MARKER = re.compile(r"^(?:#{1,6} |- )")
+#: Words that name the boxes around an article; a feature, the model weighs them.
+_BOILERPLATE_WORDS = re.compile(
+    r"\b(related|recommended|popular|trending|more from|read (?:more|next|also)|"
+    r"see also|you (?:may|might) also|newsletter|subscribe|sign up|follow us|share|"
+    r"comments?|advertis\w*|sponsored|tags?|categories|about the author|author|"
+    r"copyright|all rights reserved|cookies?|privacy|log ?in|sign in|previous|next|"
+    r"weitere|verwandte|teilen|kommentare?|newsletter abonnieren|lesen sie auch|"
+    r"articles? (?:similaires|connexes)|partager|commentaires?)\b",
+    re.IGNORECASE,
+)
+#: A block of at least this many words is a paragraph of running text.
+_LONG_WORDS = 25
+#: Blocks of at most this many words are searched for boilerplate names.
+_SHORT_WORDS = 30
+#: How many levels (the block's element, its parent, its grandparent) count alike siblings.
+_SIBLING_LEVELS = 3
+
+#: What each block is described by, before the page's context row.
+SEGMENT_FEATURES = [
+    "segment_kind",
+    "owner_tag",
+    "heading_level",
+    "loose_text",
+    *CHAIN_FEATURES,
+    "words",
+    "chars",
+    "link_density",
+    "parent_link_density",
+    "grandparent_link_density",
+    "position",
+    "words_before_share",
+    "sentence_end",
+    "digit_share",
+    "boilerplate_words",
+    "boilerplate_heading",
+    *(f"alike_siblings_{level}" for level in range(_SIBLING_LEVELS)),
+    "alike_in_page",
+    "in_article",
+    "in_region",
+    "in_block",
+    "before_first_long",
+    "after_last_long",
+    "up_to_chrome_tag",
+    "chrome_tag",
+    "segments",
+    "page_words",
+]
+#: The readings whose text a block is looked up in, in the order of its features.
+LOOKED_UP = ("article", "region", "block")
+
+
+@dataclass(frozen=True, eq=False)
+class Segment:
+    """One block of the page: its element, its kind and its Markdown."""
+
+    #: The element holding the block (for loose text, the element whose own text it is).
+    element: lxml_html.HtmlElement
+    #: "text", "heading", "item", "row" (of a data table), "code" or "quote".
+    kind: str
+    markdown: str
+    #: A table row's cells (Markdown), to put kept rows back together as a table.
+    cells: tuple[str, ...] = ()
+    #: Text of an element that also holds blocks (between or around them).
+    loose: bool = False
+    #: For a table row, which of the page's data tables it belongs to (from 0).
+    table: int = -1
+
+    @property
+    def text(self) -> str:
+        """What a reader sees of the block: link and image labels without their targets."""
+        return link_text(self.markdown)
+
+
+def segments(root: lxml_html.HtmlElement, base: str, chrome: bool = True) -> list[Segment]:
+    """The blocks of ``root`` (the page's body) in document order, links absolute against
+    ``base``; with ``chrome``, also those of navigation, headers, footers, asides, forms and
+    boxes named as chrome (the model decides), else those are skipped as the region reader
+    skips them."""
+    found: list[Segment] = []
+    _Segmenter(root, base, found, chrome).collect(root)
+    return found
+
+
+class _Segmenter:
+    def __init__(
+        self, root: lxml_html.HtmlElement, base: str, found: list[Segment], chrome: bool
+    ) -> None:
+        self.root = root
+        self.chrome = chrome
+        self.base = base
+        self.found = found
+        self.tables = 0
+
+    def collect(self, element: lxml_html.HtmlElement) -> bool:
+        """Append the blocks of ``element``; False when it holds no block (it is then
+        part of its parent's text, and nothing was appended)."""
+        tag = element.tag
+        if hidden(element) if self.chrome else skipped(element, self.root):
+            # The readers leave it out; its tail is text of the parent.
+            return False
+        if tag == "pre":
+            self._add(element, "code", code_markdown(element) or "")
+            return True
+        if tag == "table":
+            rows = table_rows(element, self.base)
+            if rows is not None:
+                for row, cells in rows:
+                    markdown = "| " + " | ".join(cells) + " |"
+                    self.found.append(
+                        Segment(row, "row", markdown, tuple(cells), table=self.tables)
+                    )
+                self.tables += 1
+                return True
+        # Runs of text between block children are blocks of their own once one child is a
+        # block; before that they are pending, inserted where they began.
+        runs: list[tuple[int, str | None, list[lxml_html.HtmlElement]]] = []
+        text: str | None = element.text
+        inline: list[lxml_html.HtmlElement] = []
+        start = len(self.found)
+        holds_blocks = False
+        for child in element:
+            before = len(self.found)
+            if self.collect(child):
+                holds_blocks = True
+                runs.append((before, text, inline))
+                text, inline = child.tail, []
+            else:
+                inline.append(child)
+        if not holds_blocks:
+            if tag in _BLOCK_TAGS or element is self.root:
+                markdown = run_markdown(element, element.text, list(element), self.base)
+                if markdown:
+                    self.found.append(_marked(element, tag, markdown, loose=False))
+                return True
+            return False
+        runs.append((len(self.found), text, inline))
+        # Inserted from the last so that earlier positions stay valid.
+        for position, run_text, children in reversed(runs):
+            if not children and not (run_text and run_text.strip()):
+                continue
+            markdown = run_markdown(element, run_text, children, self.base)
+            if markdown:
+                leading = position == start
+                self.found.insert(position, _marked(element, tag, markdown, True, leading))
+        return True
+
+    def _add(self, element: lxml_html.HtmlElement, kind: str, markdown: str) -> None:
+        if markdown:
+            self.found.append(Segment(element, kind, markdown))
+
+
+def _kind(tag: str) -> str:
+    if tag in _HEADINGS:
+        return "heading"
+    if tag in ("li", "dd", "dt"):
+        return "item"
+    if tag == "pre":
+        return "code"
+    if tag == "blockquote":
+        return "quote"
+    return "text"
+
+
+def _marked(
+    element: lxml_html.HtmlElement, tag: str, markdown: str, loose: bool, leading: bool = True
+) -> Segment:
+    """A block of ``element``'s text with its Markdown marker: a heading's ``#``s, a list
+    item's dash (for loose text, only on the run that starts the element)."""
+    kind = _kind(tag) if leading else "text"
+    if kind == "heading":
+        markdown = f"{'#' * _HEADINGS[tag]} {markdown}"
+    elif kind == "item" and tag == "li":
+        markdown = f"- {markdown}"
+    elif loose and kind in ("code", "quote"):
+        kind = "text"
+    return Segment(element, kind, markdown, loose=loose)
+
+
+# -- features ----------------------------------------------------------------------------
+
+
+def _tokens(text: str) -> list[str]:
+    return _WORD.findall(text.lower().replace("_", " "))
+
+
+class _Lookup:
+    """A reading's words, to ask how much of a block it contains."""
+
+    def __init__(self, markdown: str) -> None:
+        words = _tokens(link_text(markdown))
+        self.joined = " " + " ".join(words) + " "
+        self.trigrams = set(zip(words, words[1:], words[2:], strict=False))
+
+    def share(self, words: list[str]) -> float:
+        if len(words) < 3:
+            return float(bool(words) and f" {' '.join(words)} " in self.joined)
+        grams = list(zip(words, words[1:], words[2:], strict=False))
+        return sum(g in self.trigrams for g in grams) / len(grams)
+
+
+def segment_rows(
+    found: Sequence[Segment],
+    readings: Mapping[str, str],
+    places: Places,
+    context: Sequence[float] = (),
+) -> list[list[float]]:
+    """One feature row (:data:`SEGMENT_FEATURES`, then ``context``) per block of ``found``:
+    ``readings`` are the candidate readings by kind (:data:`LOOKED_UP`), ``places`` the
+    page's :class:`~spyglass.fetch.places.Places`, ``context`` the page's row of page and
+    candidate features (the same for every block)."""
+    lookups = [_Lookup(readings.get(kind, "")) for kind in LOOKED_UP]
+    texts = [s.text for s in found]
+    words = [_tokens(t) for t in texts]
+    counts = [len(w) for w in words]
+    total = sum(counts) or 1
+    long_ones = [i for i, s in enumerate(found) if counts[i] >= _LONG_WORDS and s.kind == "text"]
+    first_long = long_ones[0] if long_ones else -1
+    last_long = long_ones[-1] if long_ones else -1
+    signatures = [_signature(s.element) for s in found]
+    in_page = Counter(
+        (signature, _signature(s.element.getparent()))
+        for signature, s in zip(signatures, found, strict=True)
+    )
+    siblings = _Siblings()
+    densities = _Densities()
+    chrome = _Chrome()
+    number = len(found) or 1
+    rows: list[list[float]] = []
+    before = 0
+    under_boilerplate = 0.0
+    for index, segment in enumerate(found):
+        element = segment.element
+        text = texts[index]
+        if segment.kind == "heading":
+            under_boilerplate = float(bool(_BOILERPLATE_WORDS.search(text)))
+        parent = element.getparent()
+        grandparent = parent.getparent() if parent is not None else None
+        stripped = text.rstrip()
+        row = [
+            _KIND_CODES[segment.kind],
+            owner_tag(element.tag),
+            float(_HEADINGS.get(element.tag, 0) if isinstance(element.tag, str) else 0),
+            float(segment.loose),
+            *places.chain(element),
+            math.log1p(counts[index]),
+            math.log1p(len(stripped)),
+            _link_density(segment.markdown, text),
+            densities.of(parent),
+            densities.of(grandparent),
+            index / number,
+            before / total,
+            float(stripped.endswith((".", "!", "?", '."', ".”", ":"))),
+            len(_DIGIT.findall(stripped)) / max(len(stripped), 1),
+            float(counts[index] <= _SHORT_WORDS and bool(_BOILERPLATE_WORDS.search(stripped))),
+            under_boilerplate,
+            *siblings.alike(element),
+            math.log1p(in_page[(signatures[index], _signature(parent))]),
+            *(lookup.share(words[index]) for lookup in lookups),
+            float(first_long >= 0 and index < first_long),
+            float(last_long >= 0 and index > last_long),
+            *chrome.of(element),
+            math.log1p(len(found)),
+            math.log1p(total),
+            *context,
+        ]
+        rows.append(row)
+        before += counts[index]
+    return rows
+
+
+def _signature(element: lxml_html.HtmlElement | None) -> tuple[object, str]:
+    if element is None:
+        return ("", "")
+    return (element.tag, " ".join((element.get("class") or "").split()))
+
+
+class _Siblings:
+    """How many siblings share an element's tag and class, at its level and the two
+    above (a card's title sits two levels below the repeated card)."""
+
+    def __init__(self) -> None:
+        self._counts: dict[lxml_html.HtmlElement, Counter[tuple[object, str]]] = {}
+
+    def alike(self, element: lxml_html.HtmlElement) -> list[float]:
+        found = []
+        current: lxml_html.HtmlElement | None = element
+        for _ in range(_SIBLING_LEVELS):
+            parent = current.getparent() if current is not None else None
+            if current is None or parent is None:
+                found.append(0.0)
+                current = None
+                continue
+            counts = self._counts.get(parent)
+            if counts is None:
+                counts = Counter(_signature(child) for child in parent)
+                self._counts[parent] = counts
+            found.append(math.log1p(counts[_signature(current)] - 1))
+            current = parent
+        return found
+
+
+_CHROME_CODES = {"nav": 1.0, "header": 2.0, "footer": 3.0, "aside": 4.0, "form": 5.0}
+
+
+class _Chrome:
+    """How many levels up the nearest navigation, header, footer, aside or form is, and
+    which (-1 and 0 for none), memoised per element."""
+
+    def __init__(self) -> None:
+        self._found: dict[lxml_html.HtmlElement, tuple[float, float]] = {}
+
+    def of(self, element: lxml_html.HtmlElement) -> tuple[float, float]:
+        path = []
+        current: lxml_html.HtmlElement | None = element
+        while current is not None and current not in self._found:
+            path.append(current)
+            current = current.getparent()
+        above = self._found[current] if current is not None else (-1.0, 0.0)
+        for node in reversed(path):
+            code = _CHROME_CODES.get(node.tag) if isinstance(node.tag, str) else None
+            if code is not None:
+                above = (0.0, code)
+            elif above[0] >= 0:
+                above = (above[0] + 1.0, above[1])
+            self._found[node] = above
+        return above
+
+
+class _Densities:
+    """Link density of elements around blocks, computed once per element."""
+
+    def __init__(self) -> None:
+        self._found: dict[lxml_html.HtmlElement, float] = {}
+
+    def of(self, element: lxml_html.HtmlElement | None) -> float:
+        if element is None:
+            return -1.0
+        found = self._found.get(element)
+        if found is None:
+            text = element.text_content()
+            length = len(text.strip())
+            linked = sum(len(a.text_content().strip()) for a in element.iter("a"))
+            found = min(1.0, linked / length) if length else 0.0
+            self._found[element] = found
+        return found
+
+
+def _link_density(markdown: str, text: str) -> float:
+    if "](" not in markdown:
+        return 0.0
+    # A heading's or list item's marker is not text of the block.
+    shown = len(_MARKER.sub("", text, count=1).strip())
+    if not shown:
+        return 0.0
+    linked = sum(len(m.group(1)) for m in _LINK_LABEL.finditer(markdown))
+    return min(1.0, linked / shown)
+
+
+# -- the reading -------------------------------------------------------------------------
+
+
+def assemble(found: Sequence[Segment], keep: Sequence[bool]) -> str:
+    """The kept blocks in document order as Markdown: consecutive kept rows of one table
+    become a Markdown table (its first kept row the header)."""
+    parts: list[str] = []
+    table: list[Segment] = []
+    for segment, kept in zip(found, keep, strict=True):
+        if not kept:
+            continue
+        if segment.kind == "row":
+            if table and table[-1].table != segment.table:
+                parts.append(_table(table))
+                table = []
+            table.append(segment)
+            continue
+        if table:
+            parts.append(_table(table))
+            table = []
+        parts.append(segment.markdown)
+    if table:
+        parts.append(_table(table))
+    return _BLANK_RUNS.sub("\n\n", "\n\n".join(parts)).strip()
+
+
+def _table(rows: list[Segment]) -> str:
+    if len(rows) == 1:
+        # One row is not a table: its cells as a line of text.
+        return " ".join(cell for cell in rows[0].cells if cell)
+    width = max(len(row.cells) for row in rows)
+    lines = [
+        "| " + " | ".join([*row.cells, *([""] * (width - len(row.cells)))]) + " |" for row in rows
+    ]
+    lines.insert(1, "|" + "---|" * width)
+    return "\n".join(lines)
+
+
+Chances = Callable[[list[list[float]]], list[float]]
+
+
+def dom_reading(
+    found: Sequence[Segment],
+    rows: list[list[float]],
+    chances: Chances,
+    threshold: float,
+) -> str:
+    """The page's blocks whose chance of being content (``chances`` of their ``rows``) is at
+    least ``threshold``, assembled; every block when none is (a page of a few lines is its
+    own content), nothing for a page without blocks."""
+    return assemble(found, kept(chances(rows) if found else [], threshold))
+
+
+def kept(chances: Sequence[float], threshold: float) -> list[bool]:
+    """Which blocks stay at ``threshold``: those at least as likely, or all if none is."""
+    keep = [chance >= threshold for chance in chances]
+    return keep if any(keep) else [True] * len(keep)
