@@ -28,7 +28,7 @@ _PUNCTUATION = bytes.maketrans(string.punctuation.encode(), b" " * len(string.pu
 _TARGET = re.compile(r"\]\((?:<[^>\n]*>|[^)\n]*)\)")
 _DIGIT = re.compile(r"\d")
 #: Words that name the boxes around an article; a feature, the model weighs them.
-_BOILERPLATE_WORDS = re.compile(
+BOILERPLATE_WORDS = re.compile(
     r"\b(related|recommended|popular|trending|more from|read (?:more|next|also)|"
     r"see also|you (?:may|might) also|newsletter|subscribe|sign up|follow us|share|"
     r"comments?|advertis\w*|sponsored|tags?|categories|about the author|author|"
@@ -38,9 +38,9 @@ _BOILERPLATE_WORDS = re.compile(
     re.IGNORECASE,
 )
 #: A line of at least this many words is a paragraph of running text.
-_LONG_WORDS = 25
+LONG_WORDS = 25
 #: Blocks of at most this many words are searched for boilerplate names.
-_SHORT_WORDS = 30
+SHORT_WORDS = 30
 
 
 class Placer(Protocol):
@@ -131,7 +131,7 @@ def block_rows(
     words = [len(t) for t in tokens]
     filled = [i for i, b in enumerate(blocks) if b.text.strip()]
     total_words = sum(words) or 1
-    long_lines = [i for i in filled if words[i] >= _LONG_WORDS and blocks[i].kind == "text"]
+    long_lines = [i for i in filled if words[i] >= LONG_WORDS and blocks[i].kind == "text"]
     first_long = long_lines[0] if long_lines else -1
     last_long = long_lines[-1] if long_lines else -1
     link_density = [_link_density(b.text) for b in blocks]
@@ -142,7 +142,7 @@ def block_rows(
     order = {index: rank for rank, index in enumerate(filled)}
     for index, block in enumerate(blocks):
         if block.kind == "heading":
-            under_boilerplate = float(bool(_BOILERPLATE_WORDS.search(block.text)))
+            under_boilerplate = float(bool(BOILERPLATE_WORDS.search(block.text)))
         if index not in order:
             rows.append([])
             continue
@@ -152,7 +152,7 @@ def block_rows(
         previous = filled[rank - 1] if rank > 0 else None
         following = filled[rank + 1] if rank + 1 < len(filled) else None
         # Boxes around an article are short; long paragraphs are not searched for names.
-        named = words[index] <= _SHORT_WORDS and bool(_BOILERPLATE_WORDS.search(text))
+        named = words[index] <= SHORT_WORDS and bool(BOILERPLATE_WORDS.search(text))
         row = [
             float(KINDS.index(reading)),
             _KIND_CODES[block.kind],

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from lxml import html as lxml_html
 
+from spyglass.fetch.blocks import BOILERPLATE_WORDS, LONG_WORDS, SHORT_WORDS
 from spyglass.fetch.linktext import link_text
 from spyglass.fetch.places import CHAIN_FEATURES, Places, owner_tag
 from spyglass.fetch.region import code_markdown, hidden, run_markdown, skipped, table_rows
@@ -87,20 +88,6 @@ _DIGIT = re.compile(r"\d")
 _LINK_LABEL = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _MARKER = re.compile(r"^(?:#{1,6} |- )")
-#: Words that name the boxes around an article; a feature, the model weighs them.
-_BOILERPLATE_WORDS = re.compile(
-    r"\b(related|recommended|popular|trending|more from|read (?:more|next|also)|"
-    r"see also|you (?:may|might) also|newsletter|subscribe|sign up|follow us|share|"
-    r"comments?|advertis\w*|sponsored|tags?|categories|about the author|author|"
-    r"copyright|all rights reserved|cookies?|privacy|log ?in|sign in|previous|next|"
-    r"weitere|verwandte|teilen|kommentare?|newsletter abonnieren|lesen sie auch|"
-    r"articles? (?:similaires|connexes)|partager|commentaires?)\b",
-    re.IGNORECASE,
-)
-#: A block of at least this many words is a paragraph of running text.
-_LONG_WORDS = 25
-#: Blocks of at most this many words are searched for boilerplate names.
-_SHORT_WORDS = 30
 #: How many levels (the block's element, its parent, its grandparent) count alike siblings.
 _SIBLING_LEVELS = 3
 
@@ -302,7 +289,7 @@ def segment_rows(
     words = [_tokens(t) for t in texts]
     counts = [len(w) for w in words]
     total = sum(counts) or 1
-    long_ones = [i for i, s in enumerate(found) if counts[i] >= _LONG_WORDS and s.kind == "text"]
+    long_ones = [i for i, s in enumerate(found) if counts[i] >= LONG_WORDS and s.kind == "text"]
     first_long = long_ones[0] if long_ones else -1
     last_long = long_ones[-1] if long_ones else -1
     signatures = [_signature(s.element) for s in found]
@@ -321,7 +308,7 @@ def segment_rows(
         element = segment.element
         text = texts[index]
         if segment.kind == "heading":
-            under_boilerplate = float(bool(_BOILERPLATE_WORDS.search(text)))
+            under_boilerplate = float(bool(BOILERPLATE_WORDS.search(text)))
         parent = element.getparent()
         grandparent = parent.getparent() if parent is not None else None
         stripped = text.rstrip()
@@ -340,7 +327,7 @@ def segment_rows(
             before / total,
             float(stripped.endswith((".", "!", "?", '."', ".”", ":"))),
             len(_DIGIT.findall(stripped)) / max(len(stripped), 1),
-            float(counts[index] <= _SHORT_WORDS and bool(_BOILERPLATE_WORDS.search(stripped))),
+            float(counts[index] <= SHORT_WORDS and bool(BOILERPLATE_WORDS.search(stripped))),
             under_boilerplate,
             *siblings.alike(element),
             math.log1p(in_page[(signatures[index], _signature(parent))]),
