@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from urllib.parse import urljoin
 
 import trafilatura
 from lxml import html as lxml_html
 
 from spyglass.fetch.container import content_container
-from spyglass.fetch.region import element_markdown, region_markdown
+from spyglass.fetch.region import element_markdown, region_markdown, web_url
 from spyglass.fetch.repeats import drop_repeated_lines
 
 #: Candidate names, in the order the chooser's model numbers them.
@@ -107,12 +106,8 @@ def absolute_links(markdown: str, base: str) -> str:
             # Already absolute (the region walker resolves its own): joining again is the
             # costliest part of finishing a link-heavy page and would not change it.
             return f"{label}({target})"
-        try:
-            absolute = urljoin(base, target)
-        except ValueError:
-            # A malformed address (``http://[not-an-ip]/``): as for another scheme.
-            return label.lstrip("!")
-        if not absolute.startswith(("http://", "https://")):
+        absolute = web_url(base, target)
+        if absolute is None:
             return label.lstrip("!")
         return f"{label}({absolute})"
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from urllib.parse import urljoin
 
 import trafilatura
 from lxml import etree
@@ -31,6 +30,7 @@ from spyglass.fetch.keep import keep_threshold
 from spyglass.fetch.learned import choose, content_chances
 from spyglass.fetch.metadata import Metadata, page_metadata
 from spyglass.fetch.places import Places, text_index
+from spyglass.fetch.region import web_url
 
 __all__ = ["Extracted", "absolute_links", "extract_html", "readings"]
 
@@ -153,10 +153,8 @@ def _title(tree: lxml_html.HtmlElement) -> str | None:
 def _base_url(tree: lxml_html.HtmlElement, url: str) -> str:
     hrefs = tree.xpath("//base/@href")
     if hrefs:
-        try:
-            joined = urljoin(url, str(hrefs[0]).strip())
-        except ValueError:  # a malformed address: the page's own URL is the base
-            return url
-        if joined.startswith(("http://", "https://")):
+        # A malformed address or another scheme leaves the page's own URL as the base.
+        joined = web_url(url, str(hrefs[0]).strip())
+        if joined is not None:
             return joined
     return url

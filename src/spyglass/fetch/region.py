@@ -234,10 +234,15 @@ def _href(element: lxml_html.HtmlElement, base: str) -> str | None:
     href = (element.get("href") or "").strip()
     if not href or not element.text_content().strip():
         return None
+    return web_url(base, href)
+
+
+def web_url(base: str, target: str) -> str | None:
+    """``target`` resolved against ``base``, when that is an http(s) URL; None for another
+    scheme (``javascript:``, ``data:``) or a malformed address (``http://[not-an-ip]/``)."""
     try:
-        absolute = urljoin(base, href)
+        absolute = urljoin(base, target)
     except ValueError:
-        # A malformed address (``http://[not-an-ip]/``): the words stay, the link does not.
         return None
     return absolute if absolute.startswith(("http://", "https://")) else None
 
