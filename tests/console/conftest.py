@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
 from spyglass.paths import Paths
 from tests.console.harness import ConsoleServer, SearchResult, searxng_route
@@ -111,5 +111,8 @@ def page(context: BrowserContext, server: ConsoleServer) -> Iterator[Page]:
     )
     tab.goto(server.login_url())
     tab.wait_for_selector("#composer-input:not([disabled])")
+    # The switches show the session's guess until the policy read is answered; a test that
+    # changes the policy file before then would race that read.
+    expect(tab.locator("[role=switch][aria-busy=true]")).to_have_count(0)
     yield tab
     assert errors == [], f"the page raised JavaScript errors or CSP violations: {errors}"

@@ -40,6 +40,9 @@ export class PolicySwitches {
     this.showProblem(problem);
     this.show({ [WEB_ACCESS]: webAccess });
     const changes = this.changes;
+    // Until the read is answered the switches show the session's guess: say so to assistive
+    // technology (and to anything waiting for the real states).
+    this.setBusy(true);
     try {
       const state = await getPolicy();
       if (changes !== this.changes) return; // the owner changed a switch meanwhile: newer
@@ -47,6 +50,14 @@ export class PolicySwitches {
       this.show(state);
     } catch (error) {
       this.hooks.onError(`Could not read the switches: ${error.message}`);
+    } finally {
+      this.setBusy(false);
+    }
+  }
+
+  setBusy(busy) {
+    for (const buttons of Object.values(this.ui.buttons)) {
+      for (const button of buttons) button.setAttribute("aria-busy", String(busy));
     }
   }
 
