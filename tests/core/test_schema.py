@@ -32,6 +32,23 @@ def test_a_bad_field_is_named_and_a_good_call_passes() -> None:
     assert problem is not None and "url" in problem
 
 
+@pytest.mark.parametrize(
+    ("rule", "value", "message"),
+    [
+        ({"minLength": 1}, "", "field must not be empty"),
+        ({"minLength": 2}, "x", "field must be at least 2 characters"),
+        ({"maxLength": 1}, "xy", "field must be at most 1 character"),
+        ({"minItems": 1}, [], "field must have at least 1 item"),
+        ({"maxItems": 2}, [1, 2, 3], "field must have at most 2 items"),
+    ],
+)
+def test_a_length_rule_is_said_in_words_that_agree_with_its_number(
+    rule: dict[str, int], value: object, message: str
+) -> None:
+    schema = {"type": "object", "properties": {"field": rule}}
+    assert validation_error(schema, {"field": value}) == message
+
+
 def _values(schema: object, rng: random.Random, depth: int = 0) -> object:
     """A value shaped by ``schema`` about half the time, and anything at all otherwise."""
     odd: list[object] = [

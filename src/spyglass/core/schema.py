@@ -57,15 +57,17 @@ def _describe(error: ValidationError) -> str:
         return f"{field} must be of type {expected}"
     if rule == "enum":
         return f"{field} must be one of {', '.join(map(str, expected))}"
+    if rule == "minLength" and expected == 1:
+        return f"{field} must not be empty"
     if rule in {"minLength", "maxLength"}:
         word = "at least" if rule == "minLength" else "at most"
-        return f"{field} must be {word} {expected} characters"
+        return f"{field} must be {word} {_count(expected, 'character')}"
     if rule in {"minimum", "maximum"}:
         word = "at least" if rule == "minimum" else "at most"
         return f"{field} must be {word} {expected}"
     if rule in {"minItems", "maxItems"}:
         word = "at least" if rule == "minItems" else "at most"
-        return f"{field} must have {word} {expected} items"
+        return f"{field} must have {word} {_count(expected, 'item')}"
     if rule == "uniqueItems":
         return f"{field} must not repeat items"
     if rule == "pattern":
@@ -83,6 +85,10 @@ def _describe(error: ValidationError) -> str:
         description = schema.get("description") if isinstance(schema, dict) else None
         return f"{field}: {description}" if description else f"{field} is not a valid combination"
     return f"{field} is invalid ({rule})"
+
+
+def _count(number: Any, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def _depth(value: Any, limit: int) -> int:
