@@ -36,6 +36,16 @@ async def test_wrong_message_bodies_are_422_naming_the_field(
     assert names in error["message"]
 
 
+async def test_an_unknown_field_is_answered_with_the_fields_to_send(
+    client: httpx.AsyncClient,
+) -> None:
+    response = await client.post(URL, json={"message": "hi"})
+    assert response.status_code == 422
+    message = response.json()["error"]["message"]
+    assert "message is not an accepted field" in message
+    assert "(send conversation_id, text, confirmation)" in message
+
+
 async def test_malformed_json_is_422_saying_so(client: httpx.AsyncClient) -> None:
     response = await client.post(
         URL, content=b'{"text": ', headers={"Content-Type": "application/json"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -46,8 +47,12 @@ def error_response(
     return JSONResponse(error_body(code, message), status_code=status, headers=headers)
 
 
-def describe_validation(errors: list[Any]) -> str:
-    """Pydantic errors → one sentence per problem, each naming the field."""
+def describe_validation(errors: list[Any], accepted: Sequence[str] = ()) -> str:
+    """Pydantic errors → one sentence per problem, each naming the field.
+
+    ``accepted`` are the body's field names, said after an unknown top-level field so the
+    caller learns what to send instead.
+    """
     parts = []
     for error in errors[:5]:
         loc = [str(p) for p in error.get("loc", ())]
@@ -70,7 +75,10 @@ def describe_validation(errors: list[Any]) -> str:
         elif kind == "extra_forbidden":
             # The name is repeated for the caller's own request body (its text was checked
             # to be encodable); capability argument names are never repeated (core.schema).
-            parts.append(f"{field[:80]} is not an accepted field")
+            sentence = f"{field[:80]} is not an accepted field"
+            if accepted and len(loc) == 1:
+                sentence += f" (send {', '.join(accepted)})"
+            parts.append(sentence)
         elif kind == "string_unicode":
             parts.append(f"{field} is not valid text (it holds a lone surrogate); send UTF-8 text")
         elif kind == "value_error" and field == "body":
@@ -82,6 +90,17 @@ def describe_validation(errors: list[Any]) -> str:
     return "invalid request: " + "; ".join(parts)
 
 
+def _body_fields(request: Request) -> list[str]:
+    """The field names of the matched route's JSON body model, or none."""
+    route = request.scope.get("route")
+    body = getattr(route, "body_field", None)
+    model = getattr(getattr(body, "field_info", None), "annotation", None)
+    fields = getattr(model, "model_fields", None)
+    if not isinstance(fields, dict):
+        return []
+    return [info.alias or name for name, info in fields.items()]
+
+
 def install(app: FastAPI) -> None:
     """Register the handlers that turn every failure into the JSON error shape."""
 
@@ -91,7 +110,8 @@ def install(app: FastAPI) -> None:
 
     async def invalid(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
-        return error_response(422, "INVALID_REQUEST", describe_validation(list(exc.errors())))
+        message = describe_validation(list(exc.errors()), _body_fields(request))
+        return error_response(422, "INVALID_REQUEST", message)
 
     async def http_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
