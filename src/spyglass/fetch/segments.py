@@ -187,6 +187,15 @@ class _Segmenter:
                     )
                 self.tables += 1
                 return True
+        if not len(element):
+            # A leaf (most elements): a block when its tag is one, else its parent's text.
+            if tag in _BLOCK_TAGS or element is self.root:
+                if element.text:
+                    markdown = run_markdown(element, element.text, [], self.base)
+                    if markdown:
+                        self.found.append(_marked(element, tag, markdown, loose=False))
+                return True
+            return False
         # Runs of text between block children are blocks of their own once one child is a
         # block; before that they are pending, inserted where they began.
         runs: list[tuple[int, str | None, list[lxml_html.HtmlElement]]] = []
@@ -265,13 +274,15 @@ class _Lookup:
     def __init__(self, markdown: str) -> None:
         words = _tokens(link_text(markdown))
         self.joined = " " + " ".join(words) + " "
-        self.trigrams = set(zip(words, words[1:], words[2:], strict=False))
+        # The bound method is what the share of every block calls, in C through map().
+        self.has = set(zip(words, words[1:], words[2:], strict=False)).__contains__
 
-    def share(self, words: list[str]) -> float:
-        if len(words) < 3:
-            return float(bool(words) and f" {' '.join(words)} " in self.joined)
-        grams = list(zip(words, words[1:], words[2:], strict=False))
-        return sum(g in self.trigrams for g in grams) / len(grams)
+    def share(self, words: list[str], phrase: str, grams: list[tuple[str, str, str]]) -> float:
+        """How much of a block (its ``words``, their ``phrase``, their word ``grams``,
+        built once for every reading) this reading holds."""
+        if not grams:
+            return float(bool(words) and phrase in self.joined)
+        return sum(map(self.has, grams)) / len(grams)
 
 
 def segment_rows(
@@ -284,6 +295,8 @@ def segment_rows(
     ``readings`` are the candidate readings by kind (:data:`LOOKED_UP`), ``places`` the
     page's :class:`~spyglass.fetch.places.Places`, ``context`` the page's row of page and
     candidate features (the same for every block)."""
+    if not found:
+        return []
     lookups = [_Lookup(readings.get(kind, "")) for kind in LOOKED_UP]
     texts = [s.text for s in found]
     words = [_tokens(t) for t in texts]
@@ -292,133 +305,160 @@ def segment_rows(
     long_ones = [i for i, s in enumerate(found) if counts[i] >= LONG_WORDS and s.kind == "text"]
     first_long = long_ones[0] if long_ones else -1
     last_long = long_ones[-1] if long_ones else -1
-    signatures = [_signature(s.element) for s in found]
-    in_page = Counter(
-        (signature, _signature(s.element.getparent()))
-        for signature, s in zip(signatures, found, strict=True)
-    )
-    siblings = _Siblings()
-    densities = _Densities()
-    chrome = _Chrome()
-    number = len(found) or 1
+    # Everything asked of an element (its signature, its alike siblings, its link density,
+    # the chrome above it) is computed once per element and page, whatever number of
+    # blocks share it.
+    tree = _Tree(found[0].element)
+    parents = [s.element.getparent() for s in found]
+    signature = tree.signature
+    pairs = [(signature(s.element), signature(p)) for s, p in zip(found, parents, strict=True)]
+    in_page = Counter(pairs)
+    number = len(found)
+    page = [math.log1p(number), math.log1p(total), *context]
     rows: list[list[float]] = []
     before = 0
     under_boilerplate = 0.0
     for index, segment in enumerate(found):
         element = segment.element
         text = texts[index]
+        block_words = words[index]
         if segment.kind == "heading":
             under_boilerplate = float(bool(BOILERPLATE_WORDS.search(text)))
-        parent = element.getparent()
+        parent = parents[index]
         grandparent = parent.getparent() if parent is not None else None
         stripped = text.rstrip()
+        count = counts[index]
+        tag = element.tag
+        grams = list(zip(block_words, block_words[1:], block_words[2:], strict=False))
+        phrase = f" {' '.join(block_words)} " if len(block_words) < 3 else ""
         row = [
             _KIND_CODES[segment.kind],
-            owner_tag(element.tag),
-            float(_HEADINGS.get(element.tag, 0) if isinstance(element.tag, str) else 0),
+            owner_tag(tag),
+            float(_HEADINGS.get(tag, 0) if isinstance(tag, str) else 0),
             float(segment.loose),
             *places.chain(element),
-            math.log1p(counts[index]),
+            math.log1p(count),
             math.log1p(len(stripped)),
             _link_density(segment.markdown, text),
-            densities.of(parent),
-            densities.of(grandparent),
+            tree.density(parent),
+            tree.density(grandparent),
             index / number,
             before / total,
             float(stripped.endswith((".", "!", "?", '."', ".”", ":"))),
             len(_DIGIT.findall(stripped)) / max(len(stripped), 1),
-            float(counts[index] <= SHORT_WORDS and bool(BOILERPLATE_WORDS.search(stripped))),
+            float(count <= SHORT_WORDS and bool(BOILERPLATE_WORDS.search(stripped))),
             under_boilerplate,
-            *siblings.alike(element),
-            math.log1p(in_page[(signatures[index], _signature(parent))]),
-            *(lookup.share(words[index]) for lookup in lookups),
+            *tree.alike(element),
+            math.log1p(in_page[pairs[index]]),
+            *(lookup.share(block_words, phrase, grams) for lookup in lookups),
             float(first_long >= 0 and index < first_long),
             float(last_long >= 0 and index > last_long),
-            *chrome.of(element),
-            math.log1p(len(found)),
-            math.log1p(total),
-            *context,
+            *tree.chrome(element),
+            *page,
         ]
         rows.append(row)
-        before += counts[index]
+        before += count
     return rows
 
 
-def _signature(element: lxml_html.HtmlElement | None) -> tuple[object, str]:
-    if element is None:
-        return ("", "")
-    return (element.tag, " ".join((element.get("class") or "").split()))
+_CHROME_CODES = {"nav": 1.0, "header": 2.0, "footer": 3.0, "aside": 4.0, "form": 5.0}
+_NO_SIGNATURE: tuple[object, str] = ("", "")
 
 
-class _Siblings:
-    """How many siblings share an element's tag and class, at its level and the two
-    above (a card's title sits two levels below the repeated card)."""
+class _Tree:
+    """What the blocks of one page ask of their elements, each computed once per element:
+    its signature (tag and class), how many siblings share it at its level and the two
+    above (a card's title sits two levels below the repeated card), the link density of
+    its text, and how far up the nearest navigation, header, footer, aside or form is."""
 
-    def __init__(self) -> None:
-        self._counts: dict[lxml_html.HtmlElement, Counter[tuple[object, str]]] = {}
+    def __init__(self, element: lxml_html.HtmlElement) -> None:
+        self._top = element.getroottree().getroot()
+        self._signatures: dict[lxml_html.HtmlElement, tuple[object, str]] = {}
+        self._siblings: dict[lxml_html.HtmlElement, Counter[tuple[object, str]]] = {}
+        self._alike: dict[lxml_html.HtmlElement, tuple[float, ...]] = {}
+        self._densities: dict[lxml_html.HtmlElement, float] = {}
+        self._linked: dict[lxml_html.HtmlElement, int] | None = None
+        self._chrome: dict[lxml_html.HtmlElement, tuple[float, float]] = {}
 
-    def alike(self, element: lxml_html.HtmlElement) -> list[float]:
-        found = []
-        current: lxml_html.HtmlElement | None = element
-        for _ in range(_SIBLING_LEVELS):
-            parent = current.getparent() if current is not None else None
-            if current is None or parent is None:
-                found.append(0.0)
-                current = None
-                continue
-            counts = self._counts.get(parent)
-            if counts is None:
-                counts = Counter(_signature(child) for child in parent)
-                self._counts[parent] = counts
-            found.append(math.log1p(counts[_signature(current)] - 1))
-            current = parent
+    def signature(self, element: lxml_html.HtmlElement | None) -> tuple[object, str]:
+        if element is None:
+            return _NO_SIGNATURE
+        found = self._signatures.get(element)
+        if found is None:
+            names = element.get("class")
+            found = (element.tag, " ".join(names.split()) if names else "")
+            self._signatures[element] = found
         return found
 
-
-_CHROME_CODES = {"nav": 1.0, "header": 2.0, "footer": 3.0, "aside": 4.0, "form": 5.0}
-
-
-class _Chrome:
-    """How many levels up the nearest navigation, header, footer, aside or form is, and
-    which (-1 and 0 for none), memoised per element."""
-
-    def __init__(self) -> None:
-        self._found: dict[lxml_html.HtmlElement, tuple[float, float]] = {}
-
-    def of(self, element: lxml_html.HtmlElement) -> tuple[float, float]:
+    def alike(self, element: lxml_html.HtmlElement) -> tuple[float, ...]:
+        """For the element and the two levels above it, how many of its siblings share its
+        signature (log, 0 where there is no level)."""
+        # Up to the first element already described (or the root), then back down: pages
+        # nest deeper than Python's recursion allows.
         path = []
         current: lxml_html.HtmlElement | None = element
-        while current is not None and current not in self._found:
+        while current is not None and current not in self._alike:
             path.append(current)
             current = current.getparent()
-        above = self._found[current] if current is not None else (-1.0, 0.0)
+        above = self._alike[current] if current is not None else (0.0,) * _SIBLING_LEVELS
+        for node in reversed(path):
+            parent = node.getparent()
+            if parent is None:
+                above = (0.0,) * _SIBLING_LEVELS
+            else:
+                counts = self._siblings.get(parent)
+                if counts is None:
+                    counts = Counter(map(self.signature, parent))
+                    self._siblings[parent] = counts
+                own = math.log1p(counts[self.signature(node)] - 1)
+                above = (own, *above[: _SIBLING_LEVELS - 1])
+            self._alike[node] = above
+        return above
+
+    def density(self, element: lxml_html.HtmlElement | None) -> float:
+        """The share of the element's text (stripped) that is the text of its links."""
+        if element is None:
+            return -1.0
+        found = self._densities.get(element)
+        if found is None:
+            length = len(element.text_content().strip())
+            found = min(1.0, self._links().get(element, 0) / length) if length else 0.0
+            self._densities[element] = found
+        return found
+
+    def _links(self) -> dict[lxml_html.HtmlElement, int]:
+        """Every element's characters of link text: each link's (stripped) added once to
+        itself and its ancestors, instead of every element asked walking its links."""
+        if self._linked is None:
+            linked: dict[lxml_html.HtmlElement, int] = {}
+            for link in self._top.iter("a"):
+                length = len(link.text_content().strip())
+                if not length:
+                    continue
+                node: lxml_html.HtmlElement | None = link
+                while node is not None:
+                    linked[node] = linked.get(node, 0) + length
+                    node = node.getparent()
+            self._linked = linked
+        return self._linked
+
+    def chrome(self, element: lxml_html.HtmlElement) -> tuple[float, float]:
+        """How many levels up the nearest navigation, header, footer, aside or form is, and
+        which (-1 and 0 for none)."""
+        path = []
+        current: lxml_html.HtmlElement | None = element
+        while current is not None and current not in self._chrome:
+            path.append(current)
+            current = current.getparent()
+        above = self._chrome[current] if current is not None else (-1.0, 0.0)
         for node in reversed(path):
             code = _CHROME_CODES.get(node.tag) if isinstance(node.tag, str) else None
             if code is not None:
                 above = (0.0, code)
             elif above[0] >= 0:
                 above = (above[0] + 1.0, above[1])
-            self._found[node] = above
+            self._chrome[node] = above
         return above
-
-
-class _Densities:
-    """Link density of elements around blocks, computed once per element."""
-
-    def __init__(self) -> None:
-        self._found: dict[lxml_html.HtmlElement, float] = {}
-
-    def of(self, element: lxml_html.HtmlElement | None) -> float:
-        if element is None:
-            return -1.0
-        found = self._found.get(element)
-        if found is None:
-            text = element.text_content()
-            length = len(text.strip())
-            linked = sum(len(a.text_content().strip()) for a in element.iter("a"))
-            found = min(1.0, linked / length) if length else 0.0
-            self._found[element] = found
-        return found
 
 
 def _link_density(markdown: str, text: str) -> float:
