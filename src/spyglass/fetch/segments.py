@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from lxml import html as lxml_html
 
 from spyglass.fetch.blocks import BOILERPLATE_WORDS, LONG_WORDS, SHORT_WORDS
+from spyglass.fetch.candidates import finish
 from spyglass.fetch.linktext import link_text
 from spyglass.fetch.places import CHAIN_FEATURES, Places, owner_tag
 from spyglass.fetch.region import code_markdown, hidden, run_markdown, skipped, table_rows
@@ -523,6 +524,23 @@ def dom_reading(
     least ``threshold``, assembled; every block when none is (a page of a few lines is its
     own content), nothing for a page without blocks."""
     return assemble(found, kept(chances(rows) if found else [], threshold))
+
+
+def dom_candidate(
+    root: lxml_html.HtmlElement,
+    base: str,
+    readings: Mapping[str, str],
+    places: Places,
+    context: Sequence[float],
+    chances: Chances,
+    threshold: float,
+    chrome: bool = False,
+) -> str:
+    """The ``dom`` reading of the page whose body is ``root``, finished as the other
+    readings are (see :func:`segments`, :func:`segment_rows`, :func:`dom_reading`)."""
+    found = segments(root, base, chrome)
+    rows = segment_rows(found, readings, places, context)
+    return finish(dom_reading(found, rows, chances, threshold), base)
 
 
 def kept(chances: Sequence[float], threshold: float) -> list[bool]:
