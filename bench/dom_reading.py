@@ -427,9 +427,8 @@ def timing(
 
     model = fit_segments(data, names)
 
-    def chances(rows: list[list[float]]) -> list[float]:
-        matrix = numpy.asarray(rows, dtype=numpy.float64)
-        return [float(v) for v in model.predict(matrix, num_threads=1)]
+    def chances(rows: numpy.ndarray) -> list[float]:
+        return [float(v) for v in model.predict(rows, num_threads=1)]
 
     seen = []
     for page, d in zip(pages, data, strict=True):

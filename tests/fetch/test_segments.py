@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import numpy
 import pytest
 from lxml import html as lxml_html
 
@@ -56,7 +57,7 @@ def _body(html: str) -> lxml_html.HtmlElement:
 
 def _described(found: list[Segment], html_tree: lxml_html.HtmlElement) -> list[dict[str, float]]:
     rows = segment_rows(found, {}, Places(text_index(html_tree), None))
-    return [dict(zip(SEGMENT_FEATURES, row, strict=True)) for row in rows]
+    return [dict(zip(SEGMENT_FEATURES, row.tolist(), strict=True)) for row in rows]
 
 
 def test_the_body_is_cut_into_its_lowest_blocks_of_text_in_document_order() -> None:
@@ -161,7 +162,7 @@ def test_a_block_is_described_by_how_much_of_it_each_reading_holds() -> None:
     assert clamps["in_region"] == 0.0
     assert described["Ships in two days."]["in_article"] == 0.0
     # The page's context row ends every block's row.
-    assert all(row[-2:] == [7.0, 8.0] for row in rows)
+    assert all(list(row[-2:]) == [7.0, 8.0] for row in rows)
     assert all(len(row) == len(SEGMENT_FEATURES) + 2 for row in rows)
 
 
@@ -170,7 +171,7 @@ def test_the_dom_reading_keeps_the_blocks_the_model_finds_likely() -> None:
     found = segments(body, "https://shop.example/tools")
     rows = segment_rows(found, {}, Places(text_index(body), None))
 
-    def chances(block_rows: list[list[float]]) -> list[float]:
+    def chances(block_rows: numpy.ndarray) -> list[float]:
         # A stand-in model: links and prices are content, everything else not.
         position = SEGMENT_FEATURES.index("link_density")
         return [0.9 if row[position] > 0.5 else 0.1 for row in block_rows]
@@ -179,7 +180,7 @@ def test_the_dom_reading_keeps_the_blocks_the_model_finds_likely() -> None:
         "### [Hammer](https://shop.example/t/1)\n\n### [Saw](https://shop.example/t/2)\n\n"
         "### [Drill](https://shop.example/t/3)"
     )
-    assert dom_reading([], [], chances, 0.5) == ""
+    assert dom_reading([], numpy.empty((0, 0)), chances, 0.5) == ""
 
 
 def test_a_page_whose_blocks_the_model_all_doubts_is_read_whole() -> None:
@@ -197,7 +198,7 @@ def test_a_product_s_description_and_spec_table_are_assembled_without_its_chrome
     rows = segment_rows(found, {}, Places(text_index(body), None))
     chrome = SEGMENT_FEATURES.index("up_to_chrome_tag")
 
-    def chances(block_rows: list[list[float]]) -> list[float]:
+    def chances(block_rows: numpy.ndarray) -> list[float]:
         # A stand-in model that knows one thing: blocks inside page chrome are not content.
         return [0.1 if row[chrome] >= 0 else 0.9 for row in block_rows]
 

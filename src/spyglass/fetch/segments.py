@@ -29,6 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy
 from lxml import html as lxml_html
 
 from spyglass.fetch.blocks import BOILERPLATE_WORDS, LONG_WORDS, SHORT_WORDS
@@ -273,16 +274,22 @@ class _Lookup:
     """A reading's words, to ask how much of a block it contains."""
 
     def __init__(self, markdown: str) -> None:
-        words = _tokens(link_text(markdown))
-        self.joined = " " + " ".join(words) + " "
+        self.words = _tokens(link_text(markdown))
+        words = self.words
         # The bound method is what the share of every block calls, in C through map().
         self.has = set(zip(words, words[1:], words[2:], strict=False)).__contains__
+        self._joined = ""
 
     def share(self, words: list[str], phrase: str, grams: list[tuple[str, str, str]]) -> float:
         """How much of a block (its ``words``, their ``phrase``, their word ``grams``,
         built once for every reading) this reading holds."""
         if not grams:
-            return float(bool(words) and phrase in self.joined)
+            if not words:
+                return 0.0
+            if not self._joined:
+                # Only blocks of one or two words look for their phrase.
+                self._joined = " " + " ".join(self.words) + " "
+            return float(phrase in self._joined)
         return sum(map(self.has, grams)) / len(grams)
 
 
@@ -291,13 +298,13 @@ def segment_rows(
     readings: Mapping[str, str],
     places: Places,
     context: Sequence[float] = (),
-) -> list[list[float]]:
-    """One feature row (:data:`SEGMENT_FEATURES`, then ``context``) per block of ``found``:
-    ``readings`` are the candidate readings by kind (:data:`LOOKED_UP`), ``places`` the
-    page's :class:`~spyglass.fetch.places.Places`, ``context`` the page's row of page and
-    candidate features (the same for every block)."""
+) -> numpy.ndarray:
+    """One feature row (:data:`SEGMENT_FEATURES`, then ``context``) per block of ``found``,
+    as a matrix of float64: ``readings`` are the candidate readings by kind
+    (:data:`LOOKED_UP`), ``places`` the page's :class:`~spyglass.fetch.places.Places`,
+    ``context`` the page's row of page and candidate features (the same for every block)."""
     if not found:
-        return []
+        return numpy.empty((0, len(SEGMENT_FEATURES) + len(context)))
     lookups = [_Lookup(readings.get(kind, "")) for kind in LOOKED_UP]
     texts = [s.text for s in found]
     words = [_tokens(t) for t in texts]
@@ -309,13 +316,13 @@ def segment_rows(
     # Everything asked of an element (its signature, its alike siblings, its link density,
     # the chrome above it) is computed once per element and page, whatever number of
     # blocks share it.
-    tree = _Tree(found[0].element)
+    tree = _Tree()
     parents = [s.element.getparent() for s in found]
     signature = tree.signature
     pairs = [(signature(s.element), signature(p)) for s, p in zip(found, parents, strict=True)]
     in_page = Counter(pairs)
     number = len(found)
-    page = [math.log1p(number), math.log1p(total), *context]
+    page = [math.log1p(number), math.log1p(total)]
     rows: list[list[float]] = []
     before = 0
     under_boilerplate = 0.0
@@ -359,7 +366,11 @@ def segment_rows(
         ]
         rows.append(row)
         before += count
-    return rows
+    # The page's context is the same for every block: broadcast, not copied row by row.
+    matrix = numpy.empty((number, len(SEGMENT_FEATURES) + len(context)))
+    matrix[:, : len(SEGMENT_FEATURES)] = rows
+    matrix[:, len(SEGMENT_FEATURES) :] = context
+    return matrix
 
 
 _CHROME_CODES = {"nav": 1.0, "header": 2.0, "footer": 3.0, "aside": 4.0, "form": 5.0}
@@ -372,13 +383,12 @@ class _Tree:
     above (a card's title sits two levels below the repeated card), the link density of
     its text, and how far up the nearest navigation, header, footer, aside or form is."""
 
-    def __init__(self, element: lxml_html.HtmlElement) -> None:
-        self._top = element.getroottree().getroot()
+    def __init__(self) -> None:
         self._signatures: dict[lxml_html.HtmlElement, tuple[object, str]] = {}
         self._siblings: dict[lxml_html.HtmlElement, Counter[tuple[object, str]]] = {}
         self._alike: dict[lxml_html.HtmlElement, tuple[float, ...]] = {}
         self._densities: dict[lxml_html.HtmlElement, float] = {}
-        self._linked: dict[lxml_html.HtmlElement, int] | None = None
+        self._link_lengths: dict[lxml_html.HtmlElement, int] = {}
         self._chrome: dict[lxml_html.HtmlElement, tuple[float, float]] = {}
 
     def signature(self, element: lxml_html.HtmlElement | None) -> tuple[object, str]:
@@ -423,25 +433,20 @@ class _Tree:
         found = self._densities.get(element)
         if found is None:
             length = len(element.text_content().strip())
-            found = min(1.0, self._links().get(element, 0) / length) if length else 0.0
+            found = 0.0
+            if length:
+                lengths = self._link_lengths
+                linked = 0
+                for link in element.iter("a"):
+                    # A link sits under the parents and grandparents of many blocks: its
+                    # text is read once.
+                    size = lengths.get(link)
+                    if size is None:
+                        size = lengths[link] = len(link.text_content().strip())
+                    linked += size
+                found = min(1.0, linked / length)
             self._densities[element] = found
         return found
-
-    def _links(self) -> dict[lxml_html.HtmlElement, int]:
-        """Every element's characters of link text: each link's (stripped) added once to
-        itself and its ancestors, instead of every element asked walking its links."""
-        if self._linked is None:
-            linked: dict[lxml_html.HtmlElement, int] = {}
-            for link in self._top.iter("a"):
-                length = len(link.text_content().strip())
-                if not length:
-                    continue
-                node: lxml_html.HtmlElement | None = link
-                while node is not None:
-                    linked[node] = linked.get(node, 0) + length
-                    node = node.getparent()
-            self._linked = linked
-        return self._linked
 
     def chrome(self, element: lxml_html.HtmlElement) -> tuple[float, float]:
         """How many levels up the nearest navigation, header, footer, aside or form is, and
@@ -511,12 +516,13 @@ def _table(rows: list[Segment]) -> str:
     return "\n".join(lines)
 
 
-Chances = Callable[[list[list[float]]], list[float]]
+#: A model's chance of being content for each row of a matrix of block rows.
+Chances = Callable[[numpy.ndarray], list[float]]
 
 
 def dom_reading(
     found: Sequence[Segment],
-    rows: list[list[float]],
+    rows: numpy.ndarray,
     chances: Chances,
     threshold: float,
 ) -> str:
