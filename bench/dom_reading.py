@@ -26,8 +26,10 @@ Needs the readings and block caches of ``bench/train_extraction.py`` (run it fir
    every decision held out. The shipped path's filtered scores are cached too.
 
 ``--time N`` first measures the CPU time of the dom reading's parts (segmenting, describing,
-the model, with a DOM-block model trained on every page) beside ``extract_html`` and
-trafilatura's default extraction on N evenly spread WCXB pages.
+the model, with a DOM-block model trained on every page) and of extraction with the dom
+reading as a fourth candidate (the chooser over four readings, the block filter where the
+chosen reading is not the dom reading; the first threshold of ``--rules``), beside
+``extract_html`` and trafilatura's default extraction on N evenly spread WCXB pages.
 """
 
 from __future__ import annotations

@@ -13,12 +13,16 @@ as, :mod:`spyglass.fetch.places`), its text (words, links, punctuation), the lin
 of the elements around it, how many siblings share its tag and class (the cards of a grid,
 the rows of a listing), where it comes in the page, whether the other readings contain its
 text, and what kind of page it is on, so the same list of links can be chrome under an
-article and the content of a listing. The blocks a model keeps are put back together in
-document order as Markdown (headings, list items, tables, code fences, absolute links).
+article and the content of a listing. Whatever the blocks ask of an element (its signature,
+its alike siblings, the link density of its text, the chrome above it) is computed once per
+element and page, and the rows come back as one matrix. The blocks a model keeps are put
+back together in document order as Markdown (headings, list items, tables, code fences,
+absolute links), finished as the other readings are (:func:`dom_candidate`).
 
 This reading is not on ``web.fetch``'s path yet: ``bench/dom_reading.py`` trains the model,
 measures the reading held out as a fourth candidate of the chooser and times it (better on
-both corpora, but too slow for the time target; docs/benchmarks.md).
+both corpora, and precise enough at a threshold of 0.7, but still about a third of
+trafilatura's time on top of the shipped path, past the time target; docs/benchmarks.md).
 """
 
 from __future__ import annotations
