@@ -2,7 +2,7 @@
 out on WCXB dev and trafilatura-eval (issue #12; not shipped, see docs/benchmarks.md).
 
     .venv/bin/python bench/dom_reading.py [--jobs 2] [--rebuild] [--rules 0.5,0.6/0.4/0.4]
-        [--summary] [--skip-chrome] [--boost F] [--time N]
+        [--summary] [--skip-chrome] [--boost F] [--without F1,F2] [--time N]
 
 Needs the readings and block caches of ``bench/train_extraction.py`` (run it first, with
 ``--rebuild`` on a fresh checkout). Steps:
@@ -24,6 +24,10 @@ Needs the readings and block caches of ``bench/train_extraction.py`` (run it fir
    model made of the page), the chosen reading filtered as shipped unless it is ``dom``;
    beside the shipped path (three readings, block filter at the shipped keep thresholds),
    every decision held out. The shipped path's filtered scores are cached too.
+
+``--without in_region`` measures the DOM-block model without those features (their columns
+left missing in training and prediction; held-out chances cached apart), to find the ones
+that can be left uncomputed.
 
 ``--time N`` first measures the CPU time of the dom reading's parts (segmenting, describing,
 the model, with a DOM-block model trained on every page) and of extraction with the dom
@@ -261,6 +265,9 @@ def heldout_chances(
     held_out = variant(HELD_OUT, chrome)
     if boosted:
         held_out = held_out.with_name(f"{held_out.stem}-boost{max(boosted)}.pkl")
+    without = sorted({name for d in data for name in d.get("without", ())})
+    if without:
+        held_out = held_out.with_name(f"{held_out.stem}-without-{'-'.join(without)}.pkl")
     if held_out.exists() and not rebuild:
         with held_out.open("rb") as handle:
             cached: list[Any] = pickle.load(handle)
@@ -533,6 +540,11 @@ def main() -> int:
         "much more in training the DOM-block model",
     )
     parser.add_argument(
+        "--without",
+        default="",
+        help="block features (comma-separated) the DOM-block model goes without",
+    )
+    parser.add_argument(
         "--time", type=int, default=0, help="also time the dom reading on N WCXB pages"
     )
     options = parser.parse_args()
@@ -545,6 +557,13 @@ def main() -> int:
     for page, d in zip(pages, data, strict=True):
         if page["type"] in BOOSTED:
             d["boost"] = options.boost
+    left_out = [name for name in options.without.split(",") if name]
+    if left_out:
+        columns = [names.index(name) for name in left_out]
+        for d in data:
+            if d["rows"] is not None:
+                d["rows"][:, columns] = math.nan
+                d["without"] = left_out
     if options.time:
         print(f"CPU time per page, {options.time} WCXB pages:")
         first = float(options.rules.split(",")[0].split("/")[0])
