@@ -41,6 +41,7 @@ from spyglass.fetch.candidates import finish
 from spyglass.fetch.linktext import link_text
 from spyglass.fetch.places import CHAIN_FEATURES, Places, owner_tag
 from spyglass.fetch.region import code_markdown, hidden, run_markdown, skipped, table_rows
+from spyglass.fetch.surroundings import SIBLING_LEVELS, Surroundings
 
 #: Elements that end a run of text: a block of their own, or a container of blocks.
 _BLOCK_TAGS = frozenset(
@@ -94,8 +95,6 @@ _DIGIT = re.compile(r"\d")
 _LINK_LABEL = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _MARKER = re.compile(r"^(?:#{1,6} |- )")
-#: How many levels (the block's element, its parent, its grandparent) count alike siblings.
-_SIBLING_LEVELS = 3
 
 #: What each block is described by, before the page's context row.
 SEGMENT_FEATURES = [
@@ -115,7 +114,7 @@ SEGMENT_FEATURES = [
     "digit_share",
     "boilerplate_words",
     "boilerplate_heading",
-    *(f"alike_siblings_{level}" for level in range(_SIBLING_LEVELS)),
+    *(f"alike_siblings_{level}" for level in range(SIBLING_LEVELS)),
     "alike_in_page",
     "in_article",
     "in_region",
@@ -320,7 +319,7 @@ def segment_rows(
     # Everything asked of an element (its signature, its alike siblings, its link density,
     # the chrome above it) is computed once per element and page, whatever number of
     # blocks share it.
-    tree = _Tree()
+    tree = Surroundings()
     parents = [s.element.getparent() for s in found]
     signature = tree.signature
     pairs = [(signature(s.element), signature(p)) for s, p in zip(found, parents, strict=True)]
@@ -375,100 +374,6 @@ def segment_rows(
     matrix[:, : len(SEGMENT_FEATURES)] = rows
     matrix[:, len(SEGMENT_FEATURES) :] = context
     return matrix
-
-
-_CHROME_CODES = {"nav": 1.0, "header": 2.0, "footer": 3.0, "aside": 4.0, "form": 5.0}
-_NO_SIGNATURE: tuple[object, str] = ("", "")
-
-
-class _Tree:
-    """What the blocks of one page ask of their elements, each computed once per element:
-    its signature (tag and class), how many siblings share it at its level and the two
-    above (a card's title sits two levels below the repeated card), the link density of
-    its text, and how far up the nearest navigation, header, footer, aside or form is."""
-
-    def __init__(self) -> None:
-        self._signatures: dict[lxml_html.HtmlElement, tuple[object, str]] = {}
-        self._siblings: dict[lxml_html.HtmlElement, Counter[tuple[object, str]]] = {}
-        self._alike: dict[lxml_html.HtmlElement, tuple[float, ...]] = {}
-        self._densities: dict[lxml_html.HtmlElement, float] = {}
-        self._link_lengths: dict[lxml_html.HtmlElement, int] = {}
-        self._chrome: dict[lxml_html.HtmlElement, tuple[float, float]] = {}
-
-    def signature(self, element: lxml_html.HtmlElement | None) -> tuple[object, str]:
-        if element is None:
-            return _NO_SIGNATURE
-        found = self._signatures.get(element)
-        if found is None:
-            names = element.get("class")
-            found = (element.tag, " ".join(names.split()) if names else "")
-            self._signatures[element] = found
-        return found
-
-    def alike(self, element: lxml_html.HtmlElement) -> tuple[float, ...]:
-        """For the element and the two levels above it, how many of its siblings share its
-        signature (log, 0 where there is no level)."""
-        # Up to the first element already described (or the root), then back down: pages
-        # nest deeper than Python's recursion allows.
-        path = []
-        current: lxml_html.HtmlElement | None = element
-        while current is not None and current not in self._alike:
-            path.append(current)
-            current = current.getparent()
-        above = self._alike[current] if current is not None else (0.0,) * _SIBLING_LEVELS
-        for node in reversed(path):
-            parent = node.getparent()
-            if parent is None:
-                above = (0.0,) * _SIBLING_LEVELS
-            else:
-                counts = self._siblings.get(parent)
-                if counts is None:
-                    counts = Counter(map(self.signature, parent))
-                    self._siblings[parent] = counts
-                own = math.log1p(counts[self.signature(node)] - 1)
-                above = (own, *above[: _SIBLING_LEVELS - 1])
-            self._alike[node] = above
-        return above
-
-    def density(self, element: lxml_html.HtmlElement | None) -> float:
-        """The share of the element's text (stripped) that is the text of its links."""
-        if element is None:
-            return -1.0
-        found = self._densities.get(element)
-        if found is None:
-            length = len(element.text_content().strip())
-            found = 0.0
-            if length:
-                lengths = self._link_lengths
-                linked = 0
-                for link in element.iter("a"):
-                    # A link sits under the parents and grandparents of many blocks: its
-                    # text is read once.
-                    size = lengths.get(link)
-                    if size is None:
-                        size = lengths[link] = len(link.text_content().strip())
-                    linked += size
-                found = min(1.0, linked / length)
-            self._densities[element] = found
-        return found
-
-    def chrome(self, element: lxml_html.HtmlElement) -> tuple[float, float]:
-        """How many levels up the nearest navigation, header, footer, aside or form is, and
-        which (-1 and 0 for none)."""
-        path = []
-        current: lxml_html.HtmlElement | None = element
-        while current is not None and current not in self._chrome:
-            path.append(current)
-            current = current.getparent()
-        above = self._chrome[current] if current is not None else (-1.0, 0.0)
-        for node in reversed(path):
-            code = _CHROME_CODES.get(node.tag) if isinstance(node.tag, str) else None
-            if code is not None:
-                above = (0.0, code)
-            elif above[0] >= 0:
-                above = (above[0] + 1.0, above[1])
-            self._chrome[node] = above
-        return above
 
 
 def _link_density(markdown: str, text: str) -> float:
