@@ -2,7 +2,7 @@
 out on WCXB dev and trafilatura-eval (issue #12; not shipped, see docs/benchmarks.md).
 
     .venv/bin/python bench/dom_reading.py [--jobs 2] [--rebuild] [--rules 0.5,0.6/0.4/0.4]
-        [--summary] [--skip-chrome] [--boost F] [--time N]
+        [--summary] [--skip-chrome] [--boost F] [--without F1,F2] [--time N]
 
 Needs the readings and block caches of ``bench/train_extraction.py`` (run it first, with
 ``--rebuild`` on a fresh checkout). Steps:
@@ -25,9 +25,15 @@ Needs the readings and block caches of ``bench/train_extraction.py`` (run it fir
    beside the shipped path (three readings, block filter at the shipped keep thresholds),
    every decision held out. The shipped path's filtered scores are cached too.
 
+``--without in_region`` measures the DOM-block model without those features (their columns
+left missing in training and prediction; held-out chances cached apart), to find the ones
+that can be left uncomputed.
+
 ``--time N`` first measures the CPU time of the dom reading's parts (segmenting, describing,
-the model, with a DOM-block model trained on every page) beside ``extract_html`` and
-trafilatura's default extraction on N evenly spread WCXB pages.
+the model, with a DOM-block model trained on every page) and of extraction with the dom
+reading as a fourth candidate (the chooser over four readings, the block filter where the
+chosen reading is not the dom reading; the first threshold of ``--rules``), beside
+``extract_html`` and trafilatura's default extraction on N evenly spread WCXB pages.
 """
 
 from __future__ import annotations
@@ -259,6 +265,9 @@ def heldout_chances(
     held_out = variant(HELD_OUT, chrome)
     if boosted:
         held_out = held_out.with_name(f"{held_out.stem}-boost{max(boosted)}.pkl")
+    without = sorted({name for d in data for name in d.get("without", ())})
+    if without:
+        held_out = held_out.with_name(f"{held_out.stem}-without-{'-'.join(without)}.pkl")
     if held_out.exists() and not rebuild:
         with held_out.open("rb") as handle:
             cached: list[Any] = pickle.load(handle)
@@ -387,27 +396,82 @@ def evaluate(
     return result, chosen
 
 
-def timing(data: list[dict[str, Any]], names: list[str], count: int) -> None:
-    """CPU time of the dom reading's parts beside the shipped extraction and trafilatura's
-    default extraction, on ``count`` evenly spread WCXB pages (the calling thread's time,
-    the three measured page by page in turn)."""
+def timing(
+    pages: list[dict[str, Any]],
+    data: list[dict[str, Any]],
+    names: list[str],
+    count: int,
+    chrome: bool,
+    threshold: float,
+) -> None:
+    """CPU time of the dom reading's parts, and of extraction with it as a fourth candidate,
+    beside the shipped extraction and trafilatura's default extraction, on ``count``
+    evenly spread WCXB pages (the calling thread's time, page by page in turn).
+
+    The four-way path is what ``extract_html`` would run: the three readings and their rows,
+    the dom reading (segments, rows, the DOM-block model at ``threshold``), the chooser over
+    four readings, and the block filter at the shipped keep threshold when the chosen
+    reading is not the dom reading; then the metadata. Its models are trained on every page
+    (the time does not depend on how well they decide)."""
+    import numpy
     import trafilatura
 
     from bench.extraction_data import page_ids
     from bench.fetch_extraction import pick as spread
-    from spyglass.fetch.extract import _base_url, extract_html, parse, readings, with_fallback
+    from spyglass.fetch.blocks import keep_content
+    from spyglass.fetch.candidates import finish
+    from spyglass.fetch.extract import (
+        _base_url,
+        _title,
+        extract_html,
+        parse,
+        readings,
+        with_fallback,
+    )
+    from spyglass.fetch.features import reading_rows
+    from spyglass.fetch.keep import keep_threshold
+    from spyglass.fetch.learned import content_chances
+    from spyglass.fetch.metadata import page_metadata
     from spyglass.fetch.segments import dom_reading, segment_rows, segments
 
     model = fit_segments(data, names)
 
-    def chances(rows: list[list[float]]) -> list[float]:
-        import numpy
+    def chances(rows: numpy.ndarray) -> list[float]:
+        return [float(v) for v in model.predict(rows, num_threads=1)]
 
-        matrix = numpy.asarray(rows, dtype=numpy.float64)
-        return [float(v) for v in model.predict(matrix, num_threads=1)]
+    seen = []
+    for page, d in zip(pages, data, strict=True):
+        if d["rows"] is not None and len(d["labels"]):
+            dom = assembled(d, model.predict(d["rows"].astype("float64"), num_threads=1), 0.5)
+            seen.append(four_way(page, dom, page["scores"]["article"]))
+    chooser = fit_kinds(seen, READINGS)
+
+    def extract_four_way(html: str, url: str) -> str:
+        tree = parse(html)
+        if tree is None:
+            return ""
+        _title(tree)
+        read = readings(tree, url)
+        texts = with_fallback(read.found, tree)
+        base = _base_url(tree, url)
+        body = tree.find(".//body")
+        found = segments(body if body is not None else tree, base, chrome)
+        rows = segment_rows(found, texts, read.places, read.rows[0][CONTEXT_START:])
+        texts = {**texts, "dom": finish(dom_reading(found, rows, chances, threshold), base)}
+        four = reading_rows(read.page, texts, read.described)
+        predicted = chooser.predict(numpy.asarray(four, dtype=numpy.float64), num_threads=1)
+        chosen = READINGS[max(range(4), key=lambda i: (predicted[i], -i))]
+        markdown = texts[chosen]
+        if chosen != "dom":
+            context = read.rows[READINGS.index(chosen)]
+            markdown = keep_content(
+                chosen, texts, content_chances, keep_threshold(read.page), context, read.places
+            )
+        page_metadata(tree, url)
+        return markdown
 
     parts: dict[str, list[float]] = {
-        k: [] for k in ("trafilatura", "shipped", "segments", "rows", "model", "dom")
+        k: [] for k in ("trafilatura", "shipped", "four-way", "segments", "rows", "model", "dom")
     }
     for page_id in spread(page_ids("wcxb"), count):
         page = load("wcxb", page_id)
@@ -417,6 +481,9 @@ def timing(data: list[dict[str, Any]], names: list[str], count: int) -> None:
         started = time.thread_time()
         extract_html(page.html, page.url)
         parts["shipped"].append(time.thread_time() - started)
+        started = time.thread_time()
+        extract_four_way(page.html, page.url)
+        parts["four-way"].append(time.thread_time() - started)
         tree = parse(page.html)
         if tree is None:
             continue
@@ -424,11 +491,11 @@ def timing(data: list[dict[str, Any]], names: list[str], count: int) -> None:
         texts = with_fallback(read.found, tree)
         body = tree.find(".//body")
         started = time.thread_time()
-        found = segments(body if body is not None else tree, _base_url(tree, page.url))
+        found = segments(body if body is not None else tree, _base_url(tree, page.url), chrome)
         segmented = time.thread_time()
         rows = segment_rows(found, texts, read.places, read.rows[0][CONTEXT_START:])
         described = time.thread_time()
-        dom_reading(found, rows, chances, 0.5)
+        dom_reading(found, rows, chances, threshold)
         ended = time.thread_time()
         parts["segments"].append(segmented - started)
         parts["rows"].append(described - segmented)
@@ -438,6 +505,13 @@ def timing(data: list[dict[str, Any]], names: list[str], count: int) -> None:
     for name, values in parts.items():
         median = statistics.median(values)
         print(f"  {name:<12} median {median * 1000:6.1f} ms  x{median / base:.2f} trafilatura's")
+    ratios = [f / t for f, t in zip(parts["four-way"], parts["trafilatura"], strict=True)]
+    shipped = [s / t for s, t in zip(parts["shipped"], parts["trafilatura"], strict=True)]
+    print(
+        f"  median of per-page ratios: shipped x{statistics.median(shipped):.2f}, "
+        f"four-way x{statistics.median(ratios):.2f}",
+        flush=True,
+    )
 
 
 def main() -> int:
@@ -466,6 +540,11 @@ def main() -> int:
         "much more in training the DOM-block model",
     )
     parser.add_argument(
+        "--without",
+        default="",
+        help="block features (comma-separated) the DOM-block model goes without",
+    )
+    parser.add_argument(
         "--time", type=int, default=0, help="also time the dom reading on N WCXB pages"
     )
     options = parser.parse_args()
@@ -478,9 +557,17 @@ def main() -> int:
     for page, d in zip(pages, data, strict=True):
         if page["type"] in BOOSTED:
             d["boost"] = options.boost
+    left_out = [name for name in options.without.split(",") if name]
+    if left_out:
+        columns = [names.index(name) for name in left_out]
+        for d in data:
+            if d["rows"] is not None:
+                d["rows"][:, columns] = math.nan
+                d["without"] = left_out
     if options.time:
         print(f"CPU time per page, {options.time} WCXB pages:")
-        timing(data, names, options.time)
+        first = float(options.rules.split(",")[0].split("/")[0])
+        timing(pages, data, names, options.time, not options.skip_chrome, first)
     print(f"{len(pages)} pages; five folds grouped by site, held-out figures:")
     chances = heldout_chances(data, names, fold_of, options.rebuild, not options.skip_chrome)
     shipped = shipped_scores(pages, truths, fold_of, options.rebuild)

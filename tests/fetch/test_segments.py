@@ -3,6 +3,10 @@ reading assembled from the kept ones."""
 
 from __future__ import annotations
 
+import math
+
+import numpy
+import pytest
 from lxml import html as lxml_html
 
 from spyglass.fetch.places import Places, text_index
@@ -10,6 +14,7 @@ from spyglass.fetch.segments import (
     SEGMENT_FEATURES,
     Segment,
     assemble,
+    dom_candidate,
     dom_reading,
     segment_rows,
     segments,
@@ -52,7 +57,7 @@ def _body(html: str) -> lxml_html.HtmlElement:
 
 def _described(found: list[Segment], html_tree: lxml_html.HtmlElement) -> list[dict[str, float]]:
     rows = segment_rows(found, {}, Places(text_index(html_tree), None))
-    return [dict(zip(SEGMENT_FEATURES, row, strict=True)) for row in rows]
+    return [dict(zip(SEGMENT_FEATURES, row.tolist(), strict=True)) for row in rows]
 
 
 def test_the_body_is_cut_into_its_lowest_blocks_of_text_in_document_order() -> None:
@@ -157,7 +162,7 @@ def test_a_block_is_described_by_how_much_of_it_each_reading_holds() -> None:
     assert clamps["in_region"] == 0.0
     assert described["Ships in two days."]["in_article"] == 0.0
     # The page's context row ends every block's row.
-    assert all(row[-2:] == [7.0, 8.0] for row in rows)
+    assert all(list(row[-2:]) == [7.0, 8.0] for row in rows)
     assert all(len(row) == len(SEGMENT_FEATURES) + 2 for row in rows)
 
 
@@ -166,7 +171,7 @@ def test_the_dom_reading_keeps_the_blocks_the_model_finds_likely() -> None:
     found = segments(body, "https://shop.example/tools")
     rows = segment_rows(found, {}, Places(text_index(body), None))
 
-    def chances(block_rows: list[list[float]]) -> list[float]:
+    def chances(block_rows: numpy.ndarray) -> list[float]:
         # A stand-in model: links and prices are content, everything else not.
         position = SEGMENT_FEATURES.index("link_density")
         return [0.9 if row[position] > 0.5 else 0.1 for row in block_rows]
@@ -175,7 +180,7 @@ def test_the_dom_reading_keeps_the_blocks_the_model_finds_likely() -> None:
         "### [Hammer](https://shop.example/t/1)\n\n### [Saw](https://shop.example/t/2)\n\n"
         "### [Drill](https://shop.example/t/3)"
     )
-    assert dom_reading([], [], chances, 0.5) == ""
+    assert dom_reading([], numpy.empty((0, 0)), chances, 0.5) == ""
 
 
 def test_a_page_whose_blocks_the_model_all_doubts_is_read_whole() -> None:
@@ -193,7 +198,7 @@ def test_a_product_s_description_and_spec_table_are_assembled_without_its_chrome
     rows = segment_rows(found, {}, Places(text_index(body), None))
     chrome = SEGMENT_FEATURES.index("up_to_chrome_tag")
 
-    def chances(block_rows: list[list[float]]) -> list[float]:
+    def chances(block_rows: numpy.ndarray) -> list[float]:
         # A stand-in model that knows one thing: blocks inside page chrome are not content.
         return [0.1 if row[chrome] >= 0 else 0.9 for row in block_rows]
 
@@ -208,3 +213,64 @@ def test_a_product_s_description_and_spec_table_are_assembled_without_its_chrome
         "- Spare parts\n\n"
         "- Jaw pads"
     )
+
+
+NESTED = """<html><body><main>
+<div class="post"><div class="links">
+<p>See <a href="/a">the first guide</a> and read on.</p>
+<p><a href="/b">Second guide</a></p>
+<p>Plain words with no link at all here.</p>
+</div><p>Closing words.</p></div>
+<div class="post"><p>Another post.</p></div>
+</main></body></html>"""
+
+
+def _density(element: lxml_html.HtmlElement) -> float:
+    """Link density as the feature defines it, read the slow way: every link's text."""
+    length = len(element.text_content().strip())
+    linked = sum(len(a.text_content().strip()) for a in element.iter("a"))
+    return min(1.0, linked / length) if length else 0.0
+
+
+def test_the_link_density_around_a_block_counts_the_links_of_its_parent_and_grandparent() -> None:
+    body = _body(NESTED)
+    found = segments(body, BASE)
+    rows = _described(found, body)
+    assert [s.text for s in found][:3] == [
+        "See the first guide and read on.",
+        "Second guide",
+        "Plain words with no link at all here.",
+    ]
+    for segment, row in zip(found, rows, strict=True):
+        parent = segment.element.getparent()
+        assert row["parent_link_density"] == _density(parent)
+        assert row["grandparent_link_density"] == _density(parent.getparent())
+    # The links' box holds two links among its words, the post around it one more paragraph.
+    assert 0.0 < rows[0]["parent_link_density"] < 1.0
+    assert rows[0]["grandparent_link_density"] < rows[0]["parent_link_density"]
+
+
+def test_siblings_alike_are_counted_at_the_block_s_level_and_the_two_above() -> None:
+    body = _body(NESTED)
+    found = segments(body, BASE)
+    rows = {s.text: row for s, row in zip(found, _described(found, body), strict=True)}
+    plain = rows["Plain words with no link at all here."]
+    # Three paragraphs in the links' box; the box alone in its post; two posts in <main>.
+    assert plain["alike_siblings_0"] == pytest.approx(math.log1p(2))
+    assert plain["alike_siblings_1"] == 0.0
+    assert plain["alike_siblings_2"] == pytest.approx(math.log1p(1))
+    another = rows["Another post."]
+    assert another["alike_siblings_0"] == 0.0
+    assert another["alike_siblings_1"] == pytest.approx(math.log1p(1))
+
+
+def test_the_dom_candidate_is_finished_as_the_other_readings_are() -> None:
+    body = _body(
+        "<html><body><main><p>Buy <a href='/x'>the widget</a> today, it is good.</p>"
+        "<p>Buy the widget today, it is good.</p><p>Made in Oslo.</p></main></body></html>"
+    )
+    found = dom_candidate(
+        body, BASE, {}, Places(text_index(body), None), [], lambda rows: [0.9] * len(rows), 0.5
+    )
+    # Links absolute, the repeated line dropped, as candidates.finish does for every reading.
+    assert found == ("Buy [the widget](https://shop.example/x) today, it is good.\n\nMade in Oslo.")

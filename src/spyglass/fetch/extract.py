@@ -25,7 +25,7 @@ from lxml.etree import ParserError
 
 from spyglass.fetch.blocks import keep_content
 from spyglass.fetch.candidates import KINDS, Candidates, absolute_links, candidates
-from spyglass.fetch.features import page_features, rows
+from spyglass.fetch.features import Described, page_features, rows
 from spyglass.fetch.keep import keep_threshold
 from spyglass.fetch.learned import choose, content_chances
 from spyglass.fetch.metadata import Metadata, page_metadata
@@ -90,6 +90,8 @@ class Readings:
     page: dict[str, float]
     #: Where the readings' blocks sit in the page, for the block model.
     places: Places
+    #: Each reading's numbers and words by its text, for rows of more readings.
+    described: Described = field(default_factory=dict)
 
 
 def readings(tree: lxml_html.HtmlElement, url: str) -> Readings:
@@ -98,7 +100,10 @@ def readings(tree: lxml_html.HtmlElement, url: str) -> Readings:
     index = text_index(tree)
     found = candidates(tree, base, index)
     page = page_features(tree, url)
-    return Readings(found, rows(page, found), page, Places(index, found.container))
+    described: Described = {}
+    return Readings(
+        found, rows(page, found, described), page, Places(index, found.container), described
+    )
 
 
 def extract_html(html: str, url: str) -> Extracted:

@@ -14,7 +14,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from urllib.parse import urlsplit
 
 from lxml import etree
@@ -200,29 +200,44 @@ def _described(markdown: str, visible: str) -> dict[str, float]:
 CONTEXT_START = 11
 
 
-def rows(page: dict[str, float], found: Candidates) -> list[list[float]]:
+#: What a reading's row says of it, by its text: kept by the caller so that rows of the same
+#: readings with one more are built without describing the others again.
+Described = MutableMapping[str, tuple[dict[str, float], set[str]]]
+
+
+def rows(
+    page: dict[str, float], found: Candidates, described: Described | None = None
+) -> list[list[float]]:
     """One feature row per candidate, in :data:`KINDS` order: its kind, its own numbers,
     every candidate's numbers, how much of its words the others share, and the page's."""
-    return reading_rows(page, found.by_kind())
+    return reading_rows(page, found.by_kind(), described)
 
 
-def reading_rows(page: dict[str, float], texts: Mapping[str, str]) -> list[list[float]]:
-    """:func:`rows` of any readings (``texts`` by kind, in the order the rows number them)."""
+def reading_rows(
+    page: dict[str, float], texts: Mapping[str, str], described: Described | None = None
+) -> list[list[float]]:
+    """:func:`rows` of any readings (``texts`` by kind, in the order the rows number them);
+    ``described`` keeps each reading's numbers and words by its text across calls."""
     kinds = list(texts)
-    visible = {kind: LINK.sub(r"\1", texts[kind]) for kind in kinds}
-    described = {kind: _described(texts[kind], visible[kind]) for kind in kinds}
-    words = {kind: set(_WORD.findall(visible[kind].lower())) for kind in kinds}
+    known = described if described is not None else {}
+    for kind in kinds:
+        text = texts[kind]
+        if text not in known:
+            visible = LINK.sub(r"\1", text)
+            known[text] = (_described(text, visible), set(_WORD.findall(visible.lower())))
+    numbers = {kind: known[texts[kind]][0] for kind in kinds}
+    words = {kind: known[texts[kind]][1] for kind in kinds}
     shared: dict[str, float] = {}
     for kind in kinds:
         for other in kinds:
             if other != kind:
                 mine = words[kind]
                 shared[f"{kind}_in_{other}"] = len(mine & words[other]) / len(mine) if mine else 0.0
-    context = [value for kind in kinds for value in described[kind].values()]
+    context = [value for kind in kinds for value in numbers[kind].values()]
     context += list(shared.values()) + list(page.values())
     table = []
     for index, kind in enumerate(kinds):
-        own = list(described[kind].values())
+        own = list(numbers[kind].values())
         table.append([float(index), *own, *context])
     return table
 

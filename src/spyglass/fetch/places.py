@@ -219,21 +219,21 @@ class Places:
         return above
 
     def _describe(self, element: lxml_html.HtmlElement, above: list[float]) -> list[float]:
-        tag = element.tag if isinstance(element.tag, str) else ""
-        names = f"{element.get('class') or ''} {element.get('id') or ''}".strip()
+        get = element.get
+        tag = element.tag
+        # Each kind one level farther than above (or out of reach), then those this element
+        # names at 0: most elements name nothing, and build no string.
         own = [
             above[0] + 1.0,
-            float(bool(above[1]) or tag == "article"),
-            float(bool(above[2]) or tag == "main" or element.get("role") == "main"),
-            float(bool(above[3]) or element is self._container),
+            1.0 if above[1] or tag == "article" else 0.0,
+            1.0 if above[2] or tag == "main" or get("role") == "main" else 0.0,
+            1.0 if above[3] or element is self._container else 0.0,
+            *[up + 1.0 if 0.0 <= up < _REACH else -1.0 for up in above[4:]],
         ]
-        named = _kinds_named(names) if names else ()
-        for position in range(len(_KINDS)):
-            if position in named:
-                own.append(0.0)
-            else:
-                up = above[4 + position]
-                own.append(up + 1.0 if 0.0 <= up < _REACH else -1.0)
+        names, ident = get("class"), get("id")
+        if names or ident:
+            for position in _kinds_named(f"{names or ''} {ident or ''}".strip()):
+                own[4 + position] = 0.0
         return own
 
     def _children(self, element: lxml_html.HtmlElement) -> Counter[object]:

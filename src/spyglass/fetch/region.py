@@ -12,6 +12,7 @@ only read, never changed.
 
 from __future__ import annotations
 
+import functools
 import re
 from urllib.parse import urljoin
 
@@ -146,7 +147,7 @@ def hidden(element: lxml_html.HtmlElement) -> bool:
     if get("hidden") is not None or get("aria-hidden") == "true":
         return True
     style = get("style")
-    return bool(style and _HIDDEN_STYLE.search(style))
+    return bool(style) and _hidden_style(style)
 
 
 def _joined(out: list[str], kept: list[str]) -> str:
@@ -171,11 +172,23 @@ def _skipped(element: lxml_html.HtmlElement, tag: str, root: lxml_html.HtmlEleme
     if get("hidden") is not None or get("aria-hidden") == "true":
         return True
     style = get("style")
-    if style and _HIDDEN_STYLE.search(style):
+    if style and _hidden_style(style):
         return True
     ident, names, role = get("id"), get("class"), get("role")
     if not (ident or names or role):
         return False
+    return _named_boilerplate(ident, names, role)
+
+
+@functools.lru_cache(maxsize=4096)
+def _hidden_style(style: str) -> bool:
+    return _HIDDEN_STYLE.search(style) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _named_boilerplate(ident: str | None, names: str | None, role: str | None) -> bool:
+    # A page repeats the same few ids, classes and roles on many elements (every card of a
+    # grid): the pattern is searched once per distinct set, not once per element.
     joined = " ".join(filter(None, (ident, names, role)))
     return _BOILERPLATE.search(joined) is not None
 

@@ -13,12 +13,16 @@ as, :mod:`spyglass.fetch.places`), its text (words, links, punctuation), the lin
 of the elements around it, how many siblings share its tag and class (the cards of a grid,
 the rows of a listing), where it comes in the page, whether the other readings contain its
 text, and what kind of page it is on, so the same list of links can be chrome under an
-article and the content of a listing. The blocks a model keeps are put back together in
-document order as Markdown (headings, list items, tables, code fences, absolute links).
+article and the content of a listing. Whatever the blocks ask of an element (its signature,
+its alike siblings, the link density of its text, the chrome above it) is computed once per
+element and page, and the rows come back as one matrix. The blocks a model keeps are put
+back together in document order as Markdown (headings, list items, tables, code fences,
+absolute links), finished as the other readings are (:func:`dom_candidate`).
 
 This reading is not on ``web.fetch``'s path yet: ``bench/dom_reading.py`` trains the model,
 measures the reading held out as a fourth candidate of the chooser and times it (better on
-both corpora, but too slow for the time target; docs/benchmarks.md).
+both corpora, and precise enough at a threshold of 0.7, but still about a third of
+trafilatura's time on top of the shipped path, past the time target; docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -29,12 +33,15 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy
 from lxml import html as lxml_html
 
 from spyglass.fetch.blocks import BOILERPLATE_WORDS, LONG_WORDS, SHORT_WORDS
+from spyglass.fetch.candidates import finish
 from spyglass.fetch.linktext import link_text
 from spyglass.fetch.places import CHAIN_FEATURES, Places, owner_tag
 from spyglass.fetch.region import code_markdown, hidden, run_markdown, skipped, table_rows
+from spyglass.fetch.surroundings import SIBLING_LEVELS, Surroundings
 
 #: Elements that end a run of text: a block of their own, or a container of blocks.
 _BLOCK_TAGS = frozenset(
@@ -88,8 +95,6 @@ _DIGIT = re.compile(r"\d")
 _LINK_LABEL = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _MARKER = re.compile(r"^(?:#{1,6} |- )")
-#: How many levels (the block's element, its parent, its grandparent) count alike siblings.
-_SIBLING_LEVELS = 3
 
 #: What each block is described by, before the page's context row.
 SEGMENT_FEATURES = [
@@ -109,7 +114,7 @@ SEGMENT_FEATURES = [
     "digit_share",
     "boilerplate_words",
     "boilerplate_heading",
-    *(f"alike_siblings_{level}" for level in range(_SIBLING_LEVELS)),
+    *(f"alike_siblings_{level}" for level in range(SIBLING_LEVELS)),
     "alike_in_page",
     "in_article",
     "in_region",
@@ -187,6 +192,15 @@ class _Segmenter:
                     )
                 self.tables += 1
                 return True
+        if not len(element):
+            # A leaf (most elements): a block when its tag is one, else its parent's text.
+            if tag in _BLOCK_TAGS or element is self.root:
+                if element.text:
+                    markdown = run_markdown(element, element.text, [], self.base)
+                    if markdown:
+                        self.found.append(_marked(element, tag, markdown, loose=False))
+                return True
+            return False
         # Runs of text between block children are blocks of their own once one child is a
         # block; before that they are pending, inserted where they began.
         runs: list[tuple[int, str | None, list[lxml_html.HtmlElement]]] = []
@@ -263,15 +277,23 @@ class _Lookup:
     """A reading's words, to ask how much of a block it contains."""
 
     def __init__(self, markdown: str) -> None:
-        words = _tokens(link_text(markdown))
-        self.joined = " " + " ".join(words) + " "
-        self.trigrams = set(zip(words, words[1:], words[2:], strict=False))
+        self.words = _tokens(link_text(markdown))
+        words = self.words
+        # The bound method is what the share of every block calls, in C through map().
+        self.has = set(zip(words, words[1:], words[2:], strict=False)).__contains__
+        self._joined = ""
 
-    def share(self, words: list[str]) -> float:
-        if len(words) < 3:
-            return float(bool(words) and f" {' '.join(words)} " in self.joined)
-        grams = list(zip(words, words[1:], words[2:], strict=False))
-        return sum(g in self.trigrams for g in grams) / len(grams)
+    def share(self, words: list[str], phrase: str, grams: list[tuple[str, str, str]]) -> float:
+        """How much of a block (its ``words``, their ``phrase``, their word ``grams``,
+        built once for every reading) this reading holds."""
+        if not grams:
+            if not words:
+                return 0.0
+            if not self._joined:
+                # Only blocks of one or two words look for their phrase.
+                self._joined = " " + " ".join(self.words) + " "
+            return float(phrase in self._joined)
+        return sum(map(self.has, grams)) / len(grams)
 
 
 def segment_rows(
@@ -279,11 +301,13 @@ def segment_rows(
     readings: Mapping[str, str],
     places: Places,
     context: Sequence[float] = (),
-) -> list[list[float]]:
-    """One feature row (:data:`SEGMENT_FEATURES`, then ``context``) per block of ``found``:
-    ``readings`` are the candidate readings by kind (:data:`LOOKED_UP`), ``places`` the
-    page's :class:`~spyglass.fetch.places.Places`, ``context`` the page's row of page and
-    candidate features (the same for every block)."""
+) -> numpy.ndarray:
+    """One feature row (:data:`SEGMENT_FEATURES`, then ``context``) per block of ``found``,
+    as a matrix of float64: ``readings`` are the candidate readings by kind
+    (:data:`LOOKED_UP`), ``places`` the page's :class:`~spyglass.fetch.places.Places`,
+    ``context`` the page's row of page and candidate features (the same for every block)."""
+    if not found:
+        return numpy.empty((0, len(SEGMENT_FEATURES) + len(context)))
     lookups = [_Lookup(readings.get(kind, "")) for kind in LOOKED_UP]
     texts = [s.text for s in found]
     words = [_tokens(t) for t in texts]
@@ -292,133 +316,64 @@ def segment_rows(
     long_ones = [i for i, s in enumerate(found) if counts[i] >= LONG_WORDS and s.kind == "text"]
     first_long = long_ones[0] if long_ones else -1
     last_long = long_ones[-1] if long_ones else -1
-    signatures = [_signature(s.element) for s in found]
-    in_page = Counter(
-        (signature, _signature(s.element.getparent()))
-        for signature, s in zip(signatures, found, strict=True)
-    )
-    siblings = _Siblings()
-    densities = _Densities()
-    chrome = _Chrome()
-    number = len(found) or 1
+    # Everything asked of an element (its signature, its alike siblings, its link density,
+    # the chrome above it) is computed once per element and page, whatever number of
+    # blocks share it.
+    tree = Surroundings()
+    parents = [s.element.getparent() for s in found]
+    signature = tree.signature
+    pairs = [(signature(s.element), signature(p)) for s, p in zip(found, parents, strict=True)]
+    in_page = Counter(pairs)
+    number = len(found)
+    page = [math.log1p(number), math.log1p(total)]
     rows: list[list[float]] = []
     before = 0
     under_boilerplate = 0.0
     for index, segment in enumerate(found):
         element = segment.element
         text = texts[index]
+        block_words = words[index]
         if segment.kind == "heading":
             under_boilerplate = float(bool(BOILERPLATE_WORDS.search(text)))
-        parent = element.getparent()
+        parent = parents[index]
         grandparent = parent.getparent() if parent is not None else None
         stripped = text.rstrip()
+        count = counts[index]
+        tag = element.tag
+        grams = list(zip(block_words, block_words[1:], block_words[2:], strict=False))
+        phrase = f" {' '.join(block_words)} " if len(block_words) < 3 else ""
         row = [
             _KIND_CODES[segment.kind],
-            owner_tag(element.tag),
-            float(_HEADINGS.get(element.tag, 0) if isinstance(element.tag, str) else 0),
+            owner_tag(tag),
+            float(_HEADINGS.get(tag, 0) if isinstance(tag, str) else 0),
             float(segment.loose),
             *places.chain(element),
-            math.log1p(counts[index]),
+            math.log1p(count),
             math.log1p(len(stripped)),
             _link_density(segment.markdown, text),
-            densities.of(parent),
-            densities.of(grandparent),
+            tree.density(parent),
+            tree.density(grandparent),
             index / number,
             before / total,
             float(stripped.endswith((".", "!", "?", '."', ".”", ":"))),
             len(_DIGIT.findall(stripped)) / max(len(stripped), 1),
-            float(counts[index] <= SHORT_WORDS and bool(BOILERPLATE_WORDS.search(stripped))),
+            float(count <= SHORT_WORDS and bool(BOILERPLATE_WORDS.search(stripped))),
             under_boilerplate,
-            *siblings.alike(element),
-            math.log1p(in_page[(signatures[index], _signature(parent))]),
-            *(lookup.share(words[index]) for lookup in lookups),
+            *tree.alike(element),
+            math.log1p(in_page[pairs[index]]),
+            *(lookup.share(block_words, phrase, grams) for lookup in lookups),
             float(first_long >= 0 and index < first_long),
             float(last_long >= 0 and index > last_long),
-            *chrome.of(element),
-            math.log1p(len(found)),
-            math.log1p(total),
-            *context,
+            *tree.chrome(element),
+            *page,
         ]
         rows.append(row)
-        before += counts[index]
-    return rows
-
-
-def _signature(element: lxml_html.HtmlElement | None) -> tuple[object, str]:
-    if element is None:
-        return ("", "")
-    return (element.tag, " ".join((element.get("class") or "").split()))
-
-
-class _Siblings:
-    """How many siblings share an element's tag and class, at its level and the two
-    above (a card's title sits two levels below the repeated card)."""
-
-    def __init__(self) -> None:
-        self._counts: dict[lxml_html.HtmlElement, Counter[tuple[object, str]]] = {}
-
-    def alike(self, element: lxml_html.HtmlElement) -> list[float]:
-        found = []
-        current: lxml_html.HtmlElement | None = element
-        for _ in range(_SIBLING_LEVELS):
-            parent = current.getparent() if current is not None else None
-            if current is None or parent is None:
-                found.append(0.0)
-                current = None
-                continue
-            counts = self._counts.get(parent)
-            if counts is None:
-                counts = Counter(_signature(child) for child in parent)
-                self._counts[parent] = counts
-            found.append(math.log1p(counts[_signature(current)] - 1))
-            current = parent
-        return found
-
-
-_CHROME_CODES = {"nav": 1.0, "header": 2.0, "footer": 3.0, "aside": 4.0, "form": 5.0}
-
-
-class _Chrome:
-    """How many levels up the nearest navigation, header, footer, aside or form is, and
-    which (-1 and 0 for none), memoised per element."""
-
-    def __init__(self) -> None:
-        self._found: dict[lxml_html.HtmlElement, tuple[float, float]] = {}
-
-    def of(self, element: lxml_html.HtmlElement) -> tuple[float, float]:
-        path = []
-        current: lxml_html.HtmlElement | None = element
-        while current is not None and current not in self._found:
-            path.append(current)
-            current = current.getparent()
-        above = self._found[current] if current is not None else (-1.0, 0.0)
-        for node in reversed(path):
-            code = _CHROME_CODES.get(node.tag) if isinstance(node.tag, str) else None
-            if code is not None:
-                above = (0.0, code)
-            elif above[0] >= 0:
-                above = (above[0] + 1.0, above[1])
-            self._found[node] = above
-        return above
-
-
-class _Densities:
-    """Link density of elements around blocks, computed once per element."""
-
-    def __init__(self) -> None:
-        self._found: dict[lxml_html.HtmlElement, float] = {}
-
-    def of(self, element: lxml_html.HtmlElement | None) -> float:
-        if element is None:
-            return -1.0
-        found = self._found.get(element)
-        if found is None:
-            text = element.text_content()
-            length = len(text.strip())
-            linked = sum(len(a.text_content().strip()) for a in element.iter("a"))
-            found = min(1.0, linked / length) if length else 0.0
-            self._found[element] = found
-        return found
+        before += count
+    # The page's context is the same for every block: broadcast, not copied row by row.
+    matrix = numpy.empty((number, len(SEGMENT_FEATURES) + len(context)))
+    matrix[:, : len(SEGMENT_FEATURES)] = rows
+    matrix[:, len(SEGMENT_FEATURES) :] = context
+    return matrix
 
 
 def _link_density(markdown: str, text: str) -> float:
@@ -470,12 +425,13 @@ def _table(rows: list[Segment]) -> str:
     return "\n".join(lines)
 
 
-Chances = Callable[[list[list[float]]], list[float]]
+#: A model's chance of being content for each row of a matrix of block rows.
+Chances = Callable[[numpy.ndarray], list[float]]
 
 
 def dom_reading(
     found: Sequence[Segment],
-    rows: list[list[float]],
+    rows: numpy.ndarray,
     chances: Chances,
     threshold: float,
 ) -> str:
@@ -483,6 +439,23 @@ def dom_reading(
     least ``threshold``, assembled; every block when none is (a page of a few lines is its
     own content), nothing for a page without blocks."""
     return assemble(found, kept(chances(rows) if found else [], threshold))
+
+
+def dom_candidate(
+    root: lxml_html.HtmlElement,
+    base: str,
+    readings: Mapping[str, str],
+    places: Places,
+    context: Sequence[float],
+    chances: Chances,
+    threshold: float,
+    chrome: bool = False,
+) -> str:
+    """The ``dom`` reading of the page whose body is ``root``, finished as the other
+    readings are (see :func:`segments`, :func:`segment_rows`, :func:`dom_reading`)."""
+    found = segments(root, base, chrome)
+    rows = segment_rows(found, readings, places, context)
+    return finish(dom_reading(found, rows, chances, threshold), base)
 
 
 def kept(chances: Sequence[float], threshold: float) -> list[bool]:
