@@ -201,11 +201,24 @@ def test_a_fetch_the_guard_refuses_before_asking_loads_no_fetch_stack_or_detecto
     home: Path,
 ) -> None:
     PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
-    modules = _modules(home, "fetch", "http://127.0.0.1/")
-    # The guard parses the URL with httpx's own parser (the one the fetcher dials with), so
-    # httpx itself may load here; nothing that reads, extracts or detects may.
+    # Any URL the guard refuses: httpx's own parser (the one the fetcher dials with) may load
+    # to read it; nothing that reads, extracts or detects may.
+    modules = _modules(home, "fetch", "http://localhost/")
     allowed = {"httpx", "httpcore", "h11", "anyio"}
     assert _packages(modules) & (NOT_FOR_A_REFUSAL - allowed) == set()
+    assert modules & SPYGLASS_NOT_FOR_A_REFUSAL == set()
+    assert _in_trees(modules, SPYGLASS_TREES_NOT_FOR_A_REFUSAL) == set()
+    assert modules & OTHER_COMMANDS == set()
+
+
+def test_a_fetch_of_a_plain_private_address_is_refused_without_loading_httpx(
+    home: Path,
+) -> None:
+    # http://<dotted quad>/ leaves a URL parser nothing to interpret: the guard refuses it
+    # from that reading, with the same words, and httpx never loads.
+    PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
+    modules = _modules(home, "fetch", "http://127.0.0.1/")
+    assert _packages(modules) & NOT_FOR_A_REFUSAL == set()
     assert modules & SPYGLASS_NOT_FOR_A_REFUSAL == set()
     assert _in_trees(modules, SPYGLASS_TREES_NOT_FOR_A_REFUSAL) == set()
     assert modules & OTHER_COMMANDS == set()
@@ -217,7 +230,7 @@ def test_importing_httpx_for_the_guard_does_not_load_httpx_s_own_command_line_to
     # httpx's __init__ imports its command-line tool (click, rich, pygments) when they are
     # installed, as they are here; the guard imports httpx on a refusal with web access on.
     PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
-    modules = _modules(home, "fetch", "http://127.0.0.1/")
+    modules = _modules(home, "fetch", "http://127.1/")
     assert "httpx" in modules  # the guard did parse the URL with httpx
     assert _packages(modules) & {"rich", "pygments"} == set()
     assert "httpx._main" not in modules

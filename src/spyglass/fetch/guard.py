@@ -3,7 +3,11 @@
 No HTTP client lives here. The URL is parsed once with :class:`httpx.URL`, the same parser
 the client that connects uses, so the two can never disagree about the host (httpx is
 imported by the first check, not with this module: the capability's schema needs only
-:data:`MAX_URL_CHARS`). A host that
+:data:`MAX_URL_CHARS`). One shape of URL is judged before that parse, only to refuse it
+sooner: ``http(s)://`` and a dotted-quad IPv4 address in plain decimal, an optional port and a
+path of unreserved characters (:func:`plain_address`), which any parser reads the same way; a
+URL refused from it is refused with the same words, and one it would let through still goes
+through httpx's parse (docs/decisions.md, "The guard's quick refusal"). A host that
 is an IP literal in any spelling the operating system accepts (``127.1``, ``0x7f000001``,
 ``017700000001``) becomes that address and is judged by :mod:`spyglass.fetch.addresses`.
 Names are judged by spelling here (:mod:`spyglass.hostnames` holds the one table of local
@@ -35,6 +39,14 @@ _FORBIDDEN_CHARS = re.compile(r"[\x00-\x20\x7f\\]|\s")
 _NUMERIC_LABEL = re.compile(r"^(0x[0-9a-f]*|[0-9]+)$")
 #: ``example.org`` or ``example.org/path`` typed without a scheme.
 _BARE_HOST = re.compile(r"^[^\s/:@?#]+\.[^\s/:@?#]+(?::\d+)?(?:[/?#]|$)")
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+#: The one URL shape :func:`plain_address` reads: lower-case http(s), four decimal octets
+#: without leading zeros, a port without leading zeros, a path of unreserved characters.
+#: No user info, query, fragment, percent-escape, backslash, space or non-ASCII character
+#: can appear, so nothing is left for two parsers to read differently.
+_PLAIN_IPV4_URL = re.compile(
+    rf"(https?)://({_OCTET}(?:\.{_OCTET}){{3}})(?::([1-9][0-9]{{0,4}}))?(?:/[A-Za-z0-9._~/-]*)?"
+)
 
 
 @dataclass(frozen=True)
@@ -104,29 +116,59 @@ class Guard:
 
     def check(self, raw: str) -> Target:
         """Parse and check ``raw``; :class:`TargetRejected` with a reason when refused."""
+        plain = plain_address(raw)
+        if plain is not None:
+            # Refuse without loading httpx when the URL's shape leaves nothing to interpret
+            # (a refused call is the common case of a literal address: loopback, private).
+            # A URL this lets through is parsed by httpx below and judged again.
+            scheme, address, port = plain
+            self._judge(scheme, str(address), port, address)
         target = parse_target(raw)
+        opened = self._judge(target.url.scheme, target.host, target.port, target.address)
+        return replace(target, private=True) if opened else target
+
+    def _judge(self, scheme: str, host: str, port: int, address: IPAddress | None) -> bool:
+        """Apply every rule to a parsed URL; True when the owner opened its host."""
         opened = False
-        scheme = target.url.scheme
         if self.https_only and scheme != "https":
             raise TargetRejected("scheme", "only https URLs are allowed here (fetch.https_only)")
-        if self.allowed_ports and target.port not in self.allowed_ports:
+        if self.allowed_ports and port not in self.allowed_ports:
             allowed = ", ".join(str(p) for p in self.allowed_ports)
-            raise TargetRejected(
-                "port", f"port {target.port} is not allowed; allowed ports: {allowed}"
-            )
-        if target.address is not None:
-            if refusal(target.address) is not None:
-                if not self.private.opens(target.address):
+            raise TargetRejected("port", f"port {port} is not allowed; allowed ports: {allowed}")
+        if address is not None:
+            if refusal(address) is not None:
+                if not self.private.opens(address):
                     raise private_address()
                 opened = True
-        elif self.private.names_host(target.host):
+        elif self.private.names_host(host):
             opened = True
         else:
-            check_name(target.host)
+            check_name(host)
         # The owner opened this host by name or range: the allow list (which names public
         # sites) does not apply to it; the deny list still does.
-        self.domains.check(target.host, opened=opened)
-        return replace(target, private=True) if opened else target
+        self.domains.check(host, opened=opened)
+        return opened
+
+
+def plain_address(raw: str) -> tuple[str, IPv4Address, int] | None:
+    """Scheme, address and port of a URL of the plainest shape, read without a URL parser.
+
+    Only ``http(s)://`` followed by a dotted-quad IPv4 address in plain decimal, an optional
+    port and a path of unreserved characters qualifies (anything else gives ``None``): for
+    that shape httpx's parse and this one name the same scheme, address and port, which
+    ``tests/fetch/test_guard.py`` checks on generated URLs. The guard uses it only to
+    refuse sooner; a URL it would pass is parsed by httpx and judged again.
+    """
+    if not isinstance(raw, str) or len(raw) > MAX_URL_CHARS:
+        return None
+    match = _PLAIN_IPV4_URL.fullmatch(raw)
+    if match is None:
+        return None
+    scheme, host, port = match.groups()
+    number = int(port) if port else (443 if scheme == "https" else 80)
+    if number > 65535:
+        return None
+    return scheme, IPv4Address(host), number
 
 
 def parse_target(raw: str) -> Target:
@@ -296,4 +338,5 @@ __all__ = [
     "host_literal",
     "inet_aton",
     "parse_target",
+    "plain_address",
 ]
