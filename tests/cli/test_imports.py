@@ -76,6 +76,13 @@ SPYGLASS_TREES_NOT_FOR_A_REFUSAL = (
     "spyglass.fetch.hosted",
     "spyglass.search",
 )
+#: The guard's rules, address tables and paging: only a call whose URL is looked at needs them.
+URL_RULES = {
+    "spyglass.fetch.guard",
+    "spyglass.fetch.addresses",
+    "spyglass.fetch.private",
+    "spyglass.fetch.paging",
+}
 #: The command modules of every command but ``fetch``: ``spyglass fetch`` loads none of them.
 OTHER_COMMANDS = {
     "spyglass.cli.audit",
@@ -170,6 +177,8 @@ def test_a_fetch_refused_because_web_access_is_off_loads_only_validation_and_pol
     assert _packages(modules) & NOT_FOR_A_REFUSAL == set()
     assert modules & SPYGLASS_NOT_FOR_A_REFUSAL == set()
     assert _in_trees(modules, SPYGLASS_TREES_NOT_FOR_A_REFUSAL) == set()
+    # The URL is never looked at: the guard's rules and address tables stay unloaded.
+    assert modules & URL_RULES == set()
 
 
 def test_a_fetch_refused_by_policy_opens_neither_the_accounts_nor_the_paused_turns(

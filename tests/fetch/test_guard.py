@@ -272,8 +272,11 @@ def _near_plain_urls(draw: st.DrawFn) -> str:
         host += _mostly(draw, octets, odd_octets)
     port = _mostly(draw, ["", ":80", ":443", ":8080", ":65535", ":1"],
                    [":", ":0", ":080", ":65536", ":99999", ":8a", ":\uff18", ":-1"])  # fmt: skip
-    tail = _mostly(draw, ["", "/", "/a", "/a/b.c", "/../x", "/~-_", "/.", "//"],
-                   ["?", "?x", "#x", "\\", "@x", " ", "\t", "\n", "/%2e", "/\u00e9", ".", "./"])  # fmt: skip
+    tail = _mostly(
+        draw,
+        ["", "/", "/a", "/a/b.c", "/../x", "/~-_", "/.", "//"],
+        ["?", "?x", "#x", "\\", "@x", " ", "\t", "\n", "/%2e", "/\u00e9", "."],
+    )
     url = scheme + separator + host + port + tail
     if draw(st.integers(0, 3)) == 0:
         # One more character anywhere: a tab, an at sign, a backslash, a control character.

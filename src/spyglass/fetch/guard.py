@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from spyglass import hostnames
 from spyglass.errors import ConfigError
+from spyglass.fetch import MAX_URL_CHARS
 from spyglass.fetch.addresses import IPAddress, refusal
 from spyglass.fetch.errors import TargetRejected, private_address
 from spyglass.fetch.private import PrivateNetwork
@@ -32,8 +33,6 @@ if TYPE_CHECKING:
     import httpx
 
     from spyglass.settings import FetchSettings
-
-MAX_URL_CHARS = 2048
 
 _FORBIDDEN_CHARS = re.compile(r"[\x00-\x20\x7f\\]|\s")
 _NUMERIC_LABEL = re.compile(r"^(0x[0-9a-f]*|[0-9]+)$")
