@@ -16,6 +16,7 @@ names) and again, by the addresses they resolve to, at connect time.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -34,18 +35,22 @@ if TYPE_CHECKING:
 
     from spyglass.settings import FetchSettings
 
-_FORBIDDEN_CHARS = re.compile(r"[\x00-\x20\x7f\\]|\s")
 _NUMERIC_LABEL = re.compile(r"^(0x[0-9a-f]*|[0-9]+)$")
-#: ``example.org`` or ``example.org/path`` typed without a scheme.
-_BARE_HOST = re.compile(r"^[^\s/:@?#]+\.[^\s/:@?#]+(?::\d+)?(?:[/?#]|$)")
-_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
-#: The one URL shape :func:`plain_address` reads: lower-case http(s), four decimal octets
-#: without leading zeros, a port without leading zeros, a path of unreserved characters.
-#: No user info, query, fragment, percent-escape, backslash, space or non-ASCII character
-#: can appear, so nothing is left for two parsers to read differently.
-_PLAIN_IPV4_URL = re.compile(
-    rf"(https?)://({_OCTET}(?:\.{_OCTET}){{3}})(?::([1-9][0-9]{{0,4}}))?(?:/[A-Za-z0-9._~/-]*)?"
-)
+_DIGITS = frozenset("0123456789")
+#: What the path of a URL :func:`plain_address` reads may hold: unreserved characters and "/".
+_PLAIN_PATH = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~/-")
+
+
+@functools.cache
+def _forbidden_chars() -> re.Pattern[str]:
+    # Compiled on first use, as the next one: a refusal from the plain reading needs neither.
+    return re.compile(r"[\x00-\x20\x7f\\]|\s")
+
+
+@functools.cache
+def _bare_host() -> re.Pattern[str]:
+    """``example.org`` or ``example.org/path`` typed without a scheme."""
+    return re.compile(r"^[^\s/:@?#]+\.[^\s/:@?#]+(?::\d+)?(?:[/?#]|$)")
 
 
 @dataclass(frozen=True)
@@ -160,14 +165,31 @@ def plain_address(raw: str) -> tuple[str, IPv4Address, int] | None:
     """
     if not isinstance(raw, str) or len(raw) > MAX_URL_CHARS:
         return None
-    match = _PLAIN_IPV4_URL.fullmatch(raw)
-    if match is None:
+    if raw.startswith("http://"):
+        scheme, rest = "http", raw[7:]
+    elif raw.startswith("https://"):
+        scheme, rest = "https", raw[8:]
+    else:
         return None
-    scheme, host, port = match.groups()
-    number = int(port) if port else (443 if scheme == "https" else 80)
-    if number > 65535:
+    authority, _, path = rest.partition("/")
+    if not _PLAIN_PATH.issuperset(path):
+        return None
+    host, colon, port = authority.partition(":")
+    number = 443 if scheme == "https" else 80
+    if colon:
+        # httpx reads port 0 as "no port" (the scheme's default): not plain.
+        if not _plain_decimal(port, 5) or not 0 < int(port) < 65536:
+            return None
+        number = int(port)
+    octets = host.split(".")
+    if len(octets) != 4 or not all(_plain_decimal(o, 3) and int(o) < 256 for o in octets):
         return None
     return scheme, IPv4Address(host), number
+
+
+def _plain_decimal(text: str, longest: int) -> bool:
+    """ASCII digits, at most ``longest`` of them, without a leading zero (``0`` itself is)."""
+    return 0 < len(text) <= longest and _DIGITS.issuperset(text) and (text[0] != "0" or text == "0")
 
 
 def parse_target(raw: str) -> Target:
@@ -178,13 +200,13 @@ def parse_target(raw: str) -> Target:
         raise _malformed("the URL is empty")
     if len(raw) > MAX_URL_CHARS:
         raise _malformed(f"the URL is longer than {MAX_URL_CHARS} characters")
-    if _FORBIDDEN_CHARS.search(raw):
+    if _forbidden_chars().search(raw):
         raise _malformed(
             "the URL contains a backslash, a space or a control character; "
             "percent-encode them or check the link"
         )
     scheme = raw.split(":", 1)[0].lower() if ":" in raw else ""
-    if "://" not in raw and (not scheme or _BARE_HOST.match(raw)):
+    if "://" not in raw and (not scheme or _bare_host().match(raw)):
         example = f" (for example https://{raw})" if len(raw) <= 100 else ""
         raise TargetRejected(
             "scheme", f"the URL has no scheme; write it in full, starting with https://{example}"
