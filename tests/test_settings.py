@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
 from spyglass.errors import ConfigError
 from spyglass.paths import Paths
 from spyglass.settings import MASK, Settings, load_settings
+from spyglass.settings.base import split_list_string
 
 
 def _paths(tmp_path: Path, toml: str | None = None) -> Paths:
@@ -55,6 +59,27 @@ def test_list_settings_accept_json_or_commas_from_the_environment(tmp_path: Path
     )
     assert s.fetch.deny_domains == ["a.example", "b.example"]
     assert s.fetch.allowed_ports == [443, 8443]
+
+
+def _list_fields(model: type[BaseModel], prefix: str = "") -> Iterator[tuple[str, FieldInfo]]:
+    for name, field in model.model_fields.items():
+        if isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel):
+            yield from _list_fields(field.annotation, f"{prefix}{name}.")
+        elif getattr(field.annotation, "__origin__", None) is list:
+            yield f"{prefix}{name}", field
+
+
+def test_every_list_setting_takes_a_comma_separated_environment_variable() -> None:
+    # The splitting travels with the list types (TextList, NumberList): a new list setting
+    # declared as a plain list[...] would refuse "a,b" from the environment.
+    fields = dict(_list_fields(Settings))
+    assert "fetch.allowed_ports" in fields and "privacy.personal_terms" in fields
+    plain = [
+        key
+        for key, field in fields.items()
+        if not any(getattr(rule, "func", None) is split_list_string for rule in field.metadata)
+    ]
+    assert plain == []
 
 
 def test_provider_sections_come_from_file_and_environment(tmp_path: Path) -> None:

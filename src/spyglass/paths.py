@@ -13,8 +13,6 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
-
 HOME_ENV = "SPYGLASS_HOME"
 PRIVATE_FOLDER = 0o700
 
@@ -66,6 +64,8 @@ def default_home() -> Path:
     value = os.environ.get(HOME_ENV, "").strip()
     if value:
         return Path(value).expanduser()
+    import platformdirs  # only when no home is set: it compiles patterns as it is imported
+
     return Path(platformdirs.user_data_dir("spyglass", appauthor=False))
 
 

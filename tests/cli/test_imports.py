@@ -50,6 +50,11 @@ NOT_FOR_A_REFUSAL = HEAVY | {
     "jsonschema",
     # The command line is click itself: typer (and the pydantic coercion it adds) is gone.
     "typer",
+    # The executor runs a command's call without an event loop until it needs one
+    # (spyglass.core.drive): a refused call never does.
+    "asyncio",
+    "concurrent",
+    "ssl",
 }
 #: Our own modules a refusal never needs.
 SPYGLASS_NOT_FOR_A_REFUSAL = {
@@ -76,6 +81,13 @@ SPYGLASS_TREES_NOT_FOR_A_REFUSAL = (
     "spyglass.fetch.hosted",
     "spyglass.search",
 )
+#: The guard's rules, address tables and paging: only a call whose URL is looked at needs them.
+URL_RULES = {
+    "spyglass.fetch.guard",
+    "spyglass.fetch.addresses",
+    "spyglass.fetch.private",
+    "spyglass.fetch.paging",
+}
 #: The command modules of every command but ``fetch``: ``spyglass fetch`` loads none of them.
 OTHER_COMMANDS = {
     "spyglass.cli.audit",
@@ -170,6 +182,8 @@ def test_a_fetch_refused_because_web_access_is_off_loads_only_validation_and_pol
     assert _packages(modules) & NOT_FOR_A_REFUSAL == set()
     assert modules & SPYGLASS_NOT_FOR_A_REFUSAL == set()
     assert _in_trees(modules, SPYGLASS_TREES_NOT_FOR_A_REFUSAL) == set()
+    # The URL is never looked at: the guard's rules and address tables stay unloaded.
+    assert modules & URL_RULES == set()
 
 
 def test_a_fetch_refused_by_policy_opens_neither_the_accounts_nor_the_paused_turns(
@@ -201,11 +215,24 @@ def test_a_fetch_the_guard_refuses_before_asking_loads_no_fetch_stack_or_detecto
     home: Path,
 ) -> None:
     PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
-    modules = _modules(home, "fetch", "http://127.0.0.1/")
-    # The guard parses the URL with httpx's own parser (the one the fetcher dials with), so
-    # httpx itself may load here; nothing that reads, extracts or detects may.
-    allowed = {"httpx", "httpcore", "h11", "anyio"}
+    # Any URL the guard refuses: httpx's own parser (the one the fetcher dials with) may load
+    # to read it; nothing that reads, extracts or detects may.
+    modules = _modules(home, "fetch", "http://localhost/")
+    allowed = {"httpx", "httpcore", "h11", "anyio", "asyncio", "concurrent", "ssl"}
     assert _packages(modules) & (NOT_FOR_A_REFUSAL - allowed) == set()
+    assert modules & SPYGLASS_NOT_FOR_A_REFUSAL == set()
+    assert _in_trees(modules, SPYGLASS_TREES_NOT_FOR_A_REFUSAL) == set()
+    assert modules & OTHER_COMMANDS == set()
+
+
+def test_a_fetch_of_a_plain_private_address_is_refused_without_loading_httpx(
+    home: Path,
+) -> None:
+    # http://<dotted quad>/ leaves a URL parser nothing to interpret: the guard refuses it
+    # from that reading, with the same words, and httpx never loads.
+    PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
+    modules = _modules(home, "fetch", "http://127.0.0.1/")
+    assert _packages(modules) & NOT_FOR_A_REFUSAL == set()
     assert modules & SPYGLASS_NOT_FOR_A_REFUSAL == set()
     assert _in_trees(modules, SPYGLASS_TREES_NOT_FOR_A_REFUSAL) == set()
     assert modules & OTHER_COMMANDS == set()
@@ -217,7 +244,7 @@ def test_importing_httpx_for_the_guard_does_not_load_httpx_s_own_command_line_to
     # httpx's __init__ imports its command-line tool (click, rich, pygments) when they are
     # installed, as they are here; the guard imports httpx on a refusal with web access on.
     PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
-    modules = _modules(home, "fetch", "http://127.0.0.1/")
+    modules = _modules(home, "fetch", "http://127.1/")
     assert "httpx" in modules  # the guard did parse the URL with httpx
     assert _packages(modules) & {"rich", "pygments"} == set()
     assert "httpx._main" not in modules

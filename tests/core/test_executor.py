@@ -32,7 +32,13 @@ class Clock:
 
 
 class Harness:
-    def __init__(self, tmp_path: Path, *caps: Any, delegated: frozenset[str] = frozenset()):
+    def __init__(
+        self,
+        tmp_path: Path,
+        *caps: Any,
+        delegated: frozenset[str] = frozenset(),
+        direct: bool = True,
+    ):
         self.policy = PolicyFile(tmp_path / "capabilities" / "policy.json")
         self.audit_path = tmp_path / "audit.jsonl"
         self.clock = Clock()
@@ -45,6 +51,9 @@ class Harness:
             confirmations=self.store,
             delegated_channels=delegated,
             clock=self.clock,
+            # The synchronous invoke() runs without an event loop until one is needed, as the
+            # command line's does; the async tests below run ainvoke() on a loop.
+            direct=direct,
         )
 
     def events(self) -> list[dict[str, Any]]:
@@ -477,6 +486,43 @@ def test_every_attempt_writes_exactly_one_audit_event(harness: Harness) -> None:
     harness.approve("test.echo", {"text": "a"})
     assert len(harness.events()) == 4
     assert {e["channel"] for e in harness.events()} == {"t", "test"}
+
+
+def _session(h: Harness) -> list[Any]:
+    """Refused by policy, refused at validate, asked, approved and run, asked and declined."""
+    h.policy.set(WEB_ACCESS, False)
+    outcomes = [h.executor.invoke("test.echo", 1, {"text": "a"}, channel="t")]
+    h.policy.set(WEB_ACCESS, True)
+    outcomes.append(h.executor.invoke("test.echo", 1, {"text": 5}, channel="t"))
+    outcomes.append(h.approve("test.echo", {"text": "a"}))
+    pending = h.executor.invoke("test.echo", 1, {"text": "b"}, channel="t")
+    outcomes += [pending, h.executor.deny(pending.pending_confirmation.token, channel="t")]
+    return outcomes
+
+
+def _comparable(data: Any) -> Any:
+    # What differs between any two runs: ids, tokens, times.
+    if isinstance(data, dict):
+        return {
+            k: _comparable(v)
+            for k, v in data.items()
+            if k not in {"invocation_id", "event_id", "token", "expires_at", "ts", "duration_ms"}
+        }
+    if isinstance(data, list):
+        return [_comparable(v) for v in data]
+    return data
+
+
+def test_a_call_run_without_an_event_loop_gives_the_same_outcomes_and_audit(
+    tmp_path: Path,
+) -> None:
+    direct = Harness(tmp_path / "direct", direct=True)
+    looped = Harness(tmp_path / "loop", direct=False)
+    assert [_comparable(o.to_dict()) for o in _session(direct)] == [
+        _comparable(o.to_dict()) for o in _session(looped)
+    ]
+    assert _comparable(direct.events()) == _comparable(looped.events())
+    assert len(direct.events()) == 6  # two refusals, two cards, one run, one decline
 
 
 async def test_async_invoke_runs_on_the_callers_loop(harness: Harness) -> None:

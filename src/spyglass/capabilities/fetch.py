@@ -13,13 +13,12 @@ from spyglass.core.context import InvocationContext
 from spyglass.core.outcome import Notice
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.errors import StoreUnavailable
-from spyglass.fetch.guard import MAX_URL_CHARS, guard_for
-from spyglass.fetch.paging import Part, part
-from spyglass.fetch.private import NOTICE_KIND, NOTICE_MESSAGE
+from spyglass.fetch import MAX_URL_CHARS
 from spyglass.state.pages import PAGE_CACHE
 
 if TYPE_CHECKING:
     from spyglass.fetch.fetcher import FetchedPage
+    from spyglass.fetch.paging import Part
     from spyglass.fetch.robots import RobotsRules
     from spyglass.settings import FetchSettings, Settings
 
@@ -131,6 +130,11 @@ async def precheck(context: InvocationContext) -> Sequence[Notice]:
         return []
     order, notices = route(context, url)
     if DIRECT in order:
+        # The guard's rules and address tables load here: a call refused by validation or
+        # policy never gets this far, and does not pay for them.
+        from spyglass.fetch.guard import guard_for
+        from spyglass.fetch.private import NOTICE_KIND, NOTICE_MESSAGE
+
         target = guard_for(context.settings.fetch).check(url)
         if target.private:
             notices = [Notice(NOTICE_KIND, NOTICE_MESSAGE, argument="url"), *notices]
@@ -344,6 +348,8 @@ def fitted(
     page: FetchedPage, offset: int, max_chars: int, max_bytes: int, provider: str | None = None
 ) -> JSON:
     """The result for one part, shortened until its JSON fits in ``max_bytes``."""
+    from spyglass.fetch.paging import part
+
     chars = max_chars
     while True:
         result = _result(page, part(page.document.text, offset, chars), provider)

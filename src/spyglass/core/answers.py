@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 import uuid
-from typing import Any
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
+from spyglass.core import drive
 from spyglass.core.actor import AWAITING_APPROVAL, Actor, PersonalPolicy
 from spyglass.core.attempt import Attempt, account, stop, unavailable
 from spyglass.core.capability import Capability
@@ -25,6 +26,8 @@ from spyglass.errors import StoreUnavailable
 
 logger = logging.getLogger(__name__)
 
+T = TypeVar("T")
+
 
 class ConfirmationAnswers(ExpirySweep):
     """The executor's part that issues confirmation cards and takes their answers.
@@ -35,6 +38,17 @@ class ConfirmationAnswers(ExpirySweep):
 
     people: PersonalPolicy | None
     delegated_channels: frozenset[str]
+    direct: bool
+
+    def run_sync(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run one of this executor's coroutines from code that has no event loop: directly
+        until it needs a loop when :attr:`direct` allows (:mod:`spyglass.core.drive`), else
+        on a fresh event loop."""
+        if self.direct:
+            return drive.run(coroutine)
+        import asyncio
+
+        return asyncio.run(coroutine)
 
     def deny(
         self,
@@ -45,7 +59,7 @@ class ConfirmationAnswers(ExpirySweep):
         actor: Actor | None = None,
     ) -> Outcome:
         """Synchronous form of :meth:`adeny`, for code that has no event loop."""
-        return asyncio.run(
+        return self.run_sync(
             self.adeny(token, channel=channel, conversation_id=conversation_id, actor=actor)
         )
 

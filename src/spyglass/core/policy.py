@@ -10,7 +10,6 @@ no page reads switches fetch off.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
@@ -22,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from spyglass.core.drive import blocking
 from spyglass.errors import StorageError
 from spyglass.paths import make_private_dir
 
@@ -170,7 +170,7 @@ async def read_snapshot(policy: PolicySource) -> PolicySnapshot:
     blocks (``blocking = True``: a database across the network), so the event loop never
     waits on it. A local file is read in place: one ``stat`` while it is unchanged."""
     if getattr(policy, "blocking", False):
-        return await asyncio.to_thread(snapshot, policy)
+        return await blocking(snapshot, policy)
     return snapshot(policy)
 
 

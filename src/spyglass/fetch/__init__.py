@@ -23,6 +23,11 @@ if TYPE_CHECKING:
     from spyglass.fetch.resolver import ResolutionError, Resolver, SystemResolver
     from spyglass.fetch.seams import DIALLER, RESOLVER, SSL_CONTEXT
 
+#: The longest URL ``web.fetch`` takes (its argument schema and the guard). Kept here, not in
+#: the guard, so the capability's schema does not import the guard's rules and tables: a
+#: call refused before its URL is looked at never needs them (docs/benchmarks.md).
+MAX_URL_CHARS = 2048
+
 #: Where each public name lives. Imported on first use (PEP 562), so importing one light
 #: module of this package (the guard, paging) does not load httpx and the HTML extractor.
 _HOMES = {
@@ -57,6 +62,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "DIALLER",
+    "MAX_URL_CHARS",
     "RESOLVER",
     "SSL_CONTEXT",
     "Dialler",

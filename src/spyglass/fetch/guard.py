@@ -3,7 +3,11 @@
 No HTTP client lives here. The URL is parsed once with :class:`httpx.URL`, the same parser
 the client that connects uses, so the two can never disagree about the host (httpx is
 imported by the first check, not with this module: the capability's schema needs only
-:data:`MAX_URL_CHARS`). A host that
+:data:`MAX_URL_CHARS`). One shape of URL is judged before that parse, only to refuse it
+sooner: ``http(s)://`` and a dotted-quad IPv4 address in plain decimal, an optional port and a
+path of unreserved characters (:func:`plain_address`), which any parser reads the same way; a
+URL refused from it is refused with the same words, and one it would let through still goes
+through httpx's parse (docs/decisions.md, "The guard's quick refusal"). A host that
 is an IP literal in any spelling the operating system accepts (``127.1``, ``0x7f000001``,
 ``017700000001``) becomes that address and is judged by :mod:`spyglass.fetch.addresses`.
 Names are judged by spelling here (:mod:`spyglass.hostnames` holds the one table of local
@@ -12,6 +16,7 @@ names) and again, by the addresses they resolve to, at connect time.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -20,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from spyglass import hostnames
 from spyglass.errors import ConfigError
+from spyglass.fetch import MAX_URL_CHARS
 from spyglass.fetch.addresses import IPAddress, refusal
 from spyglass.fetch.errors import TargetRejected, private_address
 from spyglass.fetch.private import PrivateNetwork
@@ -29,12 +35,22 @@ if TYPE_CHECKING:
 
     from spyglass.settings import FetchSettings
 
-MAX_URL_CHARS = 2048
-
-_FORBIDDEN_CHARS = re.compile(r"[\x00-\x20\x7f\\]|\s")
 _NUMERIC_LABEL = re.compile(r"^(0x[0-9a-f]*|[0-9]+)$")
-#: ``example.org`` or ``example.org/path`` typed without a scheme.
-_BARE_HOST = re.compile(r"^[^\s/:@?#]+\.[^\s/:@?#]+(?::\d+)?(?:[/?#]|$)")
+_DIGITS = frozenset("0123456789")
+#: What the path of a URL :func:`plain_address` reads may hold: unreserved characters and "/".
+_PLAIN_PATH = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~/-")
+
+
+@functools.cache
+def _forbidden_chars() -> re.Pattern[str]:
+    # Compiled on first use, as the next one: a refusal from the plain reading needs neither.
+    return re.compile(r"[\x00-\x20\x7f\\]|\s")
+
+
+@functools.cache
+def _bare_host() -> re.Pattern[str]:
+    """``example.org`` or ``example.org/path`` typed without a scheme."""
+    return re.compile(r"^[^\s/:@?#]+\.[^\s/:@?#]+(?::\d+)?(?:[/?#]|$)")
 
 
 @dataclass(frozen=True)
@@ -104,29 +120,76 @@ class Guard:
 
     def check(self, raw: str) -> Target:
         """Parse and check ``raw``; :class:`TargetRejected` with a reason when refused."""
+        plain = plain_address(raw)
+        if plain is not None:
+            # Refuse without loading httpx when the URL's shape leaves nothing to interpret
+            # (a refused call is the common case of a literal address: loopback, private).
+            # A URL this lets through is parsed by httpx below and judged again.
+            scheme, address, port = plain
+            self._judge(scheme, str(address), port, address)
         target = parse_target(raw)
+        opened = self._judge(target.url.scheme, target.host, target.port, target.address)
+        return replace(target, private=True) if opened else target
+
+    def _judge(self, scheme: str, host: str, port: int, address: IPAddress | None) -> bool:
+        """Apply every rule to a parsed URL; True when the owner opened its host."""
         opened = False
-        scheme = target.url.scheme
         if self.https_only and scheme != "https":
             raise TargetRejected("scheme", "only https URLs are allowed here (fetch.https_only)")
-        if self.allowed_ports and target.port not in self.allowed_ports:
+        if self.allowed_ports and port not in self.allowed_ports:
             allowed = ", ".join(str(p) for p in self.allowed_ports)
-            raise TargetRejected(
-                "port", f"port {target.port} is not allowed; allowed ports: {allowed}"
-            )
-        if target.address is not None:
-            if refusal(target.address) is not None:
-                if not self.private.opens(target.address):
+            raise TargetRejected("port", f"port {port} is not allowed; allowed ports: {allowed}")
+        if address is not None:
+            if refusal(address) is not None:
+                if not self.private.opens(address):
                     raise private_address()
                 opened = True
-        elif self.private.names_host(target.host):
+        elif self.private.names_host(host):
             opened = True
         else:
-            check_name(target.host)
+            check_name(host)
         # The owner opened this host by name or range: the allow list (which names public
         # sites) does not apply to it; the deny list still does.
-        self.domains.check(target.host, opened=opened)
-        return replace(target, private=True) if opened else target
+        self.domains.check(host, opened=opened)
+        return opened
+
+
+def plain_address(raw: str) -> tuple[str, IPv4Address, int] | None:
+    """Scheme, address and port of a URL of the plainest shape, read without a URL parser.
+
+    Only ``http(s)://`` followed by a dotted-quad IPv4 address in plain decimal, an optional
+    port and a path of unreserved characters qualifies (anything else gives ``None``): for
+    that shape httpx's parse and this one name the same scheme, address and port, which
+    ``tests/fetch/test_guard.py`` checks on generated URLs. The guard uses it only to
+    refuse sooner; a URL it would pass is parsed by httpx and judged again.
+    """
+    if not isinstance(raw, str) or len(raw) > MAX_URL_CHARS:
+        return None
+    if raw.startswith("http://"):
+        scheme, rest = "http", raw[7:]
+    elif raw.startswith("https://"):
+        scheme, rest = "https", raw[8:]
+    else:
+        return None
+    authority, _, path = rest.partition("/")
+    if not _PLAIN_PATH.issuperset(path):
+        return None
+    host, colon, port = authority.partition(":")
+    number = 443 if scheme == "https" else 80
+    if colon:
+        # httpx reads port 0 as "no port" (the scheme's default): not plain.
+        if not _plain_decimal(port, 5) or not 0 < int(port) < 65536:
+            return None
+        number = int(port)
+    octets = host.split(".")
+    if len(octets) != 4 or not all(_plain_decimal(o, 3) and int(o) < 256 for o in octets):
+        return None
+    return scheme, IPv4Address(host), number
+
+
+def _plain_decimal(text: str, longest: int) -> bool:
+    """ASCII digits, at most ``longest`` of them, without a leading zero (``0`` itself is)."""
+    return 0 < len(text) <= longest and _DIGITS.issuperset(text) and (text[0] != "0" or text == "0")
 
 
 def parse_target(raw: str) -> Target:
@@ -137,13 +200,13 @@ def parse_target(raw: str) -> Target:
         raise _malformed("the URL is empty")
     if len(raw) > MAX_URL_CHARS:
         raise _malformed(f"the URL is longer than {MAX_URL_CHARS} characters")
-    if _FORBIDDEN_CHARS.search(raw):
+    if _forbidden_chars().search(raw):
         raise _malformed(
             "the URL contains a backslash, a space or a control character; "
             "percent-encode them or check the link"
         )
     scheme = raw.split(":", 1)[0].lower() if ":" in raw else ""
-    if "://" not in raw and (not scheme or _BARE_HOST.match(raw)):
+    if "://" not in raw and (not scheme or _bare_host().match(raw)):
         example = f" (for example https://{raw})" if len(raw) <= 100 else ""
         raise TargetRejected(
             "scheme", f"the URL has no scheme; write it in full, starting with https://{example}"
@@ -296,4 +359,5 @@ __all__ = [
     "host_literal",
     "inet_aton",
     "parse_target",
+    "plain_address",
 ]

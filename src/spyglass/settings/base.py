@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict
 
 from spyglass.version import __version__
 
@@ -36,21 +36,24 @@ def section(model: type[S]) -> Callable[[], S]:
     return default
 
 
+def split_list_string(value: Any) -> Any:
+    """Environment variables are strings: a list setting takes "a,b" as well as JSON."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            return json.loads(text)
+        return [part.strip() for part in text.split(",") if part.strip()]
+    return value
+
+
+# The list settings carry the splitting with their type, rather than every section running
+# one validator on each of its fields: pydantic wraps and inspects a field validator once per
+# field it applies to, and the settings model is built by every command (docs/benchmarks.md).
+#: A list of words setting (names, hosts, providers).
+TextList = Annotated[list[str], BeforeValidator(split_list_string)]
+#: A list of whole numbers setting (ports).
+NumberList = Annotated[list[int], BeforeValidator(split_list_string)]
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
-
-    @field_validator("*", mode="before")
-    @classmethod
-    def _split_list_strings(cls, value: Any, info: Any) -> Any:
-        # Environment variables are strings; accept "a,b" as well as JSON for list settings.
-        field = cls.model_fields.get(info.field_name)
-        if isinstance(value, str) and field is not None and _is_list(field.annotation):
-            text = value.strip()
-            if text.startswith("["):
-                return json.loads(text)
-            return [part.strip() for part in text.split(",") if part.strip()]
-        return value
-
-
-def _is_list(annotation: Any) -> bool:
-    return getattr(annotation, "__origin__", None) is list

@@ -8,7 +8,14 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from spyglass import hostnames
-from spyglass.settings.base import DEFAULT_USER_AGENT, _Section, empty_list, section
+from spyglass.settings.base import (
+    DEFAULT_USER_AGENT,
+    NumberList,
+    TextList,
+    _Section,
+    empty_list,
+    section,
+)
 from spyglass.settings.search import ProviderSettings
 
 
@@ -20,7 +27,7 @@ class FetchSettings(_Section):
         description='"direct" (Spyglass reads the page itself), a hosted reader such as '
         '"firecrawl", or weighted "direct:70,firecrawl:30".',
     )
-    fallback: list[str] = Field(
+    fallback: TextList = Field(
         default_factory=empty_list,
         description="Ordered fetch providers tried when the chosen one fails retryably.",
     )
@@ -28,21 +35,21 @@ class FetchSettings(_Section):
     redirects: Literal["none", "same-site", "all"] = Field(
         default="same-site", description="Which redirects are followed (each hop re-checked)."
     )
-    allow_domains: list[str] = Field(
+    allow_domains: TextList = Field(
         default_factory=empty_list, description="If set, only these hosts and their subdomains."
     )
-    deny_domains: list[str] = Field(
+    deny_domains: TextList = Field(
         default_factory=empty_list,
         description="Never these hosts or their subdomains (checked first).",
     )
-    private_network: list[str] = Field(
+    private_network: TextList = Field(
         default_factory=empty_list,
         description="Hosts on your own network web.fetch may read, each call still approved: "
         "names (wiki.home.arpa) or private addresses and ranges (192.168.1.0/24). Never "
         "loopback, link-local or cloud metadata.",
     )
     https_only: bool = Field(default=False, description="Refuse plain http URLs.")
-    allowed_ports: list[int] = Field(
+    allowed_ports: NumberList = Field(
         default_factory=empty_list, description="Restrict destination ports (empty: any port)."
     )
     respect_robots: bool = Field(

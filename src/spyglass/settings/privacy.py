@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from spyglass.settings.base import _Section, empty_list
+from spyglass.settings.base import TextList, _Section, empty_list
 
 
 class PrivacySettings(_Section):
@@ -17,7 +17,7 @@ class PrivacySettings(_Section):
         description="warn: show findings to the approver; block: refuse the call; default: "
         "warn where a person approves, block on delegated channels.",
     )
-    personal_terms: list[str] = Field(
+    personal_terms: TextList = Field(
         default_factory=empty_list,
         description="Your own words to watch for (names, address, employer), matched "
         "ignoring case and accents.",

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from pydantic import ConfigDict, Field, SecretStr, ValidationError, model_validator
 
-from spyglass.settings.base import _Section, empty_list
+from spyglass.settings.base import TextList, _Section, empty_list
 
 #: The longest snippet ``search.snippet_chars`` may ask for (web.search's result schema).
 MAX_SNIPPET_CHARS = 1000
@@ -74,7 +74,7 @@ class SearchSettings(_ProviderSections):
         default="duckduckgo",
         description='One provider name, or weighted "searxng:70,duckduckgo:30".',
     )
-    fallback: list[str] = Field(
+    fallback: TextList = Field(
         default_factory=empty_list,
         description="Ordered providers tried when the chosen one fails retryably.",
     )

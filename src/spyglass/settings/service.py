@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field, SecretStr
 
-from spyglass.settings.base import _Section, empty_list
+from spyglass.settings.base import TextList, _Section, empty_list
 
 
 class LLMSettings(_Section):
@@ -45,7 +45,7 @@ class ServerSettings(_Section):
     max_body_bytes: int = Field(
         default=1_000_000, gt=0, description="Largest accepted request body."
     )
-    allowed_hosts: list[str] = Field(
+    allowed_hosts: TextList = Field(
         default_factory=empty_list,
         description="Extra Host names accepted besides loopback, e.g. host.docker.internal "
         "for Open WebUI in Docker.",

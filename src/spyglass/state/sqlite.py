@@ -9,7 +9,6 @@ digests: a copy of the file approves nothing and signs nobody in.
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import sqlite3
 import threading
@@ -25,6 +24,7 @@ from spyglass.core.confirmation import (
     record_to_json,
     token_digest,
 )
+from spyglass.core.drive import blocking
 from spyglass.errors import StorageError
 from spyglass.paths import make_private_dir
 from spyglass.state.sessions import LOGIN_CODE_TTL_SECONDS, SESSION_TTL_SECONDS, Session
@@ -161,7 +161,8 @@ class StateDB:
         return db
 
     async def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        return await asyncio.to_thread(self.run_blocking, work)
+        # A worker thread inside an event loop; in place for a call run without one.
+        return await blocking(self.run_blocking, work)
 
     def run_blocking(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """``work`` on this thread, under the lock: for callers with no event loop."""

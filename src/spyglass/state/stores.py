@@ -9,7 +9,6 @@ the policy switch in PostgreSQL, for processes on several machines or behind one
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
@@ -87,6 +86,7 @@ class Stores:
 
     async def health(self) -> dict[str, dict[str, Any]]:
         """Each store's state: ``{"status": "ok"}`` or ``{"status": "down", "error": …}``."""
+        import asyncio  # not at import: a refused command opens the stores without a loop
 
         async def probe(name: str, target: Probe) -> tuple[str, dict[str, Any]]:
             try:
@@ -99,6 +99,8 @@ class Stores:
         return dict(answers)
 
     async def aclose(self) -> None:
+        import asyncio
+
         for close in self.closers:
             with contextlib.suppress(Exception):
                 result = close()
