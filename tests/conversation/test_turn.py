@@ -468,3 +468,52 @@ async def test_whose_conversation_it_is_is_asked_beside_reading_it_and_a_no_writ
         await model.aclose()
         await history.close()
         await service_runtime.stores.aclose()
+
+
+async def test_a_paused_call_and_its_token_are_kept_and_claimed_in_one_state_transaction_each(
+    service: ConversationRunner, service_runtime: Runtime, fake_model: FakeModel, web: LoopbackWeb
+) -> None:
+    """Each step of an approval is one trip to the state file: the token and the paused turn
+    are written together, and the claim of the turn takes the token with it."""
+    service_runtime.policy.set("web_access_enabled", True)
+    fake_model.script(tool_call("web_search", {"query": "tides"}), text("High at noon."))
+    statements: list[str] = []
+    db = service_runtime.stores.pending.db  # type: ignore[attr-defined]
+    # SQLite's own statement trace on the state file's connection.
+    db.run_blocking(lambda connection: connection.set_trace_callback(statements.append))
+
+    def transactions() -> list[str]:
+        found = [s.split()[0] for s in statements if s.split()[0] in ("BEGIN", "DELETE")]
+        statements.clear()
+        return found
+
+    first = done(await run(service, "search the tides"))
+    token = first["pending_confirmation"]["token"]
+    # Two cleanup DELETEs and the inserts, in one BEGIN: one trip for both.
+    assert transactions().count("BEGIN") == 1
+    state = await service.resume(first["conversation_id"], token)
+    assert transactions() == ["BEGIN", "DELETE"]  # the claim, and the token taken inside it
+    assert await service_runtime.executor.confirmations.take(token) is None
+    statements.clear()
+    last = done([e async for e in service.run(state, (token, True))])
+    assert [e["status"] for e in last["events"]] == ["ok"]
+    assert web.hits["/search"] == 1
+    assert "DELETE FROM confirmations" not in " ".join(statements)  # not taken again
+
+
+async def test_a_token_taken_with_its_turn_but_stopped_before_its_answer_is_put_back(
+    service: ConversationRunner, service_runtime: Runtime, fake_model: FakeModel, web: LoopbackWeb
+) -> None:
+    """Web access switched off between the card and its approval: the call stops at policy,
+    and its token goes back to the store, to expire (and be audited) as before."""
+    service_runtime.policy.set("web_access_enabled", True)
+    fake_model.script(tool_call("web_search", {"query": "tides"}), text("I could not search."))
+    first = done(await run(service, "search the tides"))
+    token = first["pending_confirmation"]["token"]
+    state = await service.resume(first["conversation_id"], token)
+    service_runtime.policy.set("web_access_enabled", False)
+    last = done([e async for e in service.run(state, (token, True))])
+    assert [e["status"] for e in last["events"]] == ["rejected"]
+    assert web.hits["/search"] == 0
+    kept = await service_runtime.executor.confirmations.take(token)
+    assert kept is not None and kept.binding.capability == "web.search"
