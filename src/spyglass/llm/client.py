@@ -18,9 +18,11 @@ from typing import Any, Literal
 import httpx
 
 from spyglass.core.encoding import printable
+from spyglass.coretransport import CoreTransport
 from spyglass.errors import UpstreamError
 from spyglass.llm.toolcalls import LeakGuard, ToolCall, ToolCallAccumulator
 from spyglass.llm.toolsupport import MAX_ERROR_BYTES, ToolSupportMemory, refuses_tools
+from spyglass.loopnet import LoopBackend
 from spyglass.netfaults import Fault, classify
 from spyglass.settings import LLMSettings
 
@@ -93,8 +95,13 @@ class ModelClient:
             headers = {"Accept": "text/event-stream"}
             if self.settings.api_key is not None and self.settings.api_key.get_secret_value():
                 headers["Authorization"] = f"Bearer {self.settings.api_key.get_secret_value()}"
+            # Straight on asyncio, not through anyio (spyglass.loopnet): two model requests
+            # a search turn, each read in many small pieces.
+            transport = self._transport or CoreTransport(
+                LoopBackend(), limits=httpx.Limits(max_keepalive_connections=KEPT_CONNECTIONS)
+            )
             self._client = httpx.AsyncClient(
-                transport=self._transport,
+                transport=transport,
                 headers=headers,
                 timeout=httpx.Timeout(
                     self.settings.timeout_seconds, connect=self.settings.connect_timeout_seconds
