@@ -307,10 +307,26 @@ async def _bounded(response: httpx.Response) -> bytes:
 
 
 async def _sse_data(response: httpx.Response) -> AsyncIterator[str]:
-    """The ``data:`` payloads of an SSE body (comments and other fields are skipped)."""
-    async for line in response.aiter_lines():
-        if line.startswith("data:"):
-            yield line[5:].strip()
+    """The ``data:`` payloads of an SSE body (comments and other fields are skipped).
+
+    Lines are split in bytes and each whole line decoded on its own: an SSE stream is UTF-8
+    by definition, and no byte of a multi-byte character is a line end. (httpx's text and
+    line iterators would add two generator layers and an incremental decoder per chunk; a
+    model streams hundreds of chunks an answer.)
+    """
+    pending = b""
+    async for chunk in response.aiter_bytes():
+        if b"\r" in chunk:
+            # CR LF and a lone CR end a line as LF does; a CR LF cut between two chunks
+            # makes an empty line, which carries no data.
+            chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        lines = (pending + chunk).split(b"\n")
+        pending = lines.pop()
+        for line in lines:
+            if line.startswith(b"data:"):
+                yield line[5:].decode("utf-8", "replace").strip()
+    if pending.startswith(b"data:"):
+        yield pending[5:].decode("utf-8", "replace").strip()
 
 
 async def _single(body: str) -> AsyncIterator[str]:
