@@ -228,6 +228,8 @@ class ConversationRunner:
     ) -> AsyncGenerator[Event, None]:
         """Drive the turn to its end or to the next confirmation, yielding events."""
         yield "turn", {"conversation_id": state.conversation_id, "turn_id": state.turn_id}
+        # (An in-process store hands back the very state it kept, saved at its pause.)
+        state.saved = False
         paused: dict[str, Any] | None = None
         failed = False
         claim = state.claim
@@ -256,7 +258,8 @@ class ConversationRunner:
                 taken, state.taken = state.taken, None
                 await asyncio.shield(self.runtime.executor.give_back(taken))
             # Also on cancellation (the client went away): what was produced is kept.
-            await asyncio.shield(self._saved(state))
+            if not state.saved:
+                await asyncio.shield(self._saved(state))
             if claim is not None:
                 state.claim = None
                 await asyncio.shield(self._finish(claim))
@@ -293,9 +296,8 @@ class ConversationRunner:
                         # The executor kept its token itself: the turn is kept on its own.
                         _wait(state, call, outcome)
                         clock = self.runtime.executor.clock
-                        await self.pending.put(
-                            PausedTurn(outcome.pending_confirmation.token, state, expiry(clock))
-                        )
+                        token = outcome.pending_confirmation.token
+                        await self._pause(PausedTurn(token, state, expiry(clock)))
                     assert state.waiting is not None and state.waiting_event is not None
                     yield "tool_end", state.events[state.waiting_event]
                     yield "pending_confirmation", state.waiting
@@ -397,13 +399,26 @@ class ConversationRunner:
         async def keep(record: PendingRecord, outcome: Outcome) -> None:
             _wait(state, call, outcome)
             try:
-                await self.pending.put(PausedTurn(record.token, state, record.expires_at), record)
+                await self._pause(PausedTurn(record.token, state, record.expires_at), record)
             except BaseException:
                 state.events.pop()
                 state.waiting = state.waiting_event = None
+                state.saved = False
                 raise
 
         return keep
+
+    async def _pause(self, paused: PausedTurn, record: PendingRecord | None = None) -> None:
+        """Keep the paused turn (with its token, given ``record``) and, side by side, save
+        it to history: a turn that pauses changes no more, and the two are different
+        stores. Raises what keeping the paused turn raised."""
+        state = paused.state
+        kept, saved = await asyncio.gather(
+            self.pending.put(paused, record), self._saved(state), return_exceptions=True
+        )
+        if isinstance(kept, BaseException):
+            raise kept
+        state.saved = saved is True
 
     async def _answer(
         self, state: TurnState, token: str, approve: bool, actor: Actor | None = None
@@ -480,17 +495,17 @@ class ConversationRunner:
             # This turn still knows them; only later turns would not.
             logger.warning("could not keep where the URLs came from: %s", exc.message)
 
-    async def _saved(self, state: TurnState) -> None:
+    async def _saved(self, state: TurnState) -> bool:
         """Wait for the turn's source writes (one that failed is logged, not raised), then
-        save the turn. One coroutine, so that a single shield carries both through a
-        cancellation."""
+        save the turn; whether it was saved. One coroutine, so that a single shield carries
+        both through a cancellation."""
         writes, state.source_writes = state.source_writes, []
         for write in writes:
             try:
                 await write
             except Exception:
                 logger.exception("could not keep where the URLs came from")
-        await self._save(state)
+        return await self._save(state)
 
     def _capability_name(self, call: ToolCall) -> str:
         return self.runtime.registry.name_for_wire(call.name) or call.name
@@ -509,7 +524,7 @@ class ConversationRunner:
             # Its lease lapses on its own; a late approval finds the turn already answered.
             logger.warning("could not release the finished turn: %s", exc.message)
 
-    async def _save(self, state: TurnState) -> None:
+    async def _save(self, state: TurnState) -> bool:
         try:
             await self.history.save_assistant(
                 state.conversation_id,
@@ -524,6 +539,8 @@ class ConversationRunner:
         except Exception:
             # History is a record, not the answer: a full disk must not break the reply.
             logger.exception("could not save the turn to history")
+            return False
+        return True
 
 
 @dataclass
