@@ -103,13 +103,23 @@ class PendingTurnStore(Protocol):
         (``put(..., record)``, ``take(..., with_token=True)``)."""
         ...
 
+    def checks_holders(self, accounts: object) -> bool:
+        """Whether :meth:`take` can check whose conversation it is, as ``accounts`` (the
+        household's accounts store) records it, in its own step (``holder=``)."""
+        ...
+
     async def put(self, paused: PausedTurn, record: PendingRecord | None = None) -> None:
         """Keep the paused turn; with ``record`` (only where :meth:`shares` says so), keep its
         confirmation in the same step, so that neither is kept without the other."""
         ...
 
     async def take(
-        self, token: str, conversation_id: str, *, with_token: bool = False
+        self,
+        token: str,
+        conversation_id: str,
+        *,
+        with_token: bool = False,
+        holder: str | None = None,
     ) -> PausedTurn | None:
         """Claim the paused turn if it belongs to that conversation and its expiry is at most
         :data:`RECALL_SECONDS` past (the caller lets the executor refuse an expired token).
@@ -118,6 +128,8 @@ class PendingTurnStore(Protocol):
         Raises :class:`TurnBusy` while another live process holds it. ``with_token`` (only
         where :meth:`shares` says so): a claim also takes the token's record, atomically
         with it, into ``PausedTurn.taken``; a turn not claimed leaves its token alone.
+        ``holder`` (only where :meth:`checks_holders` says so): a conversation that is not
+        that account's is answered as a foreign one, in the same step.
         """
         ...
 
@@ -150,6 +162,9 @@ class InMemoryPendingTurnStore:
     def shares(self, confirmations: ConfirmationStore) -> bool:
         return confirmations is self.confirmations
 
+    def checks_holders(self, accounts: object) -> bool:
+        return False
+
     async def put(self, paused: PausedTurn, record: PendingRecord | None = None) -> None:
         if record is not None:
             assert self.confirmations is not None, "put a record only where shares() says so"
@@ -162,8 +177,14 @@ class InMemoryPendingTurnStore:
             self._items[paused.token] = paused
 
     async def take(
-        self, token: str, conversation_id: str, *, with_token: bool = False
+        self,
+        token: str,
+        conversation_id: str,
+        *,
+        with_token: bool = False,
+        holder: str | None = None,
     ) -> PausedTurn | None:
+        assert holder is None, "check the holder only where checks_holders() says so"
         with self._lock:
             paused = self._items.get(token)
             if paused is None or paused.state.conversation_id != conversation_id:

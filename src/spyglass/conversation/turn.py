@@ -182,17 +182,26 @@ class ConversationRunner:
         )
 
     async def resume(
-        self, conversation_id: str, token: str, actor: Actor | None = None
+        self,
+        conversation_id: str,
+        token: str,
+        actor: Actor | None = None,
+        *,
+        holder: str | None = None,
     ) -> TurnState:
         """The paused turn a confirmation token belongs to. Raises :class:`TurnRefused`.
 
         Where the two share a store, the claim takes the token too, in the same step (the
         executor still checks everything about it); a person whose calls an owner or a
-        parent approves keeps their token until that approver has decided.
+        parent approves keeps their token until that approver has decided. ``holder``: the
+        account the conversation must be that of (only where the store
+        :meth:`~PendingTurnStore.checks_holders`); another's is answered as an unknown token.
         """
         with_token = self._joined() and not (actor is not None and actor.needs_approval)
         try:
-            paused = await self.pending.take(token, conversation_id, with_token=with_token)
+            paused = await self.pending.take(
+                token, conversation_id, with_token=with_token, holder=holder
+            )
         except TurnBusy as exc:
             # Answered already and still running (here or in another process). Should that
             # process die, its lease lapses and the same answer carries the turn on.

@@ -245,6 +245,9 @@ class RedisPendingTurnStore:
             confirmations.state is self.state
         )
 
+    def checks_holders(self, accounts: object) -> bool:
+        return False  # whose conversation it is lives in PostgreSQL
+
     async def put(self, paused: PausedTurn, record: PendingRecord | None = None) -> None:
         key = self._key(paused.token)
         mapping: dict[Any, Any] = {
@@ -269,8 +272,14 @@ class RedisPendingTurnStore:
         await self.state.call(work)
 
     async def take(
-        self, token: str, conversation_id: str, *, with_token: bool = False
+        self,
+        token: str,
+        conversation_id: str,
+        *,
+        with_token: bool = False,
+        holder: str | None = None,
     ) -> PausedTurn | None:
+        assert holder is None, "check the holder only where checks_holders() says so"
         key = self._key(token)
         now = self.state.clock()
         args: list[str | int] = [

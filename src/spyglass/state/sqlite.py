@@ -312,6 +312,12 @@ class SQLitePendingTurnStore:
         """Whether ``confirmations`` keeps its tokens in this same state file."""
         return isinstance(confirmations, SQLiteConfirmationStore) and confirmations.db is self.db
 
+    def checks_holders(self, accounts: object) -> bool:
+        """Whether ``accounts`` (an ``AccountStore``) keeps whose conversation is whose in this
+        same state file, as the embedded backend's does."""
+        runner = getattr(accounts, "runner", None)
+        return getattr(runner, "db", None) is self.db
+
     async def put(self, paused: PausedTurn, record: PendingRecord | None = None) -> None:
         from spyglass.conversation.pending import RECALL_SECONDS, state_to_json
 
@@ -338,8 +344,14 @@ class SQLitePendingTurnStore:
         await self.db.run(self.db.transaction(work))
 
     async def take(
-        self, token: str, conversation_id: str, *, with_token: bool = False
+        self,
+        token: str,
+        conversation_id: str,
+        *,
+        with_token: bool = False,
+        holder: str | None = None,
     ) -> PausedTurn | None:
+        from spyglass.accounts.model import OWNER_ID
         from spyglass.conversation.pending import (
             RECALL_SECONDS,
             PausedTurn,
@@ -352,6 +364,14 @@ class SQLitePendingTurnStore:
         take_token = _confirmation_take(token) if with_token else None
 
         def work(db: sqlite3.Connection) -> tuple[str, float, Taken | None] | float | None:
+            if holder is not None:
+                # As AccountStore.holder reads it: a conversation nobody claimed is the owner's.
+                held_by = db.execute(
+                    "SELECT account_id FROM account_conversations WHERE conversation_id = ?",
+                    (conversation_id,),
+                ).fetchone()
+                if (held_by[0] if held_by else OWNER_ID) != holder:
+                    return None
             row: tuple[str, str, float, float] | None = db.execute(
                 "SELECT conversation_id, state, expires_at, lease_until FROM paused_turns "
                 "WHERE digest = ?",
