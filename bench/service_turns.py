@@ -18,6 +18,15 @@ because this machine is shared: the load average is printed with the figures.
     .venv/bin/python -m bench.service_turns [--turns 200] [--runs 3]
 
 ``--profile FILE`` runs the service under cProfile and writes its statistics to FILE.
+
+``--search-only N`` is the narrow measure for one change at a time: only sequential search
+turns through the service, ``N`` of them after ``--warm-up`` (default 30) turns, each followed
+by the same work done directly; it prints the median latency of each, the median added time
+and the service's CPU per search turn (from ``/proc``), for each of ``--runs`` runs on one
+service. Run it alternately on two versions of the code (``git archive`` one of them into a
+folder and run the bench there) at the same load.
+
+    PYTHONPATH=src:. nice -n 5 .venv/bin/python -m bench.service_turns --search-only 300
 """
 
 from __future__ import annotations
@@ -235,7 +244,37 @@ async def one_run(base: str, pid: int, peers: dict[str, str], turns: int) -> dic
     }
 
 
-def run(turns: int, runs: int, profile: str | None) -> None:
+async def search_only(
+    base: str, pid: int, peers: dict[str, str], turns: int, warm_up: int
+) -> dict[str, float]:
+    """``turns`` sequential search turns after ``warm_up`` of them, each followed by the same
+    work done directly: medians, and the service's CPU per search turn."""
+    async with client(base) as http, httpx.AsyncClient(timeout=60, trust_env=False) as direct:
+        for _ in range(warm_up):
+            await search_turn(http)
+            await direct_turn(direct, peers["model"], peers["provider"])
+        through: list[float] = []
+        baseline: list[float] = []
+        search_cpu = 0.0
+        for _ in range(turns):
+            cpu, started = cpu_ms(pid), time.perf_counter()
+            await search_turn(http)
+            through.append((time.perf_counter() - started) * 1000)
+            search_cpu += cpu_ms(pid) - cpu
+            started = time.perf_counter()
+            await direct_turn(direct, peers["model"], peers["provider"])
+            baseline.append((time.perf_counter() - started) * 1000)
+    return {
+        "through_ms": statistics.median(through),
+        "direct_ms": statistics.median(baseline),
+        "added_ms": statistics.median(a - b for a, b in zip(through, baseline, strict=True)),
+        "search_cpu": search_cpu / turns,
+    }
+
+
+def run(
+    turns: int, runs: int, profile: str | None, search_turns: int = 0, warm_up: int = 30
+) -> None:
     peers_process = subprocess.Popen(
         [sys.executable, "-m", "bench.service_turns", "--peers"],
         stdin=subprocess.PIPE,
@@ -257,15 +296,32 @@ def run(turns: int, runs: int, profile: str | None) -> None:
             runner = ("-m", "cProfile", "-o", profile, "-m") if profile else ("-m",)
             with ServeProcess(home, env, api_token=TOKEN, runner=runner) as service:
                 pid = service.process.pid
-                figures = [
-                    asyncio.run(one_run(service.base_url, pid, peers, turns)) for _ in range(runs)
-                ]
+                if search_turns:
+                    narrow = [
+                        asyncio.run(
+                            search_only(service.base_url, pid, peers, search_turns, warm_up)
+                        )
+                        for _ in range(runs)
+                    ]
+                else:
+                    figures = [
+                        asyncio.run(one_run(service.base_url, pid, peers, turns))
+                        for _ in range(runs)
+                    ]
     finally:
         if peers_process.stdin is not None:
             peers_process.stdin.close()
         peers_process.wait(10)
     load = os.getloadavg()
     print(f"load average (1/5/15 min) at the end: {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}")
+    if search_turns:
+        print(f"{search_turns} sequential search turns after {warm_up}, per run:")
+        for each in narrow:
+            print(
+                f"through {each['through_ms']:.2f} ms, direct {each['direct_ms']:.2f} ms, "
+                f"added {each['added_ms']:.2f} ms, service CPU {each['search_cpu']:.2f} ms"
+            )
+        return
     print(f"| measure | median of {runs} runs | each run |")
     print("|---|---|---|")
 
@@ -294,12 +350,20 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=200)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--profile", help="write the service's cProfile statistics here")
+    parser.add_argument(
+        "--search-only",
+        type=int,
+        default=0,
+        metavar="N",
+        help="measure only N sequential search turns (after --warm-up) and the service's CPU",
+    )
+    parser.add_argument("--warm-up", type=int, default=30, help="turns before --search-only")
     parser.add_argument("--peers", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.peers:
         serve_peers()
         return
-    run(args.turns, args.runs, args.profile)
+    run(args.turns, args.runs, args.profile, args.search_only, args.warm_up)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from spyglass.conversation.pending import (
     state_from_json,
     state_to_json,
 )
+from spyglass.core.confirmation import Binding, PendingRecord
 from spyglass.core.context import Turn
 from spyglass.llm.toolcalls import ToolCall
 from spyglass.privacy.provenance import Source
@@ -128,3 +129,61 @@ async def test_a_checkpoint_is_what_the_next_process_carries_on_from(live: LiveS
     await second.pending.finish("tok")
     live.clock.now += 11
     assert await first.pending.take("tok", "c1") is None
+
+
+def record(token: str, conversation: str, expires_at: float) -> PendingRecord:
+    binding = Binding("web.search", 1, '{"query":"x"}', conversation)
+    return PendingRecord(token, binding, "inv-1", expires_at, channel="console")
+
+
+async def test_a_store_shares_only_its_own_backend_s_token_store(live: LiveStores) -> None:
+    assert live.pending.shares(live.confirmations)
+    if live.name != "memory":
+        assert not live.pending.shares(live.other().confirmations)
+
+
+async def test_a_turn_kept_with_its_token_gives_both_back_in_one_claim(live: LiveStores) -> None:
+    await live.pending.put(paused("tok", "c1", 1100), record("tok", "c1", 1100))
+    claimed = await live.pending.take("tok", "c1", with_token=True)
+    assert claimed is not None and claimed.taken is not None
+    assert claimed.taken.record == record("tok", "c1", 1100)
+    # The token is spent by that claim: taken once, whoever asks next.
+    assert await live.confirmations.take("tok") is None
+
+
+async def test_a_turn_kept_with_its_token_leaves_the_token_to_be_taken_alone(
+    live: LiveStores,
+) -> None:
+    await live.pending.put(paused("tok", "c1", 1100), record("tok", "c1", 1100))
+    assert await live.confirmations.take("tok") == record("tok", "c1", 1100)
+    claimed = await live.pending.take("tok", "c1", with_token=True)
+    assert claimed is not None and claimed.taken is not None
+    assert claimed.taken.record is None  # answered already: nothing to take twice
+
+
+async def test_a_claim_by_another_conversation_leaves_the_token_where_it_is(
+    live: LiveStores,
+) -> None:
+    await live.pending.put(paused("tok", "c1", 1100), record("tok", "c1", 1100))
+    assert await live.pending.take("tok", "c2", with_token=True) is None
+    assert await live.confirmations.take("tok") == record("tok", "c1", 1100)
+
+
+async def test_a_busy_turn_leaves_its_token_to_the_process_that_holds_it(
+    live: LiveStores,
+) -> None:
+    mine, other = live.other(lease=30), live.other(lease=30)
+    await mine.pending.put(paused("tok", "c1", 1100), record("tok", "c1", 1100))
+    assert await mine.pending.take("tok", "c1") is not None
+    with pytest.raises(TurnBusy):
+        await other.pending.take("tok", "c1", with_token=True)
+    assert await mine.confirmations.take("tok") == record("tok", "c1", 1100)
+
+
+async def test_a_taken_token_knows_a_sweep_audited_its_expiry(live: LiveStores) -> None:
+    await live.pending.put(paused("tok", "c1", 1100), record("tok", "c1", 1100))
+    live.clock.now = 1101
+    assert len(await live.confirmations.claim_expired(1101, 10)) == 1
+    claimed = await live.pending.take("tok", "c1", with_token=True)
+    assert claimed is not None and claimed.taken is not None
+    assert claimed.taken.record is not None and claimed.taken.record.expiry_audited

@@ -9,13 +9,15 @@ from typing import Any
 
 import pytest
 
-from spyglass.conversation.pending import InMemoryPendingTurnStore
+from spyglass.conversation.pending import InMemoryPendingTurnStore, PausedTurn
 from spyglass.conversation.turn import ConversationRunner, Event, TurnRefused
+from spyglass.core.confirmation import PendingRecord
 from spyglass.history.store import NullHistory, SQLiteHistory, ThreadedHistory
 from spyglass.llm.client import ModelClient
 from spyglass.llm.toolsupport import ToolSupportMemory
 from spyglass.privacy.provenance import InMemoryProvenanceStore, Source
 from spyglass.runtime import Runtime
+from spyglass.state.sqlite import SQLitePendingTurnStore, StateDB
 from tests.support.fake_model import (
     FakeModel,
     Reply,
@@ -464,6 +466,110 @@ async def test_whose_conversation_it_is_is_asked_beside_reading_it_and_a_no_writ
         assert refused.value.code == "NOT_FOUND"
         texts = [m["text"] for m in await history.messages(conversation_id)]
         assert "not mine" not in texts
+    finally:
+        await model.aclose()
+        await history.close()
+        await service_runtime.stores.aclose()
+
+
+async def test_a_paused_call_and_its_token_are_kept_and_claimed_in_one_state_transaction_each(
+    service: ConversationRunner, service_runtime: Runtime, fake_model: FakeModel, web: LoopbackWeb
+) -> None:
+    """Each step of an approval is one trip to the state file: the token and the paused turn
+    are written together, and the claim of the turn takes the token with it."""
+    service_runtime.policy.set("web_access_enabled", True)
+    fake_model.script(tool_call("web_search", {"query": "tides"}), text("High at noon."))
+    statements: list[str] = []
+    db = service_runtime.stores.pending.db  # type: ignore[attr-defined]
+    # SQLite's own statement trace on the state file's connection.
+    db.run_blocking(lambda connection: connection.set_trace_callback(statements.append))
+
+    def transactions() -> list[str]:
+        found = [s.split()[0] for s in statements if s.split()[0] in ("BEGIN", "DELETE")]
+        statements.clear()
+        return found
+
+    first = done(await run(service, "search the tides"))
+    token = first["pending_confirmation"]["token"]
+    # Two cleanup DELETEs and the inserts, in one BEGIN: one trip for both.
+    assert transactions().count("BEGIN") == 1
+    state = await service.resume(first["conversation_id"], token)
+    assert transactions() == ["BEGIN", "DELETE"]  # the claim, and the token taken inside it
+    assert await service_runtime.executor.confirmations.take(token) is None
+    statements.clear()
+    last = done([e async for e in service.run(state, (token, True))])
+    assert [e["status"] for e in last["events"]] == ["ok"]
+    assert web.hits["/search"] == 1
+    assert "DELETE FROM confirmations" not in " ".join(statements)  # not taken again
+
+
+async def test_a_token_taken_with_its_turn_but_stopped_before_its_answer_is_put_back(
+    service: ConversationRunner, service_runtime: Runtime, fake_model: FakeModel, web: LoopbackWeb
+) -> None:
+    """Web access switched off between the card and its approval: the call stops at policy,
+    and its token goes back to the store, to expire (and be audited) as before."""
+    service_runtime.policy.set("web_access_enabled", True)
+    fake_model.script(tool_call("web_search", {"query": "tides"}), text("I could not search."))
+    first = done(await run(service, "search the tides"))
+    token = first["pending_confirmation"]["token"]
+    state = await service.resume(first["conversation_id"], token)
+    service_runtime.policy.set("web_access_enabled", False)
+    last = done([e async for e in service.run(state, (token, True))])
+    assert [e["status"] for e in last["events"]] == ["rejected"]
+    assert web.hits["/search"] == 0
+    kept = await service_runtime.executor.confirmations.take(token)
+    assert kept is not None and kept.binding.capability == "web.search"
+
+
+class _SavesCounted(ThreadedHistory):
+    """History that says when a save of an answer has begun, and counts them."""
+
+    def __init__(self, store: SQLiteHistory) -> None:
+        super().__init__(store)
+        self.saving = asyncio.Event()
+        self.saves = 0
+
+    async def save_assistant(self, *args: Any, **kwargs: Any) -> None:
+        self.saves += 1
+        self.saving.set()
+        await super().save_assistant(*args, **kwargs)
+
+
+class _PausesBesideTheSave(SQLitePendingTurnStore):
+    """The state file's paused turns, kept only once the history save has begun."""
+
+    def __init__(self, db: StateDB, lease: float, saving: asyncio.Event) -> None:
+        super().__init__(db, lease)
+        self.saving = saving
+
+    async def put(self, paused: PausedTurn, record: PendingRecord | None = None) -> None:
+        await asyncio.wait_for(self.saving.wait(), timeout=5)
+        await super().put(paused, record)
+
+
+async def test_a_pausing_turn_is_saved_to_history_beside_keeping_it_and_only_once(
+    service_runtime: Runtime, fake_model: FakeModel, web: LoopbackWeb
+) -> None:
+    service_runtime.policy.set("web_access_enabled", True)
+    fake_model.script(tool_call("web_search", {"query": "tides"}), text("High at noon."))
+    history = _SavesCounted(SQLiteHistory(service_runtime.paths.database_file, retention_days=30))
+    state_db = service_runtime.stores.pending.db  # type: ignore[attr-defined]
+    pending = _PausesBesideTheSave(state_db, 30.0, history.saving)
+    model = ModelClient(service_runtime.settings.llm)
+    runner = ConversationRunner(service_runtime, model, history, pending)
+    try:
+        # One after the other, keeping the turn would wait for a save that never begins.
+        first = done(await run(runner, "search the tides"))
+        token = first["pending_confirmation"]["token"]
+        assert history.saves == 1
+        saved = await history.messages(first["conversation_id"])
+        assert [e["status"] for e in saved[-1]["events"]] == ["pending_confirmation"]
+        state = await runner.resume(first["conversation_id"], token)
+        last = done([e async for e in runner.run(state, (token, True))])
+        assert last["text"] == "High at noon."
+        assert history.saves == 2
+        saved = await history.messages(first["conversation_id"])
+        assert [e["status"] for e in saved[-1]["events"]] == ["ok"]
     finally:
         await model.aclose()
         await history.close()

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import AsyncIterator, Iterator
 
+import httpx
 import pytest
 
 from spyglass.llm.client import Completion, Delta, ModelClient, ModelUnavailable, ToolsRefused
@@ -247,3 +249,41 @@ async def test_a_lone_surrogate_escaped_in_the_answer_is_repaired_and_a_pair_is_
     assert completion.content == "caf\ufffd and \U0001f600"
     assert completion.reasoning == "hmm \ufffd"
     assert all(delta.text.encode("utf-8") for delta in deltas)
+
+
+class _Pieces(httpx.AsyncByteStream):
+    def __init__(self, pieces: list[bytes]) -> None:
+        self.pieces = pieces
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for piece in self.pieces:
+            yield piece
+
+
+@pytest.mark.parametrize("end", [b"\n", b"\r\n", b"\r"])
+async def test_sse_lines_cut_anywhere_between_chunks_come_back_whole(end: bytes) -> None:
+    """Every line ending SSE allows, and chunks cut inside a line, inside a line ending and
+    inside a multi-byte character."""
+    events = [{"choices": [{"delta": {"content": word}}]} for word in ("Grüß ", "dich ", "😀")]
+    events.append({"choices": [{"delta": {}, "finish_reason": "stop"}]})
+    body = b"".join(
+        b": a comment" + end + b"data: " + json.dumps(e, ensure_ascii=False).encode() + end * 2
+        for e in events
+    )
+    body += b"data: [DONE]"  # and the last line without its line end
+    pieces = [body[i : i + 7] for i in range(0, len(body), 7)]
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        headers = {"content-type": "text/event-stream"}
+        return httpx.Response(200, headers=headers, stream=_Pieces(pieces))
+
+    model = ModelClient(
+        LLMSettings(base_url="http://model.test/v1"), transport=httpx.MockTransport(answer)
+    )
+    try:
+        deltas, completion = await collect(model)
+    finally:
+        await model.aclose()
+    assert completion.content == "Grüß dich 😀"
+    assert [d.text for d in deltas if d.kind == "content"] == ["Grüß ", "dich ", "😀"]
+    assert completion.finish_reason == "stop"

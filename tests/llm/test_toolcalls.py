@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from spyglass.llm.toolcalls import LeakGuard, ToolCallAccumulator, salvage
 
 
@@ -104,3 +106,14 @@ def test_the_leak_guard_releases_plain_text_and_holds_back_a_block() -> None:
     tail, salvaged = guard.finish()
     assert (shown + tail).strip() == "Hello <b>world</b>"
     assert [c.name for c in salvaged.calls] == ["web_search"]
+
+
+@pytest.mark.parametrize("cut", range(1, len("<function=")))
+def test_a_marker_cut_at_any_point_between_pieces_is_never_shown(cut: int) -> None:
+    guard = LeakGuard()
+    block = '<function=web_search>{"query": "q"}</function>'
+    shown = guard.feed("See <i>this</i> " + block[:cut])
+    assert not shown.endswith(block[:cut])
+    shown += guard.feed(block[cut:])
+    assert "function" not in shown
+    assert shown == "See <i>this</i> "

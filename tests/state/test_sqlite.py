@@ -140,3 +140,36 @@ async def test_two_workers_serve_one_home_and_share_its_state(
                 results.append(await client.post(MESSAGE, json=approval(paused)))
     assert [r.status_code for r in results] == [200] * 4
     assert searxng.queries == ["otters"] * 4
+
+
+async def test_the_claim_of_a_paused_turn_checks_whose_conversation_it_is_in_the_same_step(
+    tmp_path: Path,
+) -> None:
+    from spyglass.accounts.sqlite import SQLiteRunner
+    from spyglass.accounts.store import AccountStore
+    from spyglass.conversation.pending import PausedTurn, TurnState
+    from spyglass.core.context import Turn
+    from spyglass.state.sqlite import SQLitePendingTurnStore, StateDB
+
+    clock = Clock(1000.0)
+    db = StateDB(tmp_path / "state.db", clock)
+    accounts = AccountStore(SQLiteRunner(db), clock)
+    pending = SQLitePendingTurnStore(db, 30.0)
+    other = SQLitePendingTurnStore(StateDB(tmp_path / "other.db", clock), 30.0)
+    try:
+        assert pending.checks_holders(accounts)
+        assert not other.checks_holders(accounts)  # another file: asked separately
+        state = TurnState(conversation_id="c1", turn_id="t", messages=[], turn=Turn("c1"))
+        await pending.put(PausedTurn("tok", state, 1100))
+        await accounts.claim("c1", "kid")
+        # Another person's conversation answers as a foreign one, and stays unclaimed.
+        assert await pending.take("tok", "c1", holder="owner") is None
+        assert await pending.take("tok", "c1", holder="kid") is not None
+        # A conversation nobody claimed is the owner's, as AccountStore.holder reads it.
+        state = TurnState(conversation_id="c2", turn_id="t", messages=[], turn=Turn("c2"))
+        await pending.put(PausedTurn("tok2", state, 1100))
+        assert await pending.take("tok2", "c2", holder="kid") is None
+        assert await pending.take("tok2", "c2", holder="owner") is not None
+    finally:
+        db.close()
+        other.db.close()

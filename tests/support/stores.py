@@ -38,11 +38,12 @@ LIVE_BACKENDS = ("memory", "sqlite", "redis")
 
 def _build(name: str, clock: Clock, where: Any, lease: float = 30.0) -> tuple[LiveStores, Any]:
     if name == "memory":
+        confirmations = InMemoryConfirmationStore(clock)
         stores = LiveStores(
             name,
             clock,
-            InMemoryConfirmationStore(clock),
-            InMemoryPendingTurnStore(clock),
+            confirmations,
+            InMemoryPendingTurnStore(clock, confirmations),
             Sessions(clock),
             LoginCodes(clock),
         )

@@ -6,6 +6,10 @@ If that process dies, another one may claim the turn once the lease has lapsed a
 from the last checkpoint; the approval token is single use, so a call already run is never run
 twice. The in-process store needs none of that and simply hands the turn over.
 
+A store that keeps the confirmation tokens as well (:meth:`PendingTurnStore.shares`: the
+same state file, the same Redis) writes a paused turn and its token in one step, and claims a
+turn and takes its token in one step: one store trip each instead of two.
+
 ``expires_at`` is wall-clock time so it means the same in every process and after a restart.
 """
 
@@ -22,7 +26,12 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from spyglass.conversation.citations import Citations
-from spyglass.core.confirmation import TOKEN_TTL_SECONDS
+from spyglass.core.confirmation import (
+    TOKEN_TTL_SECONDS,
+    ConfirmationStore,
+    PendingRecord,
+    Taken,
+)
 from spyglass.core.context import Turn
 from spyglass.errors import SpyglassError
 from spyglass.llm.toolcalls import ToolCall
@@ -60,6 +69,10 @@ class TurnState:
     #: Writes of where this turn's URLs came from, still under way in this process (never
     #: stored: the sources themselves are in ``turn``).
     source_writes: list[asyncio.Task[None]] = field(default_factory=list, compare=False, repr=False)
+    #: The answer's token, taken with the claim on this turn and not used yet (never stored).
+    taken: Taken | None = field(default=None, compare=False, repr=False)
+    #: Whether history holds the turn as it is now (saved beside its pause; never stored).
+    saved: bool = field(default=False, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -67,6 +80,8 @@ class PausedTurn:
     token: str
     state: TurnState
     expires_at: float
+    #: The token's record, when the claim took it as well (``take(..., with_token=True)``).
+    taken: Taken | None = field(default=None, compare=False)
 
 
 #: How long a paused turn is kept after its confirmation expired, so that a late answer
@@ -83,14 +98,38 @@ class TurnBusy(SpyglassError):
 
 
 class PendingTurnStore(Protocol):
-    async def put(self, paused: PausedTurn) -> None: ...
+    def shares(self, confirmations: ConfirmationStore) -> bool:
+        """Whether this store can keep and take ``confirmations``' tokens in its own steps
+        (``put(..., record)``, ``take(..., with_token=True)``)."""
+        ...
 
-    async def take(self, token: str, conversation_id: str) -> PausedTurn | None:
+    def checks_holders(self, accounts: object) -> bool:
+        """Whether :meth:`take` can check whose conversation it is, as ``accounts`` (the
+        household's accounts store) records it, in its own step (``holder=``)."""
+        ...
+
+    async def put(self, paused: PausedTurn, record: PendingRecord | None = None) -> None:
+        """Keep the paused turn; with ``record`` (only where :meth:`shares` says so), keep its
+        confirmation in the same step, so that neither is kept without the other."""
+        ...
+
+    async def take(
+        self,
+        token: str,
+        conversation_id: str,
+        *,
+        with_token: bool = False,
+        holder: str | None = None,
+    ) -> PausedTurn | None:
         """Claim the paused turn if it belongs to that conversation and its expiry is at most
         :data:`RECALL_SECONDS` past (the caller lets the executor refuse an expired token).
 
         ``None`` if unknown, foreign (left in place for its owner), long expired or finished.
-        Raises :class:`TurnBusy` while another live process holds it.
+        Raises :class:`TurnBusy` while another live process holds it. ``with_token`` (only
+        where :meth:`shares` says so): a claim also takes the token's record, atomically
+        with it, into ``PausedTurn.taken``; a turn not claimed leaves its token alone.
+        ``holder`` (only where :meth:`checks_holders` says so): a conversation that is not
+        that account's is answered as a foreign one, in the same step.
         """
         ...
 
@@ -109,19 +148,43 @@ class InMemoryPendingTurnStore:
     A claim removes the turn at once, so checkpoints and ``finish`` have nothing to do.
     """
 
-    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        clock: Callable[[], float] = time.time,
+        confirmations: ConfirmationStore | None = None,
+    ) -> None:
         self._clock = clock
         self._items: dict[str, PausedTurn] = {}
         self._lock = threading.Lock()
+        #: The in-process token store kept and taken beside the turns, if any.
+        self.confirmations = confirmations
 
-    async def put(self, paused: PausedTurn) -> None:
+    def shares(self, confirmations: ConfirmationStore) -> bool:
+        return confirmations is self.confirmations
+
+    def checks_holders(self, accounts: object) -> bool:
+        return False
+
+    async def put(self, paused: PausedTurn, record: PendingRecord | None = None) -> None:
+        if record is not None:
+            assert self.confirmations is not None, "put a record only where shares() says so"
+            # Both in-process: nothing runs between the two but this coroutine.
+            await self.confirmations.put(record)
         with self._lock:
             cutoff = self._clock() - RECALL_SECONDS
             for token in [t for t, p in self._items.items() if p.expires_at < cutoff]:
                 del self._items[token]
             self._items[paused.token] = paused
 
-    async def take(self, token: str, conversation_id: str) -> PausedTurn | None:
+    async def take(
+        self,
+        token: str,
+        conversation_id: str,
+        *,
+        with_token: bool = False,
+        holder: str | None = None,
+    ) -> PausedTurn | None:
+        assert holder is None, "check the holder only where checks_holders() says so"
         with self._lock:
             paused = self._items.get(token)
             if paused is None or paused.state.conversation_id != conversation_id:
@@ -129,7 +192,11 @@ class InMemoryPendingTurnStore:
             del self._items[token]
             if paused.expires_at < self._clock() - RECALL_SECONDS:
                 return None
+        if not with_token:
             return paused
+        assert self.confirmations is not None, "take the token only where shares() says so"
+        taken = Taken(await self.confirmations.take(token))
+        return PausedTurn(paused.token, paused.state, paused.expires_at, taken)
 
     async def checkpoint(self, token: str, state: TurnState) -> None:
         return None

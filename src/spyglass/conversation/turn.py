@@ -26,7 +26,9 @@ from spyglass.conversation.pending import (
 )
 from spyglass.conversation.transcript import is_untrusted, replay, tool_message, tool_payload
 from spyglass.core.actor import Actor
+from spyglass.core.answers import Keep
 from spyglass.core.capability import Capability
+from spyglass.core.confirmation import PendingRecord
 from spyglass.core.context import Turn
 from spyglass.core.encoding import printable
 from spyglass.core.outcome import Outcome
@@ -97,6 +99,11 @@ class ConversationRunner:
             for c in self.runtime.registry.latest()
             if capability_allowed(switches, c, settings, actor)
         ]
+
+    def _joined(self) -> bool:
+        """Whether the paused turns and the executor's tokens are kept in one store, so that
+        a turn and its token are written, and claimed and taken, in one step each."""
+        return self.pending.shares(self.runtime.executor.confirmations)
 
     async def _tools(self, actor: Actor | None = None) -> list[Capability]:
         """What the model is offered now: nothing while its server refuses it tools."""
@@ -175,11 +182,26 @@ class ConversationRunner:
         )
 
     async def resume(
-        self, conversation_id: str, token: str, actor: Actor | None = None
+        self,
+        conversation_id: str,
+        token: str,
+        actor: Actor | None = None,
+        *,
+        holder: str | None = None,
     ) -> TurnState:
-        """The paused turn a confirmation token belongs to. Raises :class:`TurnRefused`."""
+        """The paused turn a confirmation token belongs to. Raises :class:`TurnRefused`.
+
+        Where the two share a store, the claim takes the token too, in the same step (the
+        executor still checks everything about it); a person whose calls an owner or a
+        parent approves keeps their token until that approver has decided. ``holder``: the
+        account the conversation must be that of (only where the store
+        :meth:`~PendingTurnStore.checks_holders`); another's is answered as an unknown token.
+        """
+        with_token = self._joined() and not (actor is not None and actor.needs_approval)
         try:
-            paused = await self.pending.take(token, conversation_id)
+            paused = await self.pending.take(
+                token, conversation_id, with_token=with_token, holder=holder
+            )
         except TurnBusy as exc:
             # Answered already and still running (here or in another process). Should that
             # process die, its lease lapses and the same answer carries the turn on.
@@ -202,6 +224,7 @@ class ConversationRunner:
         # An expired one still resumes: the executor records the call as expired (a
         # denial), and the model answers with what it has instead of the turn dying.
         paused.state.claim = token
+        paused.state.taken = paused.taken
         return paused.state
 
     # -- running --------------------------------------------------------------------------
@@ -214,6 +237,8 @@ class ConversationRunner:
     ) -> AsyncGenerator[Event, None]:
         """Drive the turn to its end or to the next confirmation, yielding events."""
         yield "turn", {"conversation_id": state.conversation_id, "turn_id": state.turn_id}
+        # (An in-process store hands back the very state it kept, saved at its pause.)
+        state.saved = False
         paused: dict[str, Any] | None = None
         failed = False
         claim = state.claim
@@ -236,8 +261,14 @@ class ConversationRunner:
                     failed = True
                     yield "error", {"error": {"code": "INTERNAL_ERROR", "message": TURN_FAILED}}
         finally:
+            if state.taken is not None:
+                # Taken with the claim but never answered here (the turn had handled its
+                # answer already): back to the store, to expire as it would have.
+                taken, state.taken = state.taken, None
+                await asyncio.shield(self.runtime.executor.give_back(taken))
             # Also on cancellation (the client went away): what was produced is kept.
-            await asyncio.shield(self._saved(state))
+            if not state.saved:
+                await asyncio.shield(self._saved(state))
             if claim is not None:
                 state.claim = None
                 await asyncio.shield(self._finish(claim))
@@ -267,18 +298,18 @@ class ConversationRunner:
                     turn=state.turn,
                     recovered=call.recovered,
                     actor=actor,
+                    keep=self._keeper(state, call) if self._joined() else None,
                 )
                 if outcome.pending_confirmation is not None:
-                    pending = outcome.pending_confirmation.to_dict()
-                    state.waiting = pending
-                    state.waiting_event = len(state.events)
-                    event = tool_event(outcome, call.arguments)
-                    state.events.append(event)
-                    await self.pending.put(
-                        PausedTurn(pending["token"], state, expiry(self.runtime.executor.clock))
-                    )
-                    yield "tool_end", event
-                    yield "pending_confirmation", pending
+                    if state.waiting is None:
+                        # The executor kept its token itself: the turn is kept on its own.
+                        _wait(state, call, outcome)
+                        clock = self.runtime.executor.clock
+                        token = outcome.pending_confirmation.token
+                        await self._pause(PausedTurn(token, state, expiry(clock)))
+                    assert state.waiting is not None and state.waiting_event is not None
+                    yield "tool_end", state.events[state.waiting_event]
+                    yield "pending_confirmation", state.waiting
                     return
                 yield "tool_end", await self._record(state, call, outcome)
             final = state.rounds >= limits.max_tool_rounds
@@ -370,12 +401,41 @@ class ConversationRunner:
         state.notices.append(notice)
         return notice
 
+    def _keeper(self, state: TurnState, call: ToolCall) -> Keep:
+        """Keeps a confirmation the executor issues for ``call`` together with the turn it
+        pauses, in one store step; the turn is left as it was if that step fails."""
+
+        async def keep(record: PendingRecord, outcome: Outcome) -> None:
+            _wait(state, call, outcome)
+            try:
+                await self._pause(PausedTurn(record.token, state, record.expires_at), record)
+            except BaseException:
+                state.events.pop()
+                state.waiting = state.waiting_event = None
+                state.saved = False
+                raise
+
+        return keep
+
+    async def _pause(self, paused: PausedTurn, record: PendingRecord | None = None) -> None:
+        """Keep the paused turn (with its token, given ``record``) and, side by side, save
+        it to history: a turn that pauses changes no more, and the two are different
+        stores. Raises what keeping the paused turn raised."""
+        state = paused.state
+        kept, saved = await asyncio.gather(
+            self.pending.put(paused, record), self._saved(state), return_exceptions=True
+        )
+        if isinstance(kept, BaseException):
+            raise kept
+        state.saved = saved is True
+
     async def _answer(
         self, state: TurnState, token: str, approve: bool, actor: Actor | None = None
     ) -> dict[str, Any]:
         waiting = state.waiting or {}
         call = state.queue[0]
         executor = self.runtime.executor
+        taken, state.taken = state.taken, None
         if approve:
             outcome = await executor.ainvoke(
                 waiting["capability"],
@@ -386,10 +446,15 @@ class ConversationRunner:
                 confirmation_token=token,
                 recovered=call.recovered,
                 actor=actor,
+                taken=taken,
             )
         else:
             outcome = await executor.adeny(
-                token, channel=self.channel, conversation_id=state.conversation_id, actor=actor
+                token,
+                channel=self.channel,
+                conversation_id=state.conversation_id,
+                actor=actor,
+                taken=taken,
             )
         event = await self._record(state, call, outcome, replace=state.waiting_event)
         state.waiting = state.waiting_event = None
@@ -439,17 +504,17 @@ class ConversationRunner:
             # This turn still knows them; only later turns would not.
             logger.warning("could not keep where the URLs came from: %s", exc.message)
 
-    async def _saved(self, state: TurnState) -> None:
+    async def _saved(self, state: TurnState) -> bool:
         """Wait for the turn's source writes (one that failed is logged, not raised), then
-        save the turn. One coroutine, so that a single shield carries both through a
-        cancellation."""
+        save the turn; whether it was saved. One coroutine, so that a single shield carries
+        both through a cancellation."""
         writes, state.source_writes = state.source_writes, []
         for write in writes:
             try:
                 await write
             except Exception:
                 logger.exception("could not keep where the URLs came from")
-        await self._save(state)
+        return await self._save(state)
 
     def _capability_name(self, call: ToolCall) -> str:
         return self.runtime.registry.name_for_wire(call.name) or call.name
@@ -468,7 +533,7 @@ class ConversationRunner:
             # Its lease lapses on its own; a late approval finds the turn already answered.
             logger.warning("could not release the finished turn: %s", exc.message)
 
-    async def _save(self, state: TurnState) -> None:
+    async def _save(self, state: TurnState) -> bool:
         try:
             await self.history.save_assistant(
                 state.conversation_id,
@@ -483,6 +548,8 @@ class ConversationRunner:
         except Exception:
             # History is a record, not the answer: a full disk must not break the reply.
             logger.exception("could not save the turn to history")
+            return False
+        return True
 
 
 @dataclass
@@ -491,6 +558,14 @@ class _Answer:
 
     tools: list[Capability]
     completion: Completion | None = None
+
+
+def _wait(state: TurnState, call: ToolCall, outcome: Outcome) -> None:
+    """Record in ``state`` that ``call`` waits for the confirmation ``outcome`` asks for."""
+    assert outcome.pending_confirmation is not None
+    state.waiting = outcome.pending_confirmation.to_dict()
+    state.waiting_event = len(state.events)
+    state.events.append(tool_event(outcome, call.arguments))
 
 
 async def _yes() -> bool:

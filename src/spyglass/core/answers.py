@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 from spyglass.core import drive
@@ -16,6 +16,7 @@ from spyglass.core.confirmation import (
     TOKEN_TTL_SECONDS,
     Binding,
     PendingRecord,
+    Taken,
     canonical_json,
     new_token,
 )
@@ -27,6 +28,12 @@ from spyglass.errors import StoreUnavailable
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+
+#: Keeps a confirmation's record in place of the confirmation store, together with what the
+#: caller keeps beside it (the paused turn), in one store step; given the outcome the call
+#: will return. Raises ``StoreUnavailable`` as the store would.
+Keep = Callable[[PendingRecord, Outcome], Awaitable[None]]
 
 
 class ConfirmationAnswers(ExpirySweep):
@@ -70,11 +77,13 @@ class ConfirmationAnswers(ExpirySweep):
         channel: str,
         conversation_id: str | None = None,
         actor: Actor | None = None,
+        taken: Taken | None = None,
     ) -> Outcome:
         """The person said no: the token is spent and a ``denied`` outcome is audited.
 
         A token that had already expired is also audited as the expiry of its card. Only the
-        person the call was proposed for can decline it with the token.
+        person the call was proposed for can decline it with the token. ``taken``: the
+        token's record, taken by the caller already (see :class:`Taken`).
         """
         await self.sweep_due()
         attempt = Attempt(
@@ -84,7 +93,7 @@ class ConfirmationAnswers(ExpirySweep):
             actor=actor,
         )
         try:
-            record = await self._take_own(token, attempt)
+            record = await self._take_own(token, attempt, taken)
         except StoreUnavailable as exc:
             outcome = unavailable(attempt, exc)
             self._audit(attempt, outcome)
@@ -156,7 +165,9 @@ class ConfirmationAnswers(ExpirySweep):
             attempt.actor is not None and attempt.actor.needs_approval and self.people is not None
         )
 
-    async def _approver_decision(self, attempt: Attempt, token: str) -> Outcome | None:
+    async def _approver_decision(
+        self, attempt: Attempt, token: str, taken: Taken | None = None
+    ) -> Outcome | None:
         """A stop while the approver has not approved; ``None`` once they have."""
         assert attempt.actor is not None and self.people is not None
         try:
@@ -177,7 +188,7 @@ class ConfirmationAnswers(ExpirySweep):
             )
         # Denied: the token is spent, so the call can never run, and recorded as declined.
         try:
-            record = await self._take_own(token, attempt)
+            record = await self._take_own(token, attempt, taken)
         except StoreUnavailable as exc:
             return unavailable(attempt, exc)
         if record is not None:
@@ -206,6 +217,7 @@ class ConfirmationAnswers(ExpirySweep):
         arguments: dict[str, Any],
         turn: Turn,
         notices: tuple[Notice, ...],
+        keep: Keep | None = None,
     ) -> Outcome:
         record = PendingRecord(
             token=new_token(),
@@ -220,10 +232,35 @@ class ConfirmationAnswers(ExpirySweep):
             expires_at=self.clock() + TOKEN_TTL_SECONDS,
             channel=attempt.channel,
         )
-        waiting_for: str | None = None
+        waits = self._waits_for_approver(attempt)
+
+        def pending(waiting_for: str | None) -> Outcome:
+            return Outcome(
+                status="pending_confirmation",
+                capability=capability.name,
+                version=capability.version,
+                invocation_id=attempt.invocation_id,
+                stage="confirm",
+                pending_confirmation=PendingConfirmation(
+                    token=record.token,
+                    capability=capability.name,
+                    version=capability.version,
+                    arguments=arguments,
+                    expires_in_seconds=TOKEN_TTL_SECONDS,
+                    notices=notices,
+                    waiting_for=waiting_for,
+                ),
+            )
+
         try:
+            if keep is not None and not waits:
+                # The caller keeps the record with its paused turn, in one store step.
+                outcome = pending(None)
+                await keep(record, outcome)
+                return outcome
             await self.confirmations.put(record)
-            if self._waits_for_approver(attempt):
+            waiting_for: str | None = None
+            if waits:
                 assert attempt.actor is not None and self.people is not None
                 waiting_for = await self.people.ask(
                     attempt.actor,
@@ -236,22 +273,7 @@ class ConfirmationAnswers(ExpirySweep):
                 )
         except StoreUnavailable as exc:
             return unavailable(attempt, exc)
-        return Outcome(
-            status="pending_confirmation",
-            capability=capability.name,
-            version=capability.version,
-            invocation_id=attempt.invocation_id,
-            stage="confirm",
-            pending_confirmation=PendingConfirmation(
-                token=record.token,
-                capability=capability.name,
-                version=capability.version,
-                arguments=arguments,
-                expires_in_seconds=TOKEN_TTL_SECONDS,
-                notices=notices,
-                waiting_for=waiting_for,
-            ),
-        )
+        return pending(waiting_for)
 
     async def _consume(
         self,
@@ -260,10 +282,11 @@ class ConfirmationAnswers(ExpirySweep):
         arguments: dict[str, Any],
         turn: Turn,
         token: str,
+        taken: Taken | None = None,
     ) -> Outcome | None:
         cname, cversion = capability.name, capability.version
         try:
-            record = await self._take_own(token, attempt)
+            record = await self._take_own(token, attempt, taken)
         except StoreUnavailable as exc:
             # Fail closed: without the store nobody can tell whether this call was approved.
             return unavailable(attempt, exc)
@@ -322,10 +345,16 @@ class ConfirmationAnswers(ExpirySweep):
             )
         return record
 
-    async def _take_own(self, token: object, attempt: Attempt) -> PendingRecord | None:
+    async def _take_own(
+        self, token: object, attempt: Attempt, taken: Taken | None = None
+    ) -> PendingRecord | None:
         """Take ``token``'s record for the person ``attempt`` acts for, settled; ``None`` for
-        an unknown token and for someone else's. Raises :class:`StoreUnavailable`."""
-        record = await self.confirmations.take(token) if isinstance(token, str) else None
+        an unknown token and for someone else's. ``taken``: the record, taken by the caller
+        already. Raises :class:`StoreUnavailable`."""
+        if taken is not None:
+            record = taken.use()
+        else:
+            record = await self.confirmations.take(token) if isinstance(token, str) else None
         if record is not None and record.binding.account_id != account(attempt.actor):
             # Another person's token (guessed, swapped or replayed): it stays theirs, and the
             # answer is the one an unknown token gets, so its existence does not leak.
@@ -334,6 +363,13 @@ class ConfirmationAnswers(ExpirySweep):
         if record is not None:
             self._settled(record, attempt.channel)
         return record
+
+    async def give_back(self, taken: Taken | None) -> None:
+        """Put back a record its caller took but no answer used (the call stopped before its
+        confirm stage), so that its card still expires, and is audited, as before."""
+        if taken is not None and not taken.used and taken.record is not None:
+            taken.used = True
+            await self._restore(taken.record)
 
     async def _restore(self, record: PendingRecord) -> None:
         """Put back a record taken by someone it does not belong to (before it was settled,

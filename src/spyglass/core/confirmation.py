@@ -108,6 +108,27 @@ class PendingRecord:
     expiry_audited: bool = False
 
 
+class Taken:
+    """A token's record taken from its store by the caller, in the same transaction as the
+    paused turn it answers (one store trip instead of two): the executor's confirm stage
+    uses it instead of taking the token itself. ``record`` is ``None`` when the store had no
+    such token (unknown, or already answered)."""
+
+    __slots__ = ("record", "used")
+
+    def __init__(self, record: PendingRecord | None) -> None:
+        self.record = record
+        #: Set once the confirm stage has used it; a record never used is put back.
+        self.used = False
+
+    def use(self) -> PendingRecord | None:
+        self.used = True
+        return self.record
+
+    def __repr__(self) -> str:  # the token itself is never shown
+        return f"Taken(found={self.record is not None}, used={self.used})"
+
+
 class ConfirmationStore(Protocol):
     """Where pending confirmations wait: in process, in SQLite (by hash) or in Redis.
 

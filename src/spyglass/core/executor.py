@@ -15,11 +15,11 @@ from collections.abc import Callable
 from typing import Any
 
 from spyglass.core.actor import Actor, PersonalPolicy
-from spyglass.core.answers import ConfirmationAnswers
+from spyglass.core.answers import ConfirmationAnswers, Keep
 from spyglass.core.attempt import FINDING_PREFIX, Attempt, finding_kinds, stop, unavailable
 from spyglass.core.audit import AuditSink
 from spyglass.core.capability import Capability
-from spyglass.core.confirmation import ConfirmationStore
+from spyglass.core.confirmation import ConfirmationStore, Taken
 from spyglass.core.context import InvocationContext, Seams, Turn
 from spyglass.core.drive import loop_wanted
 from spyglass.core.outcome import Code, Notice, Outcome
@@ -112,12 +112,20 @@ class Executor(ConfirmationAnswers):
         confirmation_token: str | None = None,
         recovered: bool = False,
         actor: Actor | None = None,
+        keep: Keep | None = None,
+        taken: Taken | None = None,
     ) -> Outcome:
         """Run one invocation attempt through every stage and audit it exactly once.
 
         ``version=None`` means the newest registered version (what a model's tool call
         names). ``recovered`` marks a call parsed out of text a model leaked. ``actor`` is
         the person the call is made for (``None``: nobody signed in, the local owner).
+
+        ``keep`` stores a confirmation this call issues, in place of the confirmation store
+        (the caller writes it with its paused turn, in one store step); ``taken`` is the
+        record of ``confirmation_token``, taken from the store by the caller already (with
+        its paused turn). Every check on the token is made as when the executor takes it;
+        a record the call does not reach its confirm stage with is put back.
         """
         attempt = Attempt(
             invocation_id=uuid.uuid4().hex,
@@ -128,7 +136,12 @@ class Executor(ConfirmationAnswers):
         )
         turn = turn or Turn()
         await self.sweep_due()
-        outcome = await self._run(attempt, name, version, arguments, turn, confirmation_token)
+        try:
+            outcome = await self._run(
+                attempt, name, version, arguments, turn, confirmation_token, keep, taken
+            )
+        finally:
+            await self.give_back(taken)
         self._audit(attempt, outcome)
         return outcome
 
@@ -142,6 +155,8 @@ class Executor(ConfirmationAnswers):
         arguments: Any,
         turn: Turn,
         token: str | None,
+        keep: Keep | None = None,
+        taken: Taken | None = None,
     ) -> Outcome:
         # 1. resolve
         capability = self.registry.get(name, version) if isinstance(name, str) else None
@@ -210,10 +225,10 @@ class Executor(ConfirmationAnswers):
             if waits:
                 # Someone else approves this person's calls: the token works only once they
                 # have, and is never spent while they have not decided.
-                undecided = await self._approver_decision(attempt, token)
+                undecided = await self._approver_decision(attempt, token, taken)
                 if undecided is not None:
                     return undecided
-            refusal = await self._consume(attempt, capability, arguments, turn, token)
+            refusal = await self._consume(attempt, capability, arguments, turn, token, taken)
             if refusal is not None:
                 return refusal
             approved = True
@@ -248,7 +263,7 @@ class Executor(ConfirmationAnswers):
             if attempt.channel in self.delegated_channels and not waits:
                 attempt.confirmed_by = "delegated"
             elif not approved:
-                return await self._pending(attempt, capability, arguments, turn, notices)
+                return await self._pending(attempt, capability, arguments, turn, notices, keep)
             else:
                 attempt.confirmed_by = "approver" if waits else "owner"
 

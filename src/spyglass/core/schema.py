@@ -168,13 +168,33 @@ def _compiled(schema_json: str) -> Callable[[Any], Any] | None:
         return None  # e.g. a pattern Python's re cannot compile: jsonschema says what is wrong
 
 
+#: Schemas already spelt as JSON, by identity: (the schema, kept so its id is not reused,
+#: and its text). A capability's schemas are made once and never changed, and the executor
+#: validates with them three times a search turn; spelling one again costs more than
+#: checking the value against it.
+_SPELT: dict[int, tuple[object, str]] = {}
+_SPELT_MAX = 256
+
+
+def _key(schema: Mapping[str, Any] | bool) -> str:
+    """``schema`` as sorted JSON: the key of its compiled validators."""
+    known = _SPELT.get(id(schema))
+    if known is not None and known[0] is schema:
+        return known[1]
+    text = json.dumps(schema, sort_keys=True)
+    if len(_SPELT) >= _SPELT_MAX:
+        _SPELT.clear()  # schemas made per call, not per capability: keep no more than this
+    _SPELT[id(schema)] = (schema, text)
+    return text
+
+
 def plainly_valid(schema: Mapping[str, Any] | bool, value: Any) -> bool:
     """True when ``value`` satisfies ``schema`` by the compiled validator; False means "ask
     jsonschema" (a schema the two drafts read differently always does; otherwise jsonschema
     may still accept the value, and only its answer counts then)."""
     import fastjsonschema
 
-    compiled = _compiled(json.dumps(schema, sort_keys=True))
+    compiled = _compiled(_key(schema))
     if compiled is None:
         return False
     try:
@@ -185,7 +205,7 @@ def plainly_valid(schema: Mapping[str, Any] | bool, value: Any) -> bool:
 
 
 def validator_for(schema: Mapping[str, Any]) -> Draft202012Validator:
-    return _validator(json.dumps(schema, sort_keys=True))
+    return _validator(_key(schema))
 
 
 def validation_error(schema: Mapping[str, Any], instance: Any) -> str | None:

@@ -18,9 +18,11 @@ from typing import Any, Literal
 import httpx
 
 from spyglass.core.encoding import printable
+from spyglass.coretransport import CoreTransport
 from spyglass.errors import UpstreamError
 from spyglass.llm.toolcalls import LeakGuard, ToolCall, ToolCallAccumulator
 from spyglass.llm.toolsupport import MAX_ERROR_BYTES, ToolSupportMemory, refuses_tools
+from spyglass.loopnet import LoopBackend
 from spyglass.netfaults import Fault, classify
 from spyglass.settings import LLMSettings
 
@@ -93,8 +95,13 @@ class ModelClient:
             headers = {"Accept": "text/event-stream"}
             if self.settings.api_key is not None and self.settings.api_key.get_secret_value():
                 headers["Authorization"] = f"Bearer {self.settings.api_key.get_secret_value()}"
+            # Straight on asyncio, not through anyio (spyglass.loopnet): two model requests
+            # a search turn, each read in many small pieces.
+            transport = self._transport or CoreTransport(
+                LoopBackend(), limits=httpx.Limits(max_keepalive_connections=KEPT_CONNECTIONS)
+            )
             self._client = httpx.AsyncClient(
-                transport=self._transport,
+                transport=transport,
                 headers=headers,
                 timeout=httpx.Timeout(
                     self.settings.timeout_seconds, connect=self.settings.connect_timeout_seconds
@@ -300,10 +307,26 @@ async def _bounded(response: httpx.Response) -> bytes:
 
 
 async def _sse_data(response: httpx.Response) -> AsyncIterator[str]:
-    """The ``data:`` payloads of an SSE body (comments and other fields are skipped)."""
-    async for line in response.aiter_lines():
-        if line.startswith("data:"):
-            yield line[5:].strip()
+    """The ``data:`` payloads of an SSE body (comments and other fields are skipped).
+
+    Lines are split in bytes and each whole line decoded on its own: an SSE stream is UTF-8
+    by definition, and no byte of a multi-byte character is a line end. (httpx's text and
+    line iterators would add two generator layers and an incremental decoder per chunk; a
+    model streams hundreds of chunks an answer.)
+    """
+    pending = b""
+    async for chunk in response.aiter_bytes():
+        if b"\r" in chunk:
+            # CR LF and a lone CR end a line as LF does; a CR LF cut between two chunks
+            # makes an empty line, which carries no data.
+            chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        lines = (pending + chunk).split(b"\n")
+        pending = lines.pop()
+        for line in lines:
+            if line.startswith(b"data:"):
+                yield line[5:].decode("utf-8", "replace").strip()
+    if pending.startswith(b"data:"):
+        yield pending[5:].decode("utf-8", "replace").strip()
 
 
 async def _single(body: str) -> AsyncIterator[str]:

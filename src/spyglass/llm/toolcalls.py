@@ -236,11 +236,19 @@ class LeakGuard:
         return self._text[: self._released]
 
 
+#: Every proper beginning of a marker, and the longest one's length.
+_MARKER_STARTS = frozenset(m[:size] for m in MARKERS for size in range(1, len(m)))
+_LONGEST_START = max(len(start) for start in _MARKER_STARTS)
+_FIRST_CHARACTERS = frozenset(m[0] for m in MARKERS)
+
+
 def _partial_marker_suffix(text: str) -> int:
     """Length of the longest end of ``text`` that could begin a marker."""
-    longest = 0
-    for marker in MARKERS:
-        for size in range(1, len(marker)):
-            if text.endswith(marker[:size]):
-                longest = max(longest, size)
-    return longest
+    tail = text[-_LONGEST_START:]
+    # Most pieces of a streamed answer hold no character a marker starts with.
+    if not any(character in tail for character in _FIRST_CHARACTERS):
+        return 0
+    for size in range(min(_LONGEST_START, len(text)), 0, -1):
+        if text[-size:] in _MARKER_STARTS:
+            return size
+    return 0

@@ -81,15 +81,22 @@ def make_client(timeout: float, context: ssl.SSLContext) -> httpx.AsyncClient:
 
     import httpx
 
+    from spyglass.coretransport import CoreTransport
+    from spyglass.loopnet import LoopBackend
+
     return httpx.AsyncClient(
-        verify=context,
+        # Straight on asyncio, not through anyio (spyglass.loopnet).
+        transport=CoreTransport(
+            LoopBackend(),
+            ssl_context=context,
+            # httpcore looks at every pooled connection whenever a request starts or ends: a
+            # burst of searches must not leave dozens behind for every later search to check.
+            limits=httpx.Limits(max_keepalive_connections=KEPT_CONNECTIONS),
+        ),
         # A kept client must not carry one search's cookies into the next: none are stored.
         cookies=CookieJar(DefaultCookiePolicy(allowed_domains=[])),
         timeout=httpx.Timeout(timeout),
         follow_redirects=False,
         # Providers are reached directly: no proxy or netrc from the environment.
         trust_env=False,
-        # httpcore looks at every pooled connection whenever a request starts or ends: a
-        # burst of searches must not leave dozens behind for every later search to check.
-        limits=httpx.Limits(max_keepalive_connections=KEPT_CONNECTIONS),
     )

@@ -38,7 +38,9 @@ from spyglass.conversation.pending import (
 )
 from spyglass.core.confirmation import (
     TOKEN_TTL_SECONDS,
+    ConfirmationStore,
     PendingRecord,
+    Taken,
     record_from_json,
     record_to_json,
     token_digest,
@@ -68,6 +70,20 @@ redis.call('HSET', KEYS[1], 'lease_until', string.format('%.6f', now + tonumber(
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return {1, f[2], f[3]}
 """
+
+# KEYS: turn, then the token's record, audited marker, due set; ARGV as _TAKE, then the due
+# set's member prefix. The claim of _TAKE and, only when it claims the turn, the take of
+# _TAKE_CONFIRMATION, in one script: {1, state, expires_at, record or false, audited}.
+_CLAIM_WITH_ANSWER = _TAKE.replace(
+    "return {1, f[2], f[3]}\n",
+    """local v = redis.call('GET', KEYS[2])
+if not v then return {1, f[2], f[3], false, 0} end
+redis.call('DEL', KEYS[2])
+redis.call('ZREM', KEYS[4], ARGV[7] .. v)
+return {1, f[2], f[3], v, redis.call('DEL', KEYS[3])}
+""",
+)
+assert _CLAIM_WITH_ANSWER != _TAKE
 
 # KEYS[1] turn; ARGV: owner, state, lease_until, ttl_ms.
 _CHECKPOINT = """
@@ -166,25 +182,33 @@ class RedisConfirmationStore:
     def __init__(self, state: RedisState) -> None:
         self.state = state
 
-    async def put(self, record: PendingRecord) -> None:
+    def queue_put(self, pipe: Any, record: PendingRecord) -> None:
+        """Add the commands that keep ``record`` to ``pipe`` (a MULTI pipeline)."""
         digest = token_digest(record.token)
-        key = PREFIX + "confirm:" + digest
         # Kept a grace period past expiry so a late approval hears "expired", not "unknown".
         ttl = record.expires_at - self.state.clock() + TOKEN_TTL_SECONDS
         value = record_to_json(record)
+        pipe.set(PREFIX + "confirm:" + digest, value, px=_ms(ttl))
+        # Until answered or claimed; the member holds the record for the audit.
+        pipe.zadd(self.DUE, {f"{digest} {value}": record.expires_at})
 
+    async def put(self, record: PendingRecord) -> None:
         async def work(r: aioredis.Redis) -> None:
             async with r.pipeline(transaction=True) as pipe:
-                pipe.set(key, value, px=_ms(ttl))
-                # Until answered or claimed; the member holds the record for the audit.
-                pipe.zadd(self.DUE, {f"{digest} {value}": record.expires_at})
+                self.queue_put(pipe, record)
                 await pipe.execute()
 
         await self.state.call(work)
 
+    @classmethod
+    def keys(cls, token: str) -> list[str]:
+        """The token's record, its audited marker and the due set (``_TAKE_CONFIRMATION``)."""
+        digest = token_digest(token)
+        return [PREFIX + "confirm:" + digest, PREFIX + "confirm-audited:" + digest, cls.DUE]
+
     async def take(self, token: str) -> PendingRecord | None:
         digest = token_digest(token)
-        keys = [PREFIX + "confirm:" + digest, PREFIX + "confirm-audited:" + digest, self.DUE]
+        keys = self.keys(token)
         answer = await self.state.call(lambda r: r.eval(_TAKE_CONFIRMATION, 3, *keys, digest + " "))
         if answer is None:
             return None
@@ -215,7 +239,16 @@ class RedisPendingTurnStore:
     def _ttl_ms(self, until: float) -> int:
         return _ms(until - self.state.clock() + TOKEN_TTL_SECONDS)
 
-    async def put(self, paused: PausedTurn) -> None:
+    def shares(self, confirmations: ConfirmationStore) -> bool:
+        """Whether ``confirmations`` keeps its tokens on this same Redis connection."""
+        return isinstance(confirmations, RedisConfirmationStore) and (
+            confirmations.state is self.state
+        )
+
+    def checks_holders(self, accounts: object) -> bool:
+        return False  # whose conversation it is lives in PostgreSQL
+
+    async def put(self, paused: PausedTurn, record: PendingRecord | None = None) -> None:
         key = self._key(paused.token)
         mapping: dict[Any, Any] = {
             "conversation": paused.state.conversation_id,
@@ -227,7 +260,10 @@ class RedisPendingTurnStore:
         ttl = self._ttl_ms(paused.expires_at)
 
         async def work(r: aioredis.Redis) -> None:
+            # One MULTI: the turn and its token are kept together or not at all.
             async with r.pipeline(transaction=True) as pipe:
+                if record is not None:
+                    RedisConfirmationStore(self.state).queue_put(pipe, record)
                 pipe.delete(key)
                 pipe.hset(key, mapping=mapping)
                 pipe.pexpire(key, ttl)
@@ -235,7 +271,15 @@ class RedisPendingTurnStore:
 
         await self.state.call(work)
 
-    async def take(self, token: str, conversation_id: str) -> PausedTurn | None:
+    async def take(
+        self,
+        token: str,
+        conversation_id: str,
+        *,
+        with_token: bool = False,
+        holder: str | None = None,
+    ) -> PausedTurn | None:
+        assert holder is None, "check the holder only where checks_holders() says so"
         key = self._key(token)
         now = self.state.clock()
         args: list[str | int] = [
@@ -246,12 +290,26 @@ class RedisPendingTurnStore:
             self._ttl_ms(now + self.lease),
             f"{RECALL_SECONDS:.6f}",
         ]
-        answer = await self.state.call(lambda r: r.eval(_TAKE, 1, key, *args))
+        if with_token:
+            keys = [key, *RedisConfirmationStore.keys(token)]
+            args.append(token_digest(token) + " ")
+            answer = await self.state.call(lambda r: r.eval(_CLAIM_WITH_ANSWER, 4, *keys, *args))
+        else:
+            answer = await self.state.call(lambda r: r.eval(_TAKE, 1, key, *args))
         if int(answer[0]) == 0:
             return None
         if int(answer[0]) == 2:
             raise TurnBusy(float(answer[1]))
-        return PausedTurn(token, state_from_json(answer[1]), float(answer[2]))
+        taken = None
+        if with_token:
+            # Lua's false comes back as None.
+            record = answer[3]
+            taken = Taken(
+                None
+                if record is None
+                else record_from_json(token, record, expiry_audited=bool(int(answer[4])))
+            )
+        return PausedTurn(token, state_from_json(answer[1]), float(answer[2]), taken)
 
     async def checkpoint(self, token: str, state: TurnState) -> None:
         key = self._key(token)

@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from spyglass.core.confirmation import (
     TOKEN_TTL_SECONDS,
+    ConfirmationStore,
     PendingRecord,
+    Taken,
     record_from_json,
     record_to_json,
     token_digest,
@@ -244,34 +246,11 @@ class SQLiteConfirmationStore:
         return int(row[0])
 
     async def put(self, record: PendingRecord) -> None:
-        digest = token_digest(record.token)
-        # Kept a grace period past expiry so a late approval hears "expired", not "unknown";
-        # past it, dropped once a sweep has audited the expiry.
-        cutoff = self.db.clock() - TOKEN_TTL_SECONDS
-
-        def work(db: sqlite3.Connection) -> None:
-            db.execute(
-                "DELETE FROM confirmations WHERE expiry_audited = 1 AND expires_at < ?",
-                (cutoff,),
-            )
-            db.execute(
-                "INSERT OR REPLACE INTO confirmations(digest, record, expires_at) VALUES (?,?,?)",
-                (digest, record_to_json(record), record.expires_at),
-            )
-
-        await self.db.run(self.db.transaction(work))
+        put = _confirmation_put(record, self.db.clock())
+        await self.db.run(self.db.transaction(put))
 
     async def take(self, token: str) -> PendingRecord | None:
-        digest = token_digest(token)
-        row = await self.db.run(
-            lambda db: db.execute(
-                "DELETE FROM confirmations WHERE digest = ? RETURNING record, expiry_audited",
-                (digest,),
-            ).fetchone()
-        )
-        if row is None:
-            return None
-        return record_from_json(token, row[0], expiry_audited=bool(row[1]))
+        return await self.db.run(_confirmation_take(token))
 
     async def claim_expired(self, now: float, limit: int) -> list[PendingRecord]:
         # One UPDATE: SQLite runs it under its write lock, so two processes never both get
@@ -287,6 +266,42 @@ class SQLiteConfirmationStore:
         return [record_from_json("", row[0]) for row in rows]
 
 
+def _confirmation_put(record: PendingRecord, now: float) -> Callable[[sqlite3.Connection], None]:
+    """The writes that keep ``record`` (to run inside a transaction)."""
+    digest = token_digest(record.token)
+    value = record_to_json(record)
+    # Kept a grace period past expiry so a late approval hears "expired", not "unknown";
+    # past it, dropped once a sweep has audited the expiry.
+    cutoff = now - TOKEN_TTL_SECONDS
+
+    def work(db: sqlite3.Connection) -> None:
+        db.execute(
+            "DELETE FROM confirmations WHERE expiry_audited = 1 AND expires_at < ?", (cutoff,)
+        )
+        db.execute(
+            "INSERT OR REPLACE INTO confirmations(digest, record, expires_at) VALUES (?,?,?)",
+            (digest, value, record.expires_at),
+        )
+
+    return work
+
+
+def _confirmation_take(token: str) -> Callable[[sqlite3.Connection], PendingRecord | None]:
+    """The one statement that removes ``token``'s record and gives it back: atomic alone."""
+    digest = token_digest(token)
+
+    def work(db: sqlite3.Connection) -> PendingRecord | None:
+        row = db.execute(
+            "DELETE FROM confirmations WHERE digest = ? RETURNING record, expiry_audited",
+            (digest,),
+        ).fetchone()
+        if row is None:
+            return None
+        return record_from_json(token, row[0], expiry_audited=bool(row[1]))
+
+    return work
+
+
 class SQLitePendingTurnStore:
     def __init__(self, db: StateDB, lease_seconds: float) -> None:
         self.db = db
@@ -294,15 +309,29 @@ class SQLitePendingTurnStore:
         #: Names this process's claims, so a checkpoint never overwrites another's.
         self.owner = uuid.uuid4().hex
 
-    async def put(self, paused: PausedTurn) -> None:
+    def shares(self, confirmations: ConfirmationStore) -> bool:
+        """Whether ``confirmations`` keeps its tokens in this same state file."""
+        return isinstance(confirmations, SQLiteConfirmationStore) and confirmations.db is self.db
+
+    def checks_holders(self, accounts: object) -> bool:
+        """Whether ``accounts`` (an ``AccountStore``) keeps whose conversation is whose in this
+        same state file, as the embedded backend's does."""
+        runner = getattr(accounts, "runner", None)
+        return getattr(runner, "db", None) is self.db
+
+    async def put(self, paused: PausedTurn, record: PendingRecord | None = None) -> None:
         from spyglass.conversation.pending import RECALL_SECONDS, state_to_json
 
         digest = token_digest(paused.token)
         data = state_to_json(paused.state)
+        now = self.db.clock()
         # Kept past expiry for the recall window, so a late answer still continues the turn.
-        cutoff = self.db.clock() - RECALL_SECONDS
+        cutoff = now - RECALL_SECONDS
+        keep = None if record is None else _confirmation_put(record, now)
 
         def work(db: sqlite3.Connection) -> None:
+            if keep is not None:
+                keep(db)
             db.execute(
                 "DELETE FROM paused_turns WHERE expires_at < ? AND lease_until < ?",
                 (cutoff, cutoff),
@@ -315,7 +344,15 @@ class SQLitePendingTurnStore:
 
         await self.db.run(self.db.transaction(work))
 
-    async def take(self, token: str, conversation_id: str) -> PausedTurn | None:
+    async def take(
+        self,
+        token: str,
+        conversation_id: str,
+        *,
+        with_token: bool = False,
+        holder: str | None = None,
+    ) -> PausedTurn | None:
+        from spyglass.accounts.model import OWNER_ID
         from spyglass.conversation.pending import (
             RECALL_SECONDS,
             PausedTurn,
@@ -325,8 +362,17 @@ class SQLitePendingTurnStore:
 
         digest = token_digest(token)
         now = self.db.clock()
+        take_token = _confirmation_take(token) if with_token else None
 
-        def work(db: sqlite3.Connection) -> tuple[str, float] | float | None:
+        def work(db: sqlite3.Connection) -> tuple[str, float, Taken | None] | float | None:
+            if holder is not None:
+                # As AccountStore.holder reads it: a conversation nobody claimed is the owner's.
+                held_by = db.execute(
+                    "SELECT account_id FROM account_conversations WHERE conversation_id = ?",
+                    (conversation_id,),
+                ).fetchone()
+                if (held_by[0] if held_by else OWNER_ID) != holder:
+                    return None
             row: tuple[str, str, float, float] | None = db.execute(
                 "SELECT conversation_id, state, expires_at, lease_until FROM paused_turns "
                 "WHERE digest = ?",
@@ -344,14 +390,16 @@ class SQLitePendingTurnStore:
                 "UPDATE paused_turns SET lease_until = ?, owner = ? WHERE digest = ?",
                 (now + self.lease, self.owner, digest),
             )
-            return state, expires_at
+            # Only a turn claimed here spends its token: a busy or foreign one keeps it.
+            taken = None if take_token is None else Taken(take_token(db))
+            return state, expires_at, taken
 
         found = await self.db.run(self.db.transaction(work))
         if found is None:
             return None
         if isinstance(found, float):
             raise TurnBusy(found)
-        return PausedTurn(token, state_from_json(found[0]), found[1])
+        return PausedTurn(token, state_from_json(found[0]), found[1], taken=found[2])
 
     async def checkpoint(self, token: str, state: TurnState) -> None:
         from spyglass.conversation.pending import state_to_json

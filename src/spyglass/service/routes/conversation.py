@@ -34,12 +34,17 @@ async def send_message(
         if body.confirmation is not None:
             assert body.conversation_id is not None  # checked by the model
             token = body.confirmation.token
-            if not await owns(state, principal, body.conversation_id):
+            waits = body.confirmation.approve and actor.needs_approval
+            # Where one store holds both, whose conversation it is is checked in the claim's
+            # own step; otherwise (and before asking whether an approver has decided) first.
+            in_claim = not waits and service.pending.checks_holders(state.accounts)
+            if not in_claim and not await owns(state, principal, body.conversation_id):
                 # Another person's conversation answers exactly as an unknown token does.
                 await service.resume(UNKNOWN_CONVERSATION, token, actor)
-            if body.confirmation.approve and actor.needs_approval:
+            if waits:
                 await _approved_yet(state, principal, token)
-            turn = await service.resume(body.conversation_id, token, actor)
+            holder = principal.account.id if in_claim else None
+            turn = await service.resume(body.conversation_id, token, actor, holder=holder)
             answer = (token, body.confirmation.approve)
         else:
             assert body.text is not None
