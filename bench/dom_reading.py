@@ -3,6 +3,7 @@ out on WCXB dev and trafilatura-eval (issue #12; not shipped, see docs/benchmark
 
     .venv/bin/python bench/dom_reading.py [--jobs 2] [--rebuild] [--rules 0.5,0.6/0.4/0.4]
         [--summary] [--skip-chrome] [--boost F] [--without F1,F2] [--time N]
+        [--no-trafilatura article,shares,free]
 
 Needs the readings and block caches of ``bench/train_extraction.py`` (run it first, with
 ``--rebuild`` on a fresh checkout). Steps:
@@ -28,6 +29,15 @@ Needs the readings and block caches of ``bench/train_extraction.py`` (run it fir
 ``--without in_region`` measures the DOM-block model without those features (their columns
 left missing in training and prediction; held-out chances cached apart), to find the ones
 that can be left uncomputed.
+
+``--no-trafilatura`` then measures, at the same rules, choosers without trafilatura's
+reading: ``article`` (over the region, block and dom readings, the DOM-block model without
+the features that read the article reading), ``shares`` (the same, every containment
+feature left out too) and ``free`` (over the region and dom readings, the DOM-block model
+without the article's or the block reading's features: the block reading is read from the
+element enclosing the article's paragraphs, so only this one never calls trafilatura). A
+chosen region or block reading is filtered as shipped. With ``free``, ``--time N`` times
+that path instead of the four-way one.
 
 ``--time N`` first measures the CPU time of the dom reading's parts (segmenting, describing,
 the model, with a DOM-block model trained on every page) and of extraction with the dom
