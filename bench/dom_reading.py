@@ -3,6 +3,7 @@ out on WCXB dev and trafilatura-eval (issue #12; not shipped, see docs/benchmark
 
     .venv/bin/python bench/dom_reading.py [--jobs 2] [--rebuild] [--rules 0.5,0.6/0.4/0.4]
         [--summary] [--skip-chrome] [--boost F] [--without F1,F2] [--time N]
+        [--no-trafilatura article,shares,free]
 
 Needs the readings and block caches of ``bench/train_extraction.py`` (run it first, with
 ``--rebuild`` on a fresh checkout). Steps:
@@ -29,6 +30,15 @@ Needs the readings and block caches of ``bench/train_extraction.py`` (run it fir
 left missing in training and prediction; held-out chances cached apart), to find the ones
 that can be left uncomputed.
 
+``--no-trafilatura`` then measures, at the same rules, choosers without trafilatura's
+reading: ``article`` (over the region, block and dom readings, the DOM-block model without
+the features that read the article reading), ``shares`` (the same, every containment
+feature left out too) and ``free`` (over the region and dom readings, the DOM-block model
+without the article's or the block reading's features: the block reading is read from the
+element enclosing the article's paragraphs, so only this one never calls trafilatura). A
+chosen region or block reading is filtered as shipped. With ``free``, ``--time N`` times
+that path instead of the four-way one.
+
 ``--time N`` first measures the CPU time of the dom reading's parts (segmenting, describing,
 the model, with a DOM-block model trained on every page) and of extraction with the dom
 reading as a fourth candidate (the chooser over four readings, the block filter where the
@@ -39,6 +49,7 @@ chosen reading is not the dom reading; the first threshold of ``--rules``), besi
 from __future__ import annotations
 
 import argparse
+import hashlib
 import math
 import pickle
 import statistics
@@ -78,6 +89,49 @@ FILTERED = ROOT / "bench" / "results" / "extraction-segments-filtered.pkl"
 #: Every page's held-out block chances.
 HELD_OUT = ROOT / "bench" / "results" / "extraction-segments-heldout.pkl"
 READINGS = ("article", "region", "block", "dom")
+#: The readings of a path that never calls trafilatura (``--no-trafilatura``).
+WITHOUT_ARTICLE = ("region", "block", "dom")
+#: What a reading's row says of it (:func:`spyglass.fetch.features.candidate_features`).
+CANDIDATE_NUMBERS = (
+    "chars",
+    "lines",
+    "link_density",
+    "list_share",
+    "heading_share",
+    "table_share",
+    "short_share",
+    "long_share",
+    "sentence_share",
+    "mean_words",
+)
+#: The DOM-block features that read trafilatura's reading: its trigram share, the content
+#: block found from its paragraphs, and the page context's numbers of it and shares with it.
+ARTICLE_FEATURES = [
+    "in_article",
+    "in_content_block",
+    *(f"page_article_{n}" for n in CANDIDATE_NUMBERS),
+    "page_article_in_region",
+    "page_article_in_block",
+    "page_region_in_article",
+    "page_block_in_article",
+]
+#: The containment features left once trafilatura's are gone (``--no-trafilatura shares``).
+SHARE_FEATURES = ["in_region", "in_block", "page_region_in_block", "page_block_in_region"]
+#: The DOM-block features that read the block reading, itself read from the element
+#: enclosing trafilatura's paragraphs (``--no-trafilatura free``).
+BLOCK_FEATURES = [
+    "in_block",
+    *(f"page_block_{n}" for n in CANDIDATE_NUMBERS),
+    "page_region_in_block",
+    "page_block_in_region",
+]
+#: What each ``--no-trafilatura`` variant leaves out of the DOM-block model, and the
+#: readings its chooser chooses among.
+NO_TRAFILATURA: dict[str, tuple[list[str], tuple[str, ...]]] = {
+    "article": (ARTICLE_FEATURES, WITHOUT_ARTICLE),
+    "shares": ([*ARTICLE_FEATURES, *SHARE_FEATURES], WITHOUT_ARTICLE),
+    "free": ([*ARTICLE_FEATURES, *BLOCK_FEATURES], ("region", "dom")),
+}
 #: Page types whose blocks ``--boost`` weighs more: the content the dom reading cuts most.
 BOOSTED = frozenset(["product", "collection", "listing", "service"])
 ROUNDS = 200
@@ -207,13 +261,19 @@ def page_dict(page: dict[str, Any]) -> dict[str, float]:
     return dict(zip(names[first:], page["rows"][0][first:], strict=True))
 
 
-def four_way(page: dict[str, Any], dom_text: str, dom_score: dict[str, float]) -> dict[str, Any]:
-    """The page as the chooser sees it with the ``dom`` reading as a fourth candidate."""
+def four_way(
+    page: dict[str, Any],
+    dom_text: str,
+    dom_score: dict[str, float],
+    kinds: tuple[str, ...] = READINGS,
+) -> dict[str, Any]:
+    """The page as the chooser sees it with the ``dom`` reading as a fourth candidate (or,
+    with ``kinds``, among those readings only: their rows say nothing of the others)."""
     from spyglass.fetch.features import feature_names, reading_rows
 
     if page["rows"] is None:
-        return {**page, "kinds": ("article", "region", "block", "dom")}
-    texts = {**page["texts"], "dom": dom_text}
+        return {**page, "kinds": kinds}
+    texts = {kind: dom_text if kind == "dom" else page["texts"][kind] for kind in kinds}
     features = page_dict(page)
     return {
         **page,
@@ -267,7 +327,11 @@ def heldout_chances(
         held_out = held_out.with_name(f"{held_out.stem}-boost{max(boosted)}.pkl")
     without = sorted({name for d in data for name in d.get("without", ())})
     if without:
-        held_out = held_out.with_name(f"{held_out.stem}-without-{'-'.join(without)}.pkl")
+        named = "-".join(without)
+        if len(named) > 60:
+            # Long lists would overflow a file name: their digest names them.
+            named = hashlib.sha256(named.encode()).hexdigest()[:16]
+        held_out = held_out.with_name(f"{held_out.stem}-without-{named}.pkl")
     if held_out.exists() and not rebuild:
         with held_out.open("rb") as handle:
             cached: list[Any] = pickle.load(handle)
@@ -358,18 +422,20 @@ def evaluate(
     rule: dict[str, float],
     shipped: Callable[[int, str], dict[str, float]],
     with_summary: bool,
+    kinds: tuple[str, ...] = READINGS,
+    label: str = "4-way",
 ) -> tuple[dict[str, Any], list[str]]:
-    """Held-out figures of the dom reading alone and of the four-way chooser under ``rule``
-    (the dom reading's threshold by declared type)."""
+    """Held-out figures of the dom reading alone and of the chooser among ``kinds`` (the
+    four readings unless told) under ``rule`` (the dom reading's threshold by declared
+    type)."""
     thresholds = [threshold_of(p, rule) for p in pages]
     texts = [
         assembled(d, c, t) if c is not None else ""
         for d, c, t in zip(data, chances, thresholds, strict=True)
     ]
     scores = [t.page.score(text) for t, text in zip(truths, texts, strict=True)]
-    report(f"dom alone {title}", _as(pages, scores), ["x"] * len(pages))
-    kinds = READINGS
-    seen = [four_way(p, texts[i], scores[i]) for i, p in enumerate(pages)]
+    report(f"dom alone {label} {title}", _as(pages, scores), ["x"] * len(pages))
+    seen = [four_way(p, texts[i], scores[i], kinds) for i, p in enumerate(pages)]
     if with_summary:
         for index, page in enumerate(seen):
             if page["rows"] is not None:
@@ -378,7 +444,7 @@ def evaluate(
                 page["names"] = [*page["names"], *SUMMARY_FEATURES]
     best = [max(kinds, key=lambda k, p=p: p["scores"][k]["f1"]) for p in seen]
     report(
-        f"ceiling {title}",
+        f"ceiling {label} {title}",
         _as(pages, [p["scores"][k] for p, k in zip(seen, best, strict=True)]),
         ["x"] * len(pages),
     )
@@ -389,7 +455,7 @@ def evaluate(
             if fold_of[index] == fold:
                 chosen[index] = pick_kind(chooser, page, kinds)
     outcome = [scores[i] if k == "dom" else shipped(i, k) for i, k in enumerate(chosen)]
-    result = report(f"4-way {title}", _as(pages, outcome), ["x"] * len(pages))
+    result = report(f"{label} {title}", _as(pages, outcome), ["x"] * len(pages))
     share = Counter(pages[i]["type"] for i, k in enumerate(chosen) if k == "dom")
     print(f"  dom chosen on {sum(share.values())} pages: {dict(share)}")
     print(f"  objective {_objective(result):.4f}", flush=True)
@@ -514,6 +580,111 @@ def timing(
     )
 
 
+def timing_free(
+    pages: list[dict[str, Any]],
+    data: list[dict[str, Any]],
+    names: list[str],
+    count: int,
+    chrome: bool,
+    threshold: float,
+) -> None:
+    """CPU time of a path that never calls trafilatura's extraction (``--no-trafilatura
+    free``), beside the shipped extraction and trafilatura's default extraction, on
+    ``count`` evenly spread WCXB pages (the calling thread's time, page by page in turn).
+
+    The path: parse, the title, the page's features, the region reading, the dom reading
+    (segments, rows with the article and block readings empty, the DOM-block model without
+    their features at ``threshold``), the chooser over the region and dom readings, the
+    shipped block filter on the region reading when it is chosen (its row that of three
+    readings with two empty: the same work as a retrained filter's), then the metadata.
+    Models trained on every page."""
+    import numpy
+    import trafilatura
+
+    from bench.extraction_data import page_ids
+    from bench.fetch_extraction import pick as spread
+    from spyglass.fetch.blocks import keep_content
+    from spyglass.fetch.candidates import finish
+    from spyglass.fetch.extract import _base_url, _title, extract_html, parse
+    from spyglass.fetch.features import page_features, reading_rows
+    from spyglass.fetch.keep import keep_threshold
+    from spyglass.fetch.learned import content_chances
+    from spyglass.fetch.metadata import page_metadata
+    from spyglass.fetch.places import Places, text_index
+    from spyglass.fetch.region import region_markdown
+    from spyglass.fetch.segments import dom_candidate
+
+    features, kinds = NO_TRAFILATURA["free"]
+    reduced = without_columns(data, names, features)
+    model = fit_segments(reduced, names)
+
+    def chances(rows: numpy.ndarray) -> list[float]:
+        return [float(v) for v in model.predict(rows, num_threads=1)]
+
+    seen = []
+    for page, d in zip(pages, reduced, strict=True):
+        if d["rows"] is not None and len(d["labels"]):
+            dom = assembled(d, model.predict(d["rows"].astype("float64"), num_threads=1), 0.5)
+            seen.append(four_way(page, dom, page["scores"]["article"], kinds))
+    chooser = fit_kinds(seen, kinds)
+
+    def extract_free(html: str, url: str) -> str:
+        tree = parse(html)
+        if tree is None:
+            return ""
+        _title(tree)
+        base = _base_url(tree, url)
+        index = text_index(tree)
+        page = page_features(tree, url)
+        region = finish(region_markdown(tree, base), base)
+        three = {"article": "", "region": region, "block": ""}
+        described: dict[str, Any] = {}
+        rows = reading_rows(page, three, described)
+        places = Places(index, None)
+        body = tree.find(".//body")
+        root = body if body is not None else tree
+        context = rows[0][CONTEXT_START:]
+        dom = dom_candidate(root, base, three, places, context, chances, threshold, chrome)
+        two = reading_rows(page, {"region": region, "dom": dom}, described)
+        predicted = chooser.predict(numpy.asarray(two, dtype=numpy.float64), num_threads=1)
+        chosen = kinds[max(range(len(kinds)), key=lambda i: (predicted[i], -i))]
+        markdown = dom
+        if chosen == "region":
+            markdown = keep_content(
+                "region", three, content_chances, keep_threshold(page), rows[1], places
+            )
+        page_metadata(tree, url)
+        return markdown
+
+    parts: dict[str, list[float]] = {k: [] for k in ("trafilatura", "shipped", "free")}
+    for page_id in spread(page_ids("wcxb"), count):
+        item = load("wcxb", page_id)
+        started = time.thread_time()
+        trafilatura.extract(item.html, url=item.url)
+        parts["trafilatura"].append(time.thread_time() - started)
+        started = time.thread_time()
+        extract_html(item.html, item.url)
+        parts["shipped"].append(time.thread_time() - started)
+        started = time.thread_time()
+        extract_free(item.html, item.url)
+        parts["free"].append(time.thread_time() - started)
+    base = statistics.median(parts["trafilatura"])
+    for name, values in parts.items():
+        median = statistics.median(values)
+        print(f"  {name:<12} median {median * 1000:6.1f} ms  x{median / base:.2f} trafilatura's")
+    ratios = {
+        name: statistics.median(
+            [v / t for v, t in zip(parts[name], parts["trafilatura"], strict=True)]
+        )
+        for name in ("shipped", "free")
+    }
+    print(
+        f"  median of per-page ratios: shipped x{ratios['shipped']:.2f}, "
+        f"without trafilatura x{ratios['free']:.2f}",
+        flush=True,
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--jobs", type=int, default=2)
@@ -545,6 +716,16 @@ def main() -> int:
         help="block features (comma-separated) the DOM-block model goes without",
     )
     parser.add_argument(
+        "--no-trafilatura",
+        default="",
+        help="also measure choosers without trafilatura's reading, comma-separated: "
+        "'article' (region, block, dom; the DOM-block model without the article's "
+        "features), 'shares' (the same, every containment feature left out too), 'free' "
+        "(region and dom only, the DOM-block model without the article's or the block "
+        "reading's features: the block reading is read from the element enclosing the "
+        "article's paragraphs)",
+    )
+    parser.add_argument(
         "--time", type=int, default=0, help="also time the dom reading on N WCXB pages"
     )
     options = parser.parse_args()
@@ -557,17 +738,21 @@ def main() -> int:
     for page, d in zip(pages, data, strict=True):
         if page["type"] in BOOSTED:
             d["boost"] = options.boost
+    variants = [name for name in options.no_trafilatura.split(",") if name]
+    unknown = sorted(set(variants) - set(NO_TRAFILATURA))
+    if unknown:
+        parser.error(f"--no-trafilatura: unknown {', '.join(unknown)}; say article, shares or free")
     left_out = [name for name in options.without.split(",") if name]
     if left_out:
-        columns = [names.index(name) for name in left_out]
-        for d in data:
-            if d["rows"] is not None:
-                d["rows"][:, columns] = math.nan
-                d["without"] = left_out
+        data = without_columns(data, names, left_out)
     if options.time:
         print(f"CPU time per page, {options.time} WCXB pages:")
         first = float(options.rules.split(",")[0].split("/")[0])
-        timing(pages, data, names, options.time, not options.skip_chrome, first)
+        if "free" in variants:
+            # The path without trafilatura's reading; the four-way one is timed without it.
+            timing_free(pages, data, names, options.time, not options.skip_chrome, first)
+        else:
+            timing(pages, data, names, options.time, not options.skip_chrome, first)
     print(f"{len(pages)} pages; five folds grouped by site, held-out figures:")
     chances = heldout_chances(data, names, fold_of, options.rebuild, not options.skip_chrome)
     shipped = shipped_scores(pages, truths, fold_of, options.rebuild)
@@ -590,7 +775,55 @@ def main() -> int:
         rule = dict(zip(("article", "other", "none"), values, strict=True))
         evaluate(text, pages, truths, data, chances, fold_of, rule, shipped, options.summary)
         shipped.save()  # type: ignore[attr-defined]
+    for name in variants:
+        features, kinds = NO_TRAFILATURA[name]
+        dropped = sorted({*left_out, *features})
+        print(f"Without trafilatura's reading ({name}): {kinds}, the DOM-block model without")
+        print(f"  {dropped}", flush=True)
+        reduced = heldout_chances(
+            without_columns(data, names, dropped),
+            names,
+            fold_of,
+            options.rebuild,
+            not options.skip_chrome,
+        )
+        for text in options.rules.split(","):
+            values = [float(v) for v in text.split("/")]
+            if len(values) == 1:
+                values *= 3
+            rule = dict(zip(("article", "other", "none"), values, strict=True))
+            evaluate(
+                text,
+                pages,
+                truths,
+                data,
+                reduced,
+                fold_of,
+                rule,
+                shipped,
+                options.summary,
+                kinds,
+                f"{len(kinds)}-way {name}",
+            )
+            shipped.save()  # type: ignore[attr-defined]
     return 0
+
+
+def without_columns(
+    data: list[dict[str, Any]], names: list[str], left_out: list[str]
+) -> list[dict[str, Any]]:
+    """The pages' blocks with the ``left_out`` features missing (copies: ``data`` keeps
+    them)."""
+    columns = [names.index(name) for name in left_out]
+    result = []
+    for d in data:
+        if d["rows"] is None:
+            result.append(d)
+            continue
+        rows = d["rows"].copy()
+        rows[:, columns] = math.nan
+        result.append({**d, "rows": rows, "without": left_out})
+    return result
 
 
 def _as(pages: list[dict[str, Any]], scores: list[dict[str, float]]) -> list[dict[str, Any]]:
