@@ -200,21 +200,9 @@ async def one_run(base: str, pid: int, peers: dict[str, str], turns: int) -> dic
         for _ in range(batches):
             await asyncio.gather(*(model_call(each, peers["model"]) for each in many_direct))
         model_rate = batches * CONCURRENCY / (time.perf_counter() - started)
-        # Interleaved, so a burst of load from elsewhere hits both sides alike.
-        through: list[float] = []
-        baseline: list[float] = []
-        search_cpu = 0.0
         await search_turn(http)  # warm-up: the search stack is imported by the first search
         await direct_turn(direct, peers["model"], peers["provider"])
-        for _ in range(turns // 2):
-            # Interleaved, so a burst of load from elsewhere hits both sides alike.
-            cpu, started = cpu_ms(pid), time.perf_counter()
-            await search_turn(http)
-            through.append((time.perf_counter() - started) * 1000)
-            search_cpu += cpu_ms(pid) - cpu
-            started = time.perf_counter()
-            await direct_turn(direct, peers["model"], peers["provider"])
-            baseline.append((time.perf_counter() - started) * 1000)
+        through, baseline, search_cpu = await paired(http, direct, peers, pid, turns // 2)
 
     # Separate clients, each with its own connection, as browser tabs would be.
     async def conversation() -> None:
@@ -244,6 +232,30 @@ async def one_run(base: str, pid: int, peers: dict[str, str], turns: int) -> dic
     }
 
 
+async def paired(
+    http: httpx.AsyncClient,
+    direct: httpx.AsyncClient,
+    peers: dict[str, str],
+    pid: int,
+    turns: int,
+) -> tuple[list[float], list[float], float]:
+    """``turns`` search turns through the service, each followed by the same work done
+    directly (interleaved, so a burst of load from elsewhere hits both sides alike): the
+    latencies of each side in ms and the service's CPU over its search turns in ms."""
+    through: list[float] = []
+    baseline: list[float] = []
+    search_cpu = 0.0
+    for _ in range(turns):
+        cpu, started = cpu_ms(pid), time.perf_counter()
+        await search_turn(http)
+        through.append((time.perf_counter() - started) * 1000)
+        search_cpu += cpu_ms(pid) - cpu
+        started = time.perf_counter()
+        await direct_turn(direct, peers["model"], peers["provider"])
+        baseline.append((time.perf_counter() - started) * 1000)
+    return through, baseline, search_cpu
+
+
 async def search_only(
     base: str, pid: int, peers: dict[str, str], turns: int, warm_up: int
 ) -> dict[str, float]:
@@ -253,17 +265,7 @@ async def search_only(
         for _ in range(warm_up):
             await search_turn(http)
             await direct_turn(direct, peers["model"], peers["provider"])
-        through: list[float] = []
-        baseline: list[float] = []
-        search_cpu = 0.0
-        for _ in range(turns):
-            cpu, started = cpu_ms(pid), time.perf_counter()
-            await search_turn(http)
-            through.append((time.perf_counter() - started) * 1000)
-            search_cpu += cpu_ms(pid) - cpu
-            started = time.perf_counter()
-            await direct_turn(direct, peers["model"], peers["provider"])
-            baseline.append((time.perf_counter() - started) * 1000)
+        through, baseline, search_cpu = await paired(http, direct, peers, pid, turns)
     return {
         "through_ms": statistics.median(through),
         "direct_ms": statistics.median(baseline),

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spyglass.conversation.events import tool_event
+from spyglass.conversation.keeping import TurnKeeper
 from spyglass.conversation.pending import (
     PausedTurn,
     PendingTurnStore,
@@ -24,6 +25,7 @@ from spyglass.conversation.pending import (
     expiry,
     held,
 )
+from spyglass.conversation.reply import response
 from spyglass.conversation.transcript import is_untrusted, replay, tool_message, tool_payload
 from spyglass.core.actor import Actor
 from spyglass.core.answers import Keep
@@ -33,7 +35,7 @@ from spyglass.core.context import Turn
 from spyglass.core.encoding import printable
 from spyglass.core.outcome import Outcome
 from spyglass.core.policy import capability_allowed, read_snapshot
-from spyglass.errors import RequestRefused, StoreUnavailable
+from spyglass.errors import RequestRefused
 from spyglass.history.store import HistoryStore
 from spyglass.llm.client import Completion, ModelClient, ModelUnavailable, ToolsRefused
 from spyglass.llm.prompt import system_prompt
@@ -42,7 +44,6 @@ from spyglass.privacy import receipts
 from spyglass.privacy.provenance import (
     InMemoryProvenanceStore,
     ProvenanceStore,
-    Source,
     observed,
 )
 from spyglass.runtime import Runtime
@@ -67,7 +68,7 @@ class TurnRefused(RequestRefused):
     """The request cannot start or resume a turn; ``code`` and ``status`` go to HTTP."""
 
 
-class ConversationRunner:
+class ConversationRunner(TurnKeeper):
     """Runs turns for one channel (``console`` for the console and the HTTP API)."""
 
     def __init__(
@@ -417,18 +418,6 @@ class ConversationRunner:
 
         return keep
 
-    async def _pause(self, paused: PausedTurn, record: PendingRecord | None = None) -> None:
-        """Keep the paused turn (with its token, given ``record``) and, side by side, save
-        it to history: a turn that pauses changes no more, and the two are different
-        stores. Raises what keeping the paused turn raised."""
-        state = paused.state
-        kept, saved = await asyncio.gather(
-            self.pending.put(paused, record), self._saved(state), return_exceptions=True
-        )
-        if isinstance(kept, BaseException):
-            raise kept
-        state.saved = saved is True
-
     async def _answer(
         self, state: TurnState, token: str, approve: bool, actor: Actor | None = None
     ) -> dict[str, Any]:
@@ -497,59 +486,8 @@ class ConversationRunner:
             state.queue.pop(0)
         return event
 
-    async def _keep_sources(self, conversation_id: str, found: list[Source]) -> None:
-        try:
-            await self.provenance.add(conversation_id, found)
-        except StoreUnavailable as exc:
-            # This turn still knows them; only later turns would not.
-            logger.warning("could not keep where the URLs came from: %s", exc.message)
-
-    async def _saved(self, state: TurnState) -> bool:
-        """Wait for the turn's source writes (one that failed is logged, not raised), then
-        save the turn; whether it was saved. One coroutine, so that a single shield carries
-        both through a cancellation."""
-        writes, state.source_writes = state.source_writes, []
-        for write in writes:
-            try:
-                await write
-            except Exception:
-                logger.exception("could not keep where the URLs came from")
-        return await self._save(state)
-
     def _capability_name(self, call: ToolCall) -> str:
         return self.runtime.registry.name_for_wire(call.name) or call.name
-
-    async def _checkpoint(self, claim: str, state: TurnState) -> None:
-        try:
-            await self.pending.checkpoint(claim, state)
-        except StoreUnavailable as exc:
-            # The turn goes on; only carrying it on after a crash of this process is lost.
-            logger.warning("could not checkpoint the turn: %s", exc.message)
-
-    async def _finish(self, claim: str) -> None:
-        try:
-            await self.pending.finish(claim)
-        except StoreUnavailable as exc:
-            # Its lease lapses on its own; a late approval finds the turn already answered.
-            logger.warning("could not release the finished turn: %s", exc.message)
-
-    async def _save(self, state: TurnState) -> bool:
-        try:
-            await self.history.save_assistant(
-                state.conversation_id,
-                state.turn_id,
-                text=state.text,
-                reasoning=state.reasoning,
-                events=state.events,
-                citations=state.citations.to_list(),
-                exchanges=state.exchanges,
-                receipt=receipts.build(state.receipt),
-            )
-        except Exception:
-            # History is a record, not the answer: a full disk must not break the reply.
-            logger.exception("could not save the turn to history")
-            return False
-        return True
 
 
 @dataclass
@@ -585,32 +523,3 @@ def _nothing_left(answer: _Answer) -> bool:
 def _shown(call: ToolCall) -> dict[str, Any]:
     shown: dict[str, Any] = printable(call.arguments) if isinstance(call.arguments, dict) else {}
     return shown
-
-
-def response(state: TurnState, pending: dict[str, Any] | None) -> dict[str, Any]:
-    """The message endpoint's JSON answer (also the data of the final ``done`` event)."""
-    data: dict[str, Any] = {
-        "conversation_id": state.conversation_id,
-        "turn_id": state.turn_id,
-        "text": state.text,
-    }
-    if state.reasoning:
-        data["reasoning"] = state.reasoning
-    data["events"] = state.events
-    data["citations"] = state.citations.to_list()
-    data["pending_confirmation"] = pending
-    if state.notices:
-        data["notices"] = state.notices
-    waiting = []
-    if pending is not None:
-        waiting = [
-            {
-                "capability": pending["capability"],
-                "target": receipts.entry_target(pending["capability"], pending["arguments"]),
-                "status": "pending_confirmation",
-                "left": False,
-                "at": receipts.now(),
-            }
-        ]
-    data["receipt"] = receipts.build([*state.receipt, *waiting])
-    return data

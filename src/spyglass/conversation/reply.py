@@ -1,0 +1,38 @@
+"""The answer to a message: the JSON body of ``POST /api/v1/conversation/message`` and
+the data of a streamed turn's final ``done`` event."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from spyglass.conversation.pending import TurnState
+from spyglass.privacy import receipts
+
+
+def response(state: TurnState, pending: dict[str, Any] | None) -> dict[str, Any]:
+    """The message endpoint's JSON answer (also the data of the final ``done`` event)."""
+    data: dict[str, Any] = {
+        "conversation_id": state.conversation_id,
+        "turn_id": state.turn_id,
+        "text": state.text,
+    }
+    if state.reasoning:
+        data["reasoning"] = state.reasoning
+    data["events"] = state.events
+    data["citations"] = state.citations.to_list()
+    data["pending_confirmation"] = pending
+    if state.notices:
+        data["notices"] = state.notices
+    waiting = []
+    if pending is not None:
+        waiting = [
+            {
+                "capability": pending["capability"],
+                "target": receipts.entry_target(pending["capability"], pending["arguments"]),
+                "status": "pending_confirmation",
+                "left": False,
+                "at": receipts.now(),
+            }
+        ]
+    data["receipt"] = receipts.build([*state.receipt, *waiting])
+    return data
