@@ -480,7 +480,6 @@ def timing(
     reading is not the dom reading; then the metadata. Its models are trained on every page
     (the time does not depend on how well they decide)."""
     import numpy
-    import trafilatura
 
     from bench.extraction_data import page_ids
     from bench.fetch_extraction import pick as spread
@@ -489,7 +488,6 @@ def timing(
     from spyglass.fetch.extract import (
         _base_url,
         _title,
-        extract_html,
         parse,
         readings,
         with_fallback,
@@ -541,15 +539,7 @@ def timing(
     }
     for page_id in spread(page_ids("wcxb"), count):
         page = load("wcxb", page_id)
-        started = time.thread_time()
-        trafilatura.extract(page.html, url=page.url)
-        parts["trafilatura"].append(time.thread_time() - started)
-        started = time.thread_time()
-        extract_html(page.html, page.url)
-        parts["shipped"].append(time.thread_time() - started)
-        started = time.thread_time()
-        extract_four_way(page.html, page.url)
-        parts["four-way"].append(time.thread_time() - started)
+        time_paths(parts, page.html, page.url, {"four-way": extract_four_way})
         tree = parse(page.html)
         if tree is None:
             continue
@@ -567,17 +557,47 @@ def timing(
         parts["rows"].append(described - segmented)
         parts["model"].append(ended - described)
         parts["dom"].append(ended - started)
+    report_times(parts, {"shipped": "shipped", "four-way": "four-way"})
+
+
+def time_paths(
+    parts: dict[str, list[float]], html: str, url: str, others: dict[str, Callable[[str, str], Any]]
+) -> None:
+    """Time trafilatura's default extraction, the shipped ``extract_html`` and ``others`` on
+    one page, one after another (CPU time of the calling thread), into ``parts``."""
+    import trafilatura
+
+    from spyglass.fetch.extract import extract_html
+
+    paths: dict[str, Callable[[str, str], Any]] = {
+        "trafilatura": lambda h, u: trafilatura.extract(h, url=u),
+        "shipped": extract_html,
+        **others,
+    }
+    for name, path in paths.items():
+        started = time.thread_time()
+        path(html, url)
+        parts[name].append(time.thread_time() - started)
+
+
+def report_times(parts: dict[str, list[float]], ratios: dict[str, str]) -> None:
+    """Print each part's median against trafilatura's, then the medians of the per-page
+    ratios of the paths named in ``ratios`` (key in ``parts`` → label)."""
     base = statistics.median(parts["trafilatura"])
     for name, values in parts.items():
         median = statistics.median(values)
         print(f"  {name:<12} median {median * 1000:6.1f} ms  x{median / base:.2f} trafilatura's")
-    ratios = [f / t for f, t in zip(parts["four-way"], parts["trafilatura"], strict=True)]
-    shipped = [s / t for s, t in zip(parts["shipped"], parts["trafilatura"], strict=True)]
-    print(
-        f"  median of per-page ratios: shipped x{statistics.median(shipped):.2f}, "
-        f"four-way x{statistics.median(ratios):.2f}",
-        flush=True,
+    said = ", ".join(
+        f"{label} x"
+        + format(
+            statistics.median(
+                [v / t for v, t in zip(parts[name], parts["trafilatura"], strict=True)]
+            ),
+            ".2f",
+        )
+        for name, label in ratios.items()
     )
+    print(f"  median of per-page ratios: {said}", flush=True)
 
 
 def timing_free(
@@ -599,13 +619,12 @@ def timing_free(
     readings with two empty: the same work as a retrained filter's), then the metadata.
     Models trained on every page."""
     import numpy
-    import trafilatura
 
     from bench.extraction_data import page_ids
     from bench.fetch_extraction import pick as spread
     from spyglass.fetch.blocks import keep_content
     from spyglass.fetch.candidates import finish
-    from spyglass.fetch.extract import _base_url, _title, extract_html, parse
+    from spyglass.fetch.extract import _base_url, _title, parse
     from spyglass.fetch.features import page_features, reading_rows
     from spyglass.fetch.keep import keep_threshold
     from spyglass.fetch.learned import content_chances
@@ -659,30 +678,8 @@ def timing_free(
     parts: dict[str, list[float]] = {k: [] for k in ("trafilatura", "shipped", "free")}
     for page_id in spread(page_ids("wcxb"), count):
         item = load("wcxb", page_id)
-        started = time.thread_time()
-        trafilatura.extract(item.html, url=item.url)
-        parts["trafilatura"].append(time.thread_time() - started)
-        started = time.thread_time()
-        extract_html(item.html, item.url)
-        parts["shipped"].append(time.thread_time() - started)
-        started = time.thread_time()
-        extract_free(item.html, item.url)
-        parts["free"].append(time.thread_time() - started)
-    base = statistics.median(parts["trafilatura"])
-    for name, values in parts.items():
-        median = statistics.median(values)
-        print(f"  {name:<12} median {median * 1000:6.1f} ms  x{median / base:.2f} trafilatura's")
-    ratios = {
-        name: statistics.median(
-            [v / t for v, t in zip(parts[name], parts["trafilatura"], strict=True)]
-        )
-        for name in ("shipped", "free")
-    }
-    print(
-        f"  median of per-page ratios: shipped x{ratios['shipped']:.2f}, "
-        f"without trafilatura x{ratios['free']:.2f}",
-        flush=True,
-    )
+        time_paths(parts, item.html, item.url, {"free": extract_free})
+    report_times(parts, {"shipped": "shipped", "free": "without trafilatura"})
 
 
 def main() -> int:
