@@ -7,6 +7,15 @@ from collections.abc import Callable, Sequence
 from spyglass.accounts.model import OWNER_ID
 from spyglass.accounts.runner import Execute, Runner
 
+#: Whose a conversation is and whether it is shared (placeholders as the runners take them).
+HOLDER_QUERY = "SELECT account_id, shared FROM account_conversations WHERE conversation_id = ?"
+
+
+def holder_from(rows: Sequence[Sequence[object]]) -> tuple[str, bool]:
+    """:data:`HOLDER_QUERY`'s rows → whose conversation it is and whether they share it.
+    Conversations from before accounts existed are the owner's."""
+    return (str(rows[0][0]), bool(rows[0][1])) if rows else (OWNER_ID, False)
+
 
 class ConversationHolders:
     """The conversations part of :class:`~spyglass.accounts.store.AccountStore`."""
@@ -32,15 +41,9 @@ class ConversationHolders:
         return await self.runner.transaction(work)
 
     async def holder(self, conversation_id: str) -> tuple[str, bool]:
-        """Whose conversation it is and whether they share it. Conversations from before
-        accounts existed are the owner's."""
-        rows = await self.runner.read(
-            lambda run: run(
-                "SELECT account_id, shared FROM account_conversations WHERE conversation_id = ?",
-                (conversation_id,),
-            )
-        )
-        return (str(rows[0][0]), bool(rows[0][1])) if rows else (OWNER_ID, False)
+        """Whose conversation it is and whether they share it (:func:`holder_from`)."""
+        rows = await self.runner.read(lambda run: run(HOLDER_QUERY, (conversation_id,)))
+        return holder_from(rows)
 
     async def conversations(self) -> dict[str, tuple[str, bool]]:
         """Every recorded conversation: its person and whether it is shared."""

@@ -352,7 +352,7 @@ class SQLitePendingTurnStore:
         with_token: bool = False,
         holder: str | None = None,
     ) -> PausedTurn | None:
-        from spyglass.accounts.model import OWNER_ID
+        from spyglass.accounts.holders import HOLDER_QUERY, holder_from
         from spyglass.conversation.pending import (
             RECALL_SECONDS,
             PausedTurn,
@@ -366,12 +366,9 @@ class SQLitePendingTurnStore:
 
         def work(db: sqlite3.Connection) -> tuple[str, float, Taken | None] | float | None:
             if holder is not None:
-                # As AccountStore.holder reads it: a conversation nobody claimed is the owner's.
-                held_by = db.execute(
-                    "SELECT account_id FROM account_conversations WHERE conversation_id = ?",
-                    (conversation_id,),
-                ).fetchone()
-                if (held_by[0] if held_by else OWNER_ID) != holder:
+                # As AccountStore.holder reads it, in this transaction.
+                rows = db.execute(HOLDER_QUERY, (conversation_id,)).fetchall()
+                if holder_from(rows)[0] != holder:
                     return None
             row: tuple[str, str, float, float] | None = db.execute(
                 "SELECT conversation_id, state, expires_at, lease_until FROM paused_turns "
