@@ -14,7 +14,13 @@ Spyglass's modules are compiled to bytecode first, as installing a wheel does (p
 at install): an editable install run with ``PYTHONDONTWRITEBYTECODE`` set would otherwise
 compile a hundred modules from source in every process, and measure that instead.
 
+With ``--callgrind`` each process runs once under ``valgrind --tool=callgrind`` instead, and
+the table gives the instructions it executed: deterministic, so it compares trees on a
+machine whose load makes wall clocks useless; the MCP row counts the process until its
+answer to ``tools/list`` has arrived and stdin is closed, shutdown included.
+
     .venv/bin/python -m bench.startup [--runs 7]
+    .venv/bin/python -m bench.startup --callgrind
 """
 
 from __future__ import annotations
@@ -23,12 +29,14 @@ import argparse
 import compileall
 import json
 import os
+import re
 import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -65,25 +73,35 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _command(argv: list[str], env: dict[str, str]) -> Callable[[], Sample]:
-    def once() -> Sample:
+#: Prefixed to a command to count its instructions instead of timing it (``--callgrind``).
+CALLGRIND = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+
+
+def _command(argv: list[str], env: dict[str, str]) -> Callable[[list[str]], Sample]:
+    def once(prefix: list[str]) -> Sample:
         cpu = _children_cpu()
         started = time.perf_counter()
-        subprocess.run(
-            argv,
+        process = subprocess.Popen(
+            [*prefix, *argv],
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            timeout=120,
-            check=False,
         )
+        # A blocking wait, with the deadline kept by a timer: ``wait(timeout=...)`` polls
+        # with sleeps of up to 50 ms, which rounded every figure to that step.
+        deadline = threading.Timer(120, process.kill)
+        deadline.start()
+        try:
+            process.wait()
+        finally:
+            deadline.cancel()
         return time.perf_counter() - started, _children_cpu() - cpu
 
     return once
 
 
-def _first_tools_list(env: dict[str, str]) -> Callable[[], Sample]:
+def _first_tools_list(env: dict[str, str]) -> Callable[[list[str]], Sample]:
     """Spawn ``spyglass mcp``, send the handshake and tools/list at once, time the answer."""
     lines = [
         INITIALIZE,
@@ -92,11 +110,11 @@ def _first_tools_list(env: dict[str, str]) -> Callable[[], Sample]:
     ]
     payload = "".join(json.dumps(line) + "\n" for line in lines)
 
-    def once() -> Sample:
+    def once(prefix: list[str]) -> Sample:
         cpu = _children_cpu()
         started = time.perf_counter()
         process = subprocess.Popen(
-            [SPYGLASS, "mcp"],
+            [*prefix, SPYGLASS, "mcp"],
             env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -119,14 +137,24 @@ def _first_tools_list(env: dict[str, str]) -> Callable[[], Sample]:
     return once
 
 
-def main(runs: int) -> None:
+def _instructions(once: Callable[[list[str]], Sample]) -> int:
+    """Instructions one run of ``once`` executes, counted by callgrind."""
+    with tempfile.NamedTemporaryFile("r", prefix="spyglass-callgrind-") as log:
+        once([*CALLGRIND, f"--log-file={log.name}"])
+        found = re.search(r"Collected : (\d+)", log.read())
+    if found is None:
+        raise SystemExit("callgrind reported no instruction count; is valgrind installed?")
+    return int(found.group(1))
+
+
+def main(runs: int, callgrind: bool = False) -> None:
     compileall.compile_dir(Path(spyglass.__file__).parent, quiet=1)
     home_off = Path(tempfile.mkdtemp(prefix="spyglass-bench-"))
     home_on = Path(tempfile.mkdtemp(prefix="spyglass-bench-"))
     PolicyFile(Paths(home_on).policy_file).set(WEB_ACCESS, True)
     off, on = _environment(home_off), _environment(home_on)
     python = sys.executable
-    cases: dict[str, Callable[[], Sample]] = {
+    cases: dict[str, Callable[[list[str]], Sample]] = {
         "python -c pass": _command([python, "-c", "pass"], off),
         "python -m http.server --help": _command([python, "-m", "http.server", "--help"], off),
         "spyglass --help": _command([SPYGLASS, "--help"], off),
@@ -143,10 +171,16 @@ def main(runs: int) -> None:
     }
     samples: dict[str, list[Sample]] = {name: [] for name in cases}
     try:
+        if callgrind:
+            print("| process | M instructions |")
+            print("|---|---|")
+            for name, once in cases.items():
+                print(f"| {name} | {_instructions(once) / 1e6:.0f} |", flush=True)
+            return
         # Interleaved, so a burst of load elsewhere on the machine hits every case alike.
         for _ in range(runs):
             for name, once in cases.items():
-                samples[name].append(once())
+                samples[name].append(once([]))
     finally:
         shutil.rmtree(home_off, ignore_errors=True)
         shutil.rmtree(home_on, ignore_errors=True)
@@ -163,4 +197,8 @@ def main(runs: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=7)
-    main(parser.parse_args().runs)
+    parser.add_argument(
+        "--callgrind", action="store_true", help="count instructions (one run each) instead"
+    )
+    arguments = parser.parse_args()
+    main(arguments.runs, arguments.callgrind)

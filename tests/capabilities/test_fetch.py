@@ -391,3 +391,27 @@ def test_the_direct_only_route_the_precheck_takes_is_what_the_hosted_route_would
     assert fetch.DIRECT == dispatch.DIRECT
     route = dispatch.check(url, settings, capability="web.fetch", invocation_id="i-1")
     assert route == ([fetch.DIRECT], [])
+
+
+@pytest.mark.parametrize("providers", ["direct", " direct "])
+def test_the_direct_only_readiness_shortcut_is_what_the_full_check_would_say(
+    providers: str,
+) -> None:
+    # web.fetch's readiness skips loading the hosted readers when Spyglass alone reads pages
+    # (the MCP tool list waits for it); the full check must find nothing either.
+    from spyglass.capabilities import fetch
+    from spyglass.providers.readiness import fetch_problems
+
+    settings = Settings.model_validate({"fetch": {"providers": providers, "fallback": []}})
+    assert fetch.problems(settings) == fetch_problems(settings) == []
+
+
+def test_a_hosted_reader_without_its_key_is_still_a_readiness_problem() -> None:
+    from spyglass.capabilities import fetch
+
+    settings = Settings.model_validate(
+        {"fetch": {"providers": "direct", "fallback": ["firecrawl"]}}
+    )
+    problems = fetch.problems(settings)
+    assert len(problems) == 1
+    assert "firecrawl needs an API key" in problems[0]

@@ -284,6 +284,81 @@ def test_help_lists_the_commands_without_importing_any_of_them(home: Path) -> No
     assert modules & (OTHER_COMMANDS | {"spyglass.cli.fetch", "spyglass.cli.invoke"}) == set()
 
 
+#: The real ``spyglass mcp`` in this interpreter, with a host on a thread: it sends the
+#: handshake and ``tools/list``, notes every module loaded at the moment the answer arrives,
+#: then closes the server's input. Prints that answer and module list on the real stderr.
+ANSWER_PROBE = """
+import json, os, runpy, sys, threading
+requests = sys.argv[1]
+# Two pipes become this process's stdin and stdout, as a host's pipes would.
+server_in, host_writes = os.pipe()
+host_reads, server_out = os.pipe()
+os.dup2(server_in, 0)
+os.dup2(server_out, 1)
+os.close(server_in)
+os.close(server_out)
+seen = {}
+
+def host():
+    with open(host_writes, "w", encoding="utf-8") as sending:
+        sending.write(requests)
+        sending.flush()
+        for line in open(host_reads, encoding="utf-8"):
+            if json.loads(line).get("id") == 2:
+                seen["modules"] = sorted(n for n, m in list(sys.modules.items()) if m)
+                seen["answer"] = json.loads(line)
+                return
+
+thread = threading.Thread(target=host, daemon=True)
+thread.start()
+sys.argv = ["spyglass", "mcp"]
+try:
+    runpy.run_module("spyglass", run_name="__main__")
+except SystemExit:
+    pass
+thread.join(60)
+print(json.dumps(seen), file=sys.stderr)
+"""
+
+#: What the stdio server has not loaded when its first tools/list answer goes out: the
+#: SDK's client and high-level server (spyglass.mcp.sdk skips the package __init__s that
+#: import them), uvicorn (which only the SDK's HTTP transport would patch), requestState
+#: sealing with its cryptography (built on the first call that can carry requestState),
+#: and the hosted readers with the fetch guard (nothing to check while Spyglass alone
+#: reads pages).
+NOT_BEFORE_THE_FIRST_ANSWER = (
+    "mcp.client",
+    "mcp.server.mcpserver",
+    "mcp.server.request_state",
+    "uvicorn",
+    "cryptography",
+    "spyglass.fetch.hosted",
+    "spyglass.fetch.guard",
+    "spyglass.fetch.addresses",
+)
+
+
+def test_the_stdio_server_answers_its_first_tools_list_with_only_the_sdk_s_server_modules(
+    home: Path,
+) -> None:
+    PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
+    messages = [
+        INITIALIZE,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    requests = "".join(json.dumps(message) + "\n" for message in messages)
+    done = run_python(home, ANSWER_PROBE, requests)
+    report = last_json(done.stderr)
+    assert [tool["name"] for tool in report["answer"]["result"]["tools"]] == [
+        "web_fetch",
+        "web_search",
+    ]
+    modules = set(report["modules"])
+    assert "mcp.server.lowlevel.server" in modules
+    assert _in_trees(modules, NOT_BEFORE_THE_FIRST_ANSWER) == set()
+
+
 def test_the_real_mcp_stdio_server_answers_tools_list_without_the_fetch_stack(
     home: Path,
 ) -> None:

@@ -396,6 +396,12 @@ def _result(page: FetchedPage, piece: Part, provider: str | None) -> JSON:
 
 def problems(settings: Settings) -> list[str]:
     """Why ``web.fetch`` cannot run as configured (:mod:`spyglass.providers.readiness`)."""
+    fetch = settings.fetch
+    if fetch.providers.strip() == DIRECT and not fetch.fallback:
+        # Spyglass alone reads pages (the default): no hosted reader needs a key or an
+        # address, so there is nothing to check and their clients are not even loaded (an
+        # MCP host waits for the tool list this decides).
+        return []
     # Imported when asked, not with the schema: it brings every hosted reader's client.
     from spyglass.providers.readiness import fetch_problems
 

@@ -13,17 +13,16 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
 import mcp.types as types
-from mcp.server import Server
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
-from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
-from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.subscriptions import ListenHandler
+from mcp.types.methods import INPUT_REQUIRED_METHODS
 
 from spyglass.core.actor import Actor
 from spyglass.core.capability import Capability
@@ -34,6 +33,9 @@ from spyglass.mcp.tools import ToolTable
 from spyglass.mcp.watch import POLICY_POLL_SECONDS, ToolWatch
 from spyglass.runtime import Runtime
 from spyglass.version import __version__
+
+if TYPE_CHECKING:
+    from mcp.server.request_state import RequestStateBoundary
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +79,38 @@ async def set_aside_odd_arguments(
             finally:
                 _ODD_ARGUMENTS.reset(token)
     return await call_next(ctx)
+
+
+class SealedRequestState:
+    """Middleware: the SDK's ``RequestStateBoundary``, built when the first call that can
+    carry ``requestState`` arrives.
+
+    requestState travels through the client between rounds of a 2026-07-28 call; the
+    boundary seals it with a key held only by this process, which keeps the confirmation
+    token unreadable and intact. It acts on :data:`INPUT_REQUIRED_METHODS` only and passes
+    every other method through untouched, so building it (the SDK's request-state module,
+    with AES-GCM and HKDF from ``cryptography``) waits for the first such call: a host's
+    handshake and ``tools/list`` are answered without it.
+    """
+
+    def __init__(self, audience: str) -> None:
+        self._audience = audience
+        self._boundary: RequestStateBoundary | None = None
+
+    async def __call__(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        if ctx.method not in INPUT_REQUIRED_METHODS:
+            return await call_next(ctx)
+        if self._boundary is None:
+            # Nothing is awaited between the test and the assignment: concurrent first
+            # calls share one boundary, hence one key.
+            from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+
+            self._boundary = RequestStateBoundary(
+                RequestStateSecurity.ephemeral(), default_audience=self._audience
+            )
+        return await self._boundary(ctx, call_next)
 
 
 def text_result(text: str) -> types.CallToolResult:
@@ -239,10 +273,6 @@ def build_server(
         on_call_tool=app.call_tool,
         on_subscriptions_listen=ListenHandler(app.watch.bus),
     )
-    # requestState travels through the client between rounds of a 2026-07-28 call; sealing it
-    # with a key held only by this process keeps the confirmation token unreadable and intact.
-    server.middleware.append(
-        RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=SERVER_NAME)
-    )
+    server.middleware.append(SealedRequestState(SERVER_NAME))
     server.middleware.append(set_aside_odd_arguments)
     return server

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Callable
-
-from mcp.server.transport_security import TransportSecuritySettings
-from starlette.applications import Starlette
+from typing import TYPE_CHECKING
 
 from spyglass.core.actor import Actor
 from spyglass.mcp.addresses import LOOPBACK, MCP_PATH, endpoint_url
 from spyglass.mcp.server import build_server
 from spyglass.mcp.stdio import stdio_transport
 from spyglass.runtime import Runtime
+
+if TYPE_CHECKING:
+    from mcp.server.transport_security import TransportSecuritySettings
+    from starlette.applications import Starlette
 
 
 async def serve_stdio(runtime: Runtime, actor: Actor | None = None) -> None:
@@ -31,6 +33,8 @@ async def serve_stdio(runtime: Runtime, actor: Actor | None = None) -> None:
 
 def loopback_security(port: int) -> TransportSecuritySettings:
     """Host must be this loopback port; a browser Origin must be a loopback page."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=[f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"],

@@ -10,10 +10,6 @@ offered to models or MCP hosts (:func:`spyglass.core.policy.capability_allowed`)
 from __future__ import annotations
 
 from spyglass.errors import CapabilityError
-from spyglass.fetch.hosted import READERS
-from spyglass.fetch.hosted.dispatch import NAMES as FETCH_NAMES
-from spyglass.fetch.hosted.dispatch import endpoint_for as reader_endpoint
-from spyglass.fetch.hosted.reader import DIRECT
 from spyglass.providers.routing import RoutingError, check_fallback, parse_weights
 from spyglass.search.dispatch import endpoint_for as search_endpoint
 from spyglass.search.providers import PROVIDERS
@@ -44,6 +40,13 @@ def search_problems(settings: Settings) -> list[str]:
 
 def fetch_problems(settings: Settings) -> list[str]:
     """Why ``web.fetch`` cannot run as configured; empty when it can."""
+    # The hosted readers (with the fetch guard their targets pass) load here, not with the
+    # search check: an MCP host waits for the tool list these checks decide.
+    from spyglass.fetch.hosted import READERS
+    from spyglass.fetch.hosted.dispatch import NAMES as FETCH_NAMES
+    from spyglass.fetch.hosted.dispatch import endpoint_for as reader_endpoint
+    from spyglass.fetch.hosted.reader import DIRECT
+
     fetch = settings.fetch
     try:
         parse_weights(fetch.providers, FETCH_NAMES, section="fetch")
