@@ -10,12 +10,13 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 import httpx
+import pytest
 
 from spyglass.paths import Paths
 from spyglass.runtime import build_runtime
 from spyglass.service.sse import BUFFER_EVENTS, EventStreamResponse, encode
 from tests.support.fake_model import FakeModel, text
-from tests.support.server import running_service, wait_until
+from tests.support.server import LOOPS, running_service, wait_until
 
 
 def test_an_event_is_name_then_json_data_then_a_blank_line() -> None:
@@ -118,8 +119,9 @@ PIECE_CHARS = 1000
 PIECES = 12_000  # 12 MB of answer: more than every socket buffer on the way can hold
 
 
+@pytest.mark.parametrize("loop", LOOPS)
 def test_a_client_that_stops_reading_ends_the_turn_instead_of_stalling_it(
-    paths: Paths, fake_model: FakeModel
+    paths: Paths, fake_model: FakeModel, loop: str
 ) -> None:
     runtime = build_runtime(
         paths,
@@ -130,7 +132,7 @@ def test_a_client_that_stops_reading_ends_the_turn_instead_of_stalling_it(
         },
     )
     fake_model.script(text("x" * (PIECE_CHARS * PIECES), pieces=PIECES), text("Short."))
-    with running_service(runtime) as (base, token):
+    with running_service(runtime, loop=loop) as (base, token):
         port = int(base.rsplit(":", 1)[1])
         body = json.dumps({"text": "write a very long answer"}).encode()
         reader = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
