@@ -36,6 +36,9 @@ at the same moments, which alternating whole runs cannot give on a shared machin
 
     PYTHONPATH=src:. nice -n 5 .venv/bin/python -m bench.service_turns --search-only 600 \
         --against /tmp/main
+
+``--stream`` (with ``--search-only``) asks for both responses of each search turn as
+Server-Sent Events, as the console does, instead of JSON.
 """
 
 from __future__ import annotations
@@ -100,7 +103,24 @@ async def plain_turn(http: httpx.AsyncClient) -> None:
         raise RuntimeError(f"turn failed: {response.status_code} {response.text[:200]}")
 
 
-async def search_turn(http: httpx.AsyncClient) -> None:
+async def search_turn(http: httpx.AsyncClient, stream: bool = False) -> None:
+    """A whole search turn: message, pending confirmation, approval, answer; as JSON, or
+    (``stream``) as Server-Sent Events read to their ``done``."""
+    if stream:
+        first_done = await streamed(http, {"text": "search the tides"})
+        pending = first_done.get("pending_confirmation")
+        if not pending:
+            raise RuntimeError(f"no confirmation asked: {str(first_done)[:200]}")
+        result = await streamed(
+            http,
+            {
+                "conversation_id": first_done["conversation_id"],
+                "confirmation": {"token": pending["token"], "approve": True},
+            },
+        )
+        if result["events"][0]["status"] != "ok":
+            raise RuntimeError(f"search turn failed: {str(result)[:300]}")
+        return
     first = await http.post(MESSAGE, json={"text": "search the tides"})
     body = first.json()
     pending = body.get("pending_confirmation")
@@ -116,6 +136,22 @@ async def search_turn(http: httpx.AsyncClient) -> None:
     result = done.json()
     if done.status_code != 200 or result["events"][0]["status"] != "ok":
         raise RuntimeError(f"search turn failed: {done.status_code} {done.text[:300]}")
+
+
+async def streamed(http: httpx.AsyncClient, body: dict[str, Any]) -> dict[str, Any]:
+    """The ``done`` event of a turn asked for as Server-Sent Events."""
+    headers = {"Accept": "text/event-stream"}
+    async with http.stream("POST", MESSAGE, json=body, headers=headers) as response:
+        if response.status_code != 200:
+            raise RuntimeError(f"turn failed: {response.status_code}")
+        name = ""
+        async for line in response.aiter_lines():
+            if line.startswith("event: "):
+                name = line[7:]
+            elif line.startswith("data: ") and name == "done":
+                done: dict[str, Any] = json.loads(line[6:])
+                return done
+    raise RuntimeError("the stream ended without done")
 
 
 async def model_call(http: httpx.AsyncClient, model_url: str) -> None:
@@ -266,7 +302,11 @@ async def paired(
 
 
 async def search_only(
-    services: list[tuple[str, int]], peers: dict[str, str], turns: int, warm_up: int
+    services: list[tuple[str, int]],
+    peers: dict[str, str],
+    turns: int,
+    warm_up: int,
+    stream: bool = False,
 ) -> list[dict[str, float]]:
     """``turns`` rounds after ``warm_up`` of them: a sequential search turn through each
     service (``(base_url, pid)``; the first to go swaps every round), then the same work done
@@ -276,7 +316,7 @@ async def search_only(
         direct = await stack.enter_async_context(httpx.AsyncClient(timeout=60, trust_env=False))
         for _ in range(warm_up):
             for http in https:
-                await search_turn(http)
+                await search_turn(http, stream)
             await direct_turn(direct, peers["model"], peers["provider"])
         through: list[list[float]] = [[] for _ in services]
         cpu = [0.0 for _ in services]
@@ -286,7 +326,7 @@ async def search_only(
             for i in order:
                 pid = services[i][1]
                 before, started = cpu_ms(pid), time.perf_counter()
-                await search_turn(https[i])
+                await search_turn(https[i], stream)
                 through[i].append((time.perf_counter() - started) * 1000)
                 cpu[i] += cpu_ms(pid) - before
             started = time.perf_counter()
@@ -310,6 +350,7 @@ def run(
     search_turns: int = 0,
     warm_up: int = 30,
     against: Path | None = None,
+    stream: bool = False,
 ) -> None:
     peers_process = subprocess.Popen(
         [sys.executable, "-m", "bench.service_turns", "--peers"],
@@ -342,7 +383,7 @@ def run(
             if search_turns:
                 pairs = [(each.base_url, each.process.pid) for each in services]
                 narrow = [
-                    asyncio.run(search_only(pairs, peers, search_turns, warm_up))
+                    asyncio.run(search_only(pairs, peers, search_turns, warm_up, stream))
                     for _ in range(runs)
                 ]
             else:
@@ -410,14 +451,27 @@ def main() -> None:
         metavar="DIR",
         help="with --search-only: also run the service from DIR/src, alternating turn by turn",
     )
+    parser.add_argument(
+        "--stream",
+        action="store_true",
+        help="with --search-only: ask for each turn as Server-Sent Events instead of JSON",
+    )
     parser.add_argument("--peers", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.peers:
         serve_peers()
         return
-    if args.against is not None and not args.search_only:
-        parser.error("--against needs --search-only")
-    run(args.turns, args.runs, args.profile, args.search_only, args.warm_up, args.against)
+    if (args.against is not None or args.stream) and not args.search_only:
+        parser.error("--against and --stream need --search-only")
+    run(
+        args.turns,
+        args.runs,
+        args.profile,
+        args.search_only,
+        args.warm_up,
+        args.against,
+        args.stream,
+    )
 
 
 if __name__ == "__main__":
