@@ -33,7 +33,10 @@ KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("anyio", ("anyio/",)),
-    ("hand-offs to worker threads", ("concurrent/futures/", "threading.py", "queue.py")),
+    (
+        "hand-offs to worker threads",
+        ("concurrent/futures/", "threading.py", "queue.py", "spyglass/core/lane.py"),
+    ),
     ("the event loop's own work", ("asyncio/", "selectors.py", "uvloop/")),
     ("uvicorn and httptools", ("uvicorn/", "httptools/")),
     ("Starlette, FastAPI, pydantic", ("starlette/", "fastapi/", "pydantic/", "pydantic_core/")),
@@ -57,7 +60,11 @@ def parse(line: str) -> tuple[list[tuple[str, str]], int]:
 
 def kind_of(frames: list[tuple[str, str]]) -> tuple[str, str]:
     """The kind of a sample and the frame that decided it."""
-    on_worker = any(f.endswith("concurrent/futures/thread.py") for _, f in frames)
+    on_worker = any(
+        file.endswith("concurrent/futures/thread.py")
+        or (file.endswith("spyglass/core/lane.py") and function.endswith("_work"))
+        for function, file in frames
+    )
     for function, file in reversed(frames):
         for kind, fragments in KINDS:
             if any(fragment in file for fragment in fragments):
