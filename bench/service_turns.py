@@ -27,6 +27,18 @@ service. Run it alternately on two versions of the code (``git archive`` one of 
 folder and run the bench there) at the same load.
 
     PYTHONPATH=src:. nice -n 5 .venv/bin/python -m bench.service_turns --search-only 300
+
+``--against DIR`` (with ``--search-only``) runs a second service from the source tree
+``DIR/src`` (another version, e.g. ``git archive main`` unpacked in DIR) beside this one, on
+the same peers, and alternates between them turn by turn (which goes first swaps every
+round), each round ending with the same work done directly: both versions meet the same load
+at the same moments, which alternating whole runs cannot give on a shared machine.
+
+    PYTHONPATH=src:. nice -n 5 .venv/bin/python -m bench.service_turns --search-only 600 \
+        --against /tmp/main
+
+``--stream`` (with ``--search-only``) asks for both responses of each search turn as
+Server-Sent Events, as the console does, instead of JSON.
 """
 
 from __future__ import annotations
@@ -91,7 +103,24 @@ async def plain_turn(http: httpx.AsyncClient) -> None:
         raise RuntimeError(f"turn failed: {response.status_code} {response.text[:200]}")
 
 
-async def search_turn(http: httpx.AsyncClient) -> None:
+async def search_turn(http: httpx.AsyncClient, stream: bool = False) -> None:
+    """A whole search turn: message, pending confirmation, approval, answer; as JSON, or
+    (``stream``) as Server-Sent Events read to their ``done``."""
+    if stream:
+        first_done = await streamed(http, {"text": "search the tides"})
+        pending = first_done.get("pending_confirmation")
+        if not pending:
+            raise RuntimeError(f"no confirmation asked: {str(first_done)[:200]}")
+        result = await streamed(
+            http,
+            {
+                "conversation_id": first_done["conversation_id"],
+                "confirmation": {"token": pending["token"], "approve": True},
+            },
+        )
+        if result["events"][0]["status"] != "ok":
+            raise RuntimeError(f"search turn failed: {str(result)[:300]}")
+        return
     first = await http.post(MESSAGE, json={"text": "search the tides"})
     body = first.json()
     pending = body.get("pending_confirmation")
@@ -107,6 +136,22 @@ async def search_turn(http: httpx.AsyncClient) -> None:
     result = done.json()
     if done.status_code != 200 or result["events"][0]["status"] != "ok":
         raise RuntimeError(f"search turn failed: {done.status_code} {done.text[:300]}")
+
+
+async def streamed(http: httpx.AsyncClient, body: dict[str, Any]) -> dict[str, Any]:
+    """The ``done`` event of a turn asked for as Server-Sent Events."""
+    headers = {"Accept": "text/event-stream"}
+    async with http.stream("POST", MESSAGE, json=body, headers=headers) as response:
+        if response.status_code != 200:
+            raise RuntimeError(f"turn failed: {response.status_code}")
+        name = ""
+        async for line in response.aiter_lines():
+            if line.startswith("event: "):
+                name = line[7:]
+            elif line.startswith("data: ") and name == "done":
+                done: dict[str, Any] = json.loads(line[6:])
+                return done
+    raise RuntimeError("the stream ended without done")
 
 
 async def model_call(http: httpx.AsyncClient, model_url: str) -> None:
@@ -257,25 +302,55 @@ async def paired(
 
 
 async def search_only(
-    base: str, pid: int, peers: dict[str, str], turns: int, warm_up: int
-) -> dict[str, float]:
-    """``turns`` sequential search turns after ``warm_up`` of them, each followed by the same
-    work done directly: medians, and the service's CPU per search turn."""
-    async with client(base) as http, httpx.AsyncClient(timeout=60, trust_env=False) as direct:
+    services: list[tuple[str, int]],
+    peers: dict[str, str],
+    turns: int,
+    warm_up: int,
+    stream: bool = False,
+) -> list[dict[str, float]]:
+    """``turns`` rounds after ``warm_up`` of them: a sequential search turn through each
+    service (``(base_url, pid)``; the first to go swaps every round), then the same work done
+    directly. For each service: medians, the median added time and its CPU per search turn."""
+    async with contextlib.AsyncExitStack() as stack:
+        https = [await stack.enter_async_context(client(base)) for base, _ in services]
+        direct = await stack.enter_async_context(httpx.AsyncClient(timeout=60, trust_env=False))
         for _ in range(warm_up):
-            await search_turn(http)
+            for http in https:
+                await search_turn(http, stream)
             await direct_turn(direct, peers["model"], peers["provider"])
-        through, baseline, search_cpu = await paired(http, direct, peers, pid, turns)
-    return {
-        "through_ms": statistics.median(through),
-        "direct_ms": statistics.median(baseline),
-        "added_ms": statistics.median(a - b for a, b in zip(through, baseline, strict=True)),
-        "search_cpu": search_cpu / turns,
-    }
+        through: list[list[float]] = [[] for _ in services]
+        cpu = [0.0 for _ in services]
+        baseline: list[float] = []
+        for round_ in range(turns):
+            order = range(len(services)) if round_ % 2 == 0 else reversed(range(len(services)))
+            for i in order:
+                pid = services[i][1]
+                before, started = cpu_ms(pid), time.perf_counter()
+                await search_turn(https[i], stream)
+                through[i].append((time.perf_counter() - started) * 1000)
+                cpu[i] += cpu_ms(pid) - before
+            started = time.perf_counter()
+            await direct_turn(direct, peers["model"], peers["provider"])
+            baseline.append((time.perf_counter() - started) * 1000)
+    return [
+        {
+            "through_ms": statistics.median(each),
+            "direct_ms": statistics.median(baseline),
+            "added_ms": statistics.median(a - b for a, b in zip(each, baseline, strict=True)),
+            "search_cpu": used / turns,
+        }
+        for each, used in zip(through, cpu, strict=True)
+    ]
 
 
 def run(
-    turns: int, runs: int, profile: str | None, search_turns: int = 0, warm_up: int = 30
+    turns: int,
+    runs: int,
+    profile: str | None,
+    search_turns: int = 0,
+    warm_up: int = 30,
+    against: Path | None = None,
+    stream: bool = False,
 ) -> None:
     peers_process = subprocess.Popen(
         [sys.executable, "-m", "bench.service_turns", "--peers"],
@@ -287,29 +362,36 @@ def run(
     try:
         assert peers_process.stdout is not None
         peers = json.loads(peers_process.stdout.readline())
-        with tempfile.TemporaryDirectory() as folder:
-            home = Path(folder)
-            PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
+        with tempfile.TemporaryDirectory() as folder, contextlib.ExitStack() as stack:
             env = {
                 "SPYGLASS_LLM__BASE_URL": peers["model"],
                 "SPYGLASS_SEARCH__PROVIDERS": "searxng",
                 "SPYGLASS_SEARCH__SEARXNG__BASE_URL": peers["provider"],
             }
             runner = ("-m", "cProfile", "-o", profile, "-m") if profile else ("-m",)
-            with ServeProcess(home, env, api_token=TOKEN, runner=runner) as service:
-                pid = service.process.pid
-                if search_turns:
-                    narrow = [
-                        asyncio.run(
-                            search_only(service.base_url, pid, peers, search_turns, warm_up)
-                        )
-                        for _ in range(runs)
-                    ]
-                else:
-                    figures = [
-                        asyncio.run(one_run(service.base_url, pid, peers, turns))
-                        for _ in range(runs)
-                    ]
+            sources = [None, against / "src"] if against is not None else [None]
+            services = []
+            for i, src in enumerate(sources):
+                home = Path(folder) / f"home-{i}"
+                home.mkdir()
+                PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
+                services.append(
+                    stack.enter_context(
+                        ServeProcess(home, env, api_token=TOKEN, runner=runner, src=src)
+                    )
+                )
+            if search_turns:
+                pairs = [(each.base_url, each.process.pid) for each in services]
+                narrow = [
+                    asyncio.run(search_only(pairs, peers, search_turns, warm_up, stream))
+                    for _ in range(runs)
+                ]
+            else:
+                service = services[0]
+                figures = [
+                    asyncio.run(one_run(service.base_url, service.process.pid, peers, turns))
+                    for _ in range(runs)
+                ]
     finally:
         if peers_process.stdin is not None:
             peers_process.stdin.close()
@@ -318,11 +400,14 @@ def run(
     print(f"load average (1/5/15 min) at the end: {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}")
     if search_turns:
         print(f"{search_turns} sequential search turns after {warm_up}, per run:")
-        for each in narrow:
-            print(
-                f"through {each['through_ms']:.2f} ms, direct {each['direct_ms']:.2f} ms, "
-                f"added {each['added_ms']:.2f} ms, service CPU {each['search_cpu']:.2f} ms"
-            )
+        names = ["this tree", str(against)]
+        for figures_of_run in narrow:
+            for name, each in zip(names, figures_of_run, strict=False):
+                print(
+                    f"through {each['through_ms']:.2f} ms, direct {each['direct_ms']:.2f} ms, "
+                    f"added {each['added_ms']:.2f} ms, service CPU {each['search_cpu']:.2f} ms"
+                    + (f"  ({name})" if against is not None else "")
+                )
         return
     print(f"| measure | median of {runs} runs | each run |")
     print("|---|---|---|")
@@ -360,12 +445,33 @@ def main() -> None:
         help="measure only N sequential search turns (after --warm-up) and the service's CPU",
     )
     parser.add_argument("--warm-up", type=int, default=30, help="turns before --search-only")
+    parser.add_argument(
+        "--against",
+        type=Path,
+        metavar="DIR",
+        help="with --search-only: also run the service from DIR/src, alternating turn by turn",
+    )
+    parser.add_argument(
+        "--stream",
+        action="store_true",
+        help="with --search-only: ask for each turn as Server-Sent Events instead of JSON",
+    )
     parser.add_argument("--peers", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.peers:
         serve_peers()
         return
-    run(args.turns, args.runs, args.profile, args.search_only, args.warm_up)
+    if (args.against is not None or args.stream) and not args.search_only:
+        parser.error("--against and --stream need --search-only")
+    run(
+        args.turns,
+        args.runs,
+        args.profile,
+        args.search_only,
+        args.warm_up,
+        args.against,
+        args.stream,
+    )
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from spyglass.runtime import Runtime, build_runtime
 from tests.support.fake_model import FakeModel, Reply, text, tool_call
 from tests.support.probe import last_json, run_python
 from tests.support.searxng import SearXNGShaped
-from tests.support.server import running_service, wait_until
+from tests.support.server import LOOPS, running_service, wait_until
 from tests.support.service import Clock
 
 MESSAGE = "/api/v1/conversation/message"
@@ -40,12 +40,13 @@ def sse_events(lines: Iterator[str]) -> Iterator[tuple[str, dict[str, Any]]]:
             yield name, json.loads(line[6:])
 
 
+@pytest.mark.parametrize("loop", LOOPS)
 def test_a_confirmed_search_over_real_http_with_sse(
-    service_runtime: Runtime, fake_model: FakeModel
+    service_runtime: Runtime, fake_model: FakeModel, loop: str
 ) -> None:
     service_runtime.policy.set("web_access_enabled", True)
     fake_model.script(tool_call("web_search", {"query": "otters"}), text("Otters swim."))
-    with running_service(service_runtime) as (base, token):
+    with running_service(service_runtime, loop=loop) as (base, token):
         headers = {"Authorization": f"Bearer {token}", "Accept": "text/event-stream"}
         with httpx.Client(base_url=base, headers=headers, timeout=10, trust_env=False) as http:
             with http.stream("POST", MESSAGE, json={"text": "otters?"}) as response:
@@ -63,14 +64,15 @@ def test_a_confirmed_search_over_real_http_with_sse(
     assert events[-1][1]["events"][0]["status"] == "ok"
 
 
+@pytest.mark.parametrize("loop", LOOPS)
 def test_a_client_that_goes_away_stops_the_turn_and_keeps_what_was_said(
-    service_runtime: Runtime, fake_model: FakeModel
+    service_runtime: Runtime, fake_model: FakeModel, loop: str
 ) -> None:
     fake_model.script(
         Reply(deltas=[{"content": "Partial "}] + [{"content": "x"}] * 200, delay=0.02)
     )
     history = SQLiteHistory(service_runtime.paths.database_file, retention_days=30)
-    with running_service(service_runtime) as (base, token):
+    with running_service(service_runtime, loop=loop) as (base, token):
         headers = {"Authorization": f"Bearer {token}", "Accept": "text/event-stream"}
         with (
             httpx.Client(base_url=base, headers=headers, timeout=10, trust_env=False) as http,
@@ -99,8 +101,9 @@ def searxng() -> Iterator[SearXNGShaped]:
         yield server
 
 
+@pytest.mark.parametrize("loop", LOOPS)
 def test_the_real_web_search_runs_through_the_service_against_a_searxng_server(
-    paths: Paths, fake_model: FakeModel, searxng: SearXNGShaped
+    paths: Paths, fake_model: FakeModel, searxng: SearXNGShaped, loop: str
 ) -> None:
     runtime = build_runtime(
         paths,
@@ -113,7 +116,7 @@ def test_the_real_web_search_runs_through_the_service_against_a_searxng_server(
     runtime.policy.set("web_access_enabled", True)
     fake_model.script(tool_call("web_search", {"query": "otters"}), text("Otters are mammals."))
     with (
-        running_service(runtime) as (base, token),
+        running_service(runtime, loop=loop) as (base, token),
         httpx.Client(
             base_url=base, timeout=20, trust_env=False, headers={"Authorization": f"Bearer {token}"}
         ) as http,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import socket
 from collections.abc import Iterator
@@ -9,9 +10,10 @@ from collections.abc import Iterator
 import pytest
 
 from spyglass.runtime import Runtime
+from spyglass.service import server
 from spyglass.service.middleware import CSP
 from spyglass.service.server import MALFORMED_CODE, MAX_HEAD_BYTES
-from tests.support.server import exchange, running_service
+from tests.support.server import LOOPS, exchange, running_service
 
 #: Requests that are not valid HTTP/1.1, so that uvicorn answers before the app sees anything.
 #: ``{host}`` is the service's own host:port.
@@ -42,10 +44,18 @@ ODD = {
 }
 
 
-@pytest.fixture
-def service(runtime: Runtime) -> Iterator[str]:
-    with running_service(runtime) as (base, _token):
+@pytest.fixture(params=LOOPS)
+def service(runtime: Runtime, request: pytest.FixtureRequest) -> Iterator[str]:
+    """The service on each event loop it can run on: the protocol's answers are the same."""
+    with running_service(runtime, loop=request.param) as (base, _token):
         yield base
+
+
+def test_the_service_runs_on_uvloop_where_it_is_installed_and_on_asyncio_otherwise() -> None:
+    installed = importlib.util.find_spec("uvloop") is not None
+    assert server.event_loop() == ("uvloop" if installed else "asyncio")
+    assert server.config("spyglass.service.worker:create").loop == server.event_loop()
+    assert server.config("spyglass.service.worker:create", loop="asyncio").loop == "asyncio"
 
 
 def assert_security_headers(headers: dict[str, str]) -> None:

@@ -10,12 +10,13 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 import httpx
+import pytest
 
 from spyglass.paths import Paths
 from spyglass.runtime import build_runtime
-from spyglass.service.sse import BUFFER_EVENTS, EventStreamResponse, encode
+from spyglass.service.sse import EventStreamResponse, encode
 from tests.support.fake_model import FakeModel, text
-from tests.support.server import running_service, wait_until
+from tests.support.server import LOOPS, running_service, wait_until
 
 
 def test_an_event_is_name_then_json_data_then_a_blank_line() -> None:
@@ -86,8 +87,71 @@ async def test_a_send_that_never_completes_ends_the_turn_and_leaves_no_task_behi
     response = EventStreamResponse(turn(), stall_seconds=0.2)
     await asyncio.wait_for(response({"type": "http"}, receive, send), timeout=10)  # type: ignore[arg-type]
     assert cleaned.is_set()
-    # The turn ran ahead of the client by at most the buffer, then stopped.
-    assert len(produced) <= BUFFER_EVENTS + 5
+    # The turn stopped at the send that never completed, not thousands of events later.
+    assert len(produced) <= 5
+    assert asyncio.all_tasks() == before
+
+
+async def test_the_server_stopping_still_cancels_the_response_and_closes_the_turn() -> None:
+    cleaned = asyncio.Event()
+    started = asyncio.Event()
+
+    async def turn() -> AsyncGenerator[tuple[str, dict[str, Any]], None]:
+        try:
+            yield "turn", {"conversation_id": "c"}
+            started.set()
+            await asyncio.Event().wait()
+            yield "done", {}
+        finally:
+            cleaned.set()
+
+    never = asyncio.Event()
+
+    async def receive() -> dict[str, Any]:
+        await never.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        pass
+
+    before = asyncio.all_tasks()
+    response = asyncio.create_task(
+        EventStreamResponse(turn())({"type": "http"}, receive, send)  # type: ignore[arg-type]
+    )
+    await asyncio.wait_for(started.wait(), timeout=5)
+    response.cancel()
+    # Not the client going away: the cancel is not swallowed.
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(response, timeout=5)
+    assert cleaned.is_set()
+    assert asyncio.all_tasks() == before
+
+
+async def test_a_disconnect_as_the_last_event_goes_out_ends_the_response_quietly() -> None:
+    gone = asyncio.Event()
+
+    async def turn() -> AsyncGenerator[tuple[str, dict[str, Any]], None]:
+        yield "done", {"text": "hi"}
+
+    async def receive() -> dict[str, Any]:
+        await gone.wait()
+        return {"type": "http.disconnect"}
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+        if message.get("more_body") is False:
+            gone.set()  # the client leaves as the body ends...
+            await asyncio.sleep(0)  # ...and the listener hears it before the send returns
+
+    before = asyncio.all_tasks()
+    response = asyncio.create_task(
+        EventStreamResponse(turn())({"type": "http"}, receive, send)  # type: ignore[arg-type]
+    )
+    await asyncio.wait_for(response, timeout=5)
+    assert not response.cancelled() and response.cancelling() == 0
+    assert sent[-1] == {"type": "http.response.body", "body": b"", "more_body": False}
     assert asyncio.all_tasks() == before
 
 
@@ -118,8 +182,9 @@ PIECE_CHARS = 1000
 PIECES = 12_000  # 12 MB of answer: more than every socket buffer on the way can hold
 
 
+@pytest.mark.parametrize("loop", LOOPS)
 def test_a_client_that_stops_reading_ends_the_turn_instead_of_stalling_it(
-    paths: Paths, fake_model: FakeModel
+    paths: Paths, fake_model: FakeModel, loop: str
 ) -> None:
     runtime = build_runtime(
         paths,
@@ -130,7 +195,7 @@ def test_a_client_that_stops_reading_ends_the_turn_instead_of_stalling_it(
         },
     )
     fake_model.script(text("x" * (PIECE_CHARS * PIECES), pieces=PIECES), text("Short."))
-    with running_service(runtime) as (base, token):
+    with running_service(runtime, loop=loop) as (base, token):
         port = int(base.rsplit(":", 1)[1])
         body = json.dumps({"text": "write a very long answer"}).encode()
         reader = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

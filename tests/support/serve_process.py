@@ -30,9 +30,11 @@ class ServeProcess:
         api_token: str,
         workers: int = 1,
         runner: Sequence[str] = ("-m",),
+        src: Path | None = None,
     ) -> None:
         """``runner`` comes between the interpreter and ``spyglass`` (``("-m", "cProfile",
-        "-o", path, "-m")`` profiles the process)."""
+        "-o", path, "-m")`` profiles the process); ``src``, the source tree to run (by
+        default this checkout's)."""
         home.mkdir(parents=True, exist_ok=True)
         token_file = home / "api-token"
         token_file.write_text(api_token + "\n", encoding="utf-8")
@@ -44,8 +46,8 @@ class ServeProcess:
         }
         environment.update(env)
         environment["SPYGLASS_HOME"] = str(home)
-        src = str(Path(__file__).resolve().parents[2] / "src")
-        environment["PYTHONPATH"] = src + os.pathsep + environment.get("PYTHONPATH", "")
+        source = str(src or Path(__file__).resolve().parents[2] / "src")
+        environment["PYTHONPATH"] = source + os.pathsep + environment.get("PYTHONPATH", "")
         argv = [sys.executable, *runner, "spyglass", "serve", "--port", "0"]
         if workers > 1:
             argv += ["--workers", str(workers)]

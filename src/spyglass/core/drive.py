@@ -11,7 +11,8 @@ loop. The coroutine is the same either way: the executor has one code path, and 
 point, whether it is run directly or on a loop.
 
 Inside an event loop (the HTTP service, the MCP server) none of this applies: :func:`blocking`
-runs its function on a worker thread and :func:`loop_wanted` returns at once.
+runs its function on a worker thread (:data:`spyglass.core.lane.STORES`) and
+:func:`loop_wanted` returns at once.
 """
 
 from __future__ import annotations
@@ -52,9 +53,9 @@ async def blocking(function: Callable[..., T], *args: Any) -> T:
     when there is no event loop to keep free (the coroutine is driven directly)."""
     if _DIRECT.get():
         return function(*args)
-    import asyncio
+    from spyglass.core.lane import STORES
 
-    return await asyncio.to_thread(function, *args)
+    return await STORES.run(function, *args)
 
 
 def run(coroutine: Coroutine[Any, Any, T]) -> T:

@@ -10,6 +10,11 @@ one answer replaced by the JSON error every other layer gives, headers included;
 the two checks h11 made and httptools does not: a request head may not grow past
 :data:`MAX_HEAD_BYTES` unfinished, and an HTTP/1.1 request must name its ``Host``.
 
+The event loop is uvloop's (libuv's loop, compiled) where it is installed, as it is by default
+on Linux and macOS; asyncio's own loop otherwise (:func:`event_loop`). Everything the service
+runs on it uses only asyncio's public interfaces (transports and protocols, futures, worker
+threads), which both loops implement.
+
 There is no WebSocket protocol, because Spyglass serves no WebSocket and a handshake uvicorn
 refused on its own would again be its bare answer: an upgrade request is an ordinary request
 the app answers, on a connection closed afterwards.
@@ -127,10 +132,23 @@ class Protocol(HttpToolsProtocol):
         self.transport.close()
 
 
+def event_loop() -> str:
+    """The event loop the service runs on: ``"uvloop"`` where it is installed, else
+    ``"asyncio"``. (uvloop's own scheduling, selector and transports are compiled: a search
+    turn costs the service about a tenth less CPU on it; docs/benchmarks.md, round five.)"""
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        return "asyncio"
+    return "uvloop"
+
+
 def config(app: Any, **options: Any) -> uvicorn.Config:
-    """uvicorn's configuration for the service: ``app`` is the ASGI app or a factory's path."""
+    """uvicorn's configuration for the service: ``app`` is the ASGI app or a factory's path;
+    ``options`` override any of uvicorn's (``loop="asyncio"`` runs on asyncio's own loop)."""
     settings: dict[str, Any] = {
         "http": Protocol,
+        "loop": event_loop(),
         "ws": "none",
         "server_header": False,
         "log_level": "warning",

@@ -1,33 +1,38 @@
 """A Server-Sent Events response that ends the turn when the client goes or stops reading.
 
-The turn, the sender and a disconnect listener run side by side:
+The turn's events are sent from the request's own task as they come; one listener task
+waits for the client to disconnect:
 
-- the turn's events go through a small bounded buffer, so a client that reads a little
-  slowly does not hold the turn up at every event, and memory stays bounded;
+- a send returns at once while the connection's write buffer has room (uvicorn waits only
+  once it is past its high-water mark), so a client that reads a little slowly does not hold
+  the turn up at every event, and memory stays bounded by that buffer;
 - a send that cannot complete within ``stall_seconds`` (the client stopped reading: the
   socket and transport buffers are full) counts as the client going away;
-- whichever ends first — the turn, a disconnect, a stalled send — cancels the others, and
-  the event generator is always closed, so a turn's ``finally`` (which saves what was
-  produced and releases a resumed turn's claim) runs promptly, not whenever the garbage
-  collector gets to it. No task outlives the response.
+- a disconnect cancels the turn where it is waiting; whichever ends first — the turn, a
+  disconnect, a stalled send — ends the response, and the event generator is always closed,
+  so a turn's ``finally`` (which saves what was produced and releases a resumed turn's
+  claim) runs promptly, not whenever the garbage collector gets to it. No task outlives the
+  response.
+
+(One task and no queue per response: a task group with a producer, a sender and a listener,
+joined by a memory stream, cost measurably more per streamed turn; docs/benchmarks.md, round
+five.)
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import AsyncGenerator
 from typing import Any
 
-import anyio
 from starlette.types import Receive, Scope, Send
 
 logger = logging.getLogger(__name__)
 
 Event = tuple[str, dict[str, Any]]
 
-#: Events the turn may run ahead of the client before it waits for the client to read.
-BUFFER_EVENTS = 64
 DEFAULT_STALL_SECONDS = 30.0
 
 
@@ -60,45 +65,47 @@ class EventStreamResponse:
                 ],
             }
         )
-        outbox, inbox = anyio.create_memory_object_stream[bytes](BUFFER_EVENTS)
+        task = asyncio.current_task()
+        assert task is not None
+        # Set once the turn's events are over: from then on a disconnect cancels nothing.
+        ended = False
+        gone = False
+
+        async def listen() -> None:
+            nonlocal gone
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            if not ended:
+                gone = True
+                task.cancel()
+
+        listener = asyncio.ensure_future(listen())
         try:
-            async with anyio.create_task_group() as group:
-
-                async def produce() -> None:
-                    async with outbox:
-                        async for name, data in self.events:
-                            try:
-                                await outbox.send(encode(name, data))
-                            except anyio.BrokenResourceError:
-                                return  # the sender gave up on the client
-
-                async def deliver() -> None:
-                    try:
-                        async with inbox:
-                            async for body in inbox:
-                                await self._send(send, body, more=True)
-                        await self._send(send, b"", more=False)
-                    except (OSError, TimeoutError) as exc:
-                        # Gone mid-send, or not reading: either way nobody gets the rest.
-                        if isinstance(exc, TimeoutError):
-                            logger.info(
-                                "a streaming client read nothing for %gs; ending its turn",
-                                self.stall_seconds,
-                            )
-                    group.cancel_scope.cancel()
-
-                async def listen() -> None:
-                    while (await receive())["type"] != "http.disconnect":
-                        pass
-                    group.cancel_scope.cancel()
-
-                group.start_soon(produce)
-                group.start_soon(deliver)
-                group.start_soon(listen)
+            async for name, data in self.events:
+                await self._send(send, encode(name, data), more=True)
+            await self._send(send, b"", more=False)
+        except asyncio.CancelledError:
+            # The listener's cancel, and only that, means the client went away: nobody gets
+            # the rest, and the turn has ended. Any other (the server stopping) goes on up.
+            if not gone or task.uncancel() > 0:
+                raise
+        except (OSError, TimeoutError) as exc:
+            # Gone mid-send, or not reading: either way nobody gets the rest.
+            if isinstance(exc, TimeoutError):
+                logger.info(
+                    "a streaming client read nothing for %gs; ending its turn",
+                    self.stall_seconds,
+                )
         finally:
-            with anyio.CancelScope(shield=True):
-                await self.events.aclose()
+            # (No await between the try's end and this: the listener cannot cancel after.)
+            ended = True
+            listener.cancel()
+            try:
+                await asyncio.shield(self.events.aclose())
+            finally:
+                if not listener.done():
+                    await asyncio.wait([listener])
 
     async def _send(self, send: Send, body: bytes, *, more: bool) -> None:
-        with anyio.fail_after(self.stall_seconds):
+        async with asyncio.timeout(self.stall_seconds):
             await send({"type": "http.response.body", "body": body, "more_body": more})
