@@ -6,7 +6,8 @@ many short blocks. This walks the ``<main>`` element (or ``role="main"``, else `
 and keeps its visible text as light Markdown, skipping navigation, headers, footers,
 asides, forms, hidden elements and blocks whose id or class names them as boilerplate.
 What only looks like chrome is read: ``aria-hidden`` text (hidden from screen readers,
-shown on screen: collapsed accordions, tab panels, carousels), a form that holds the
+shown on screen: collapsed accordions, tab panels, carousels), hidden boxes the page
+shows on demand (a tab's panel, an accordion's answer), a form that holds the
 page's content (a whole-page form, a product grid inside a filter form), the buttons that
 open a disclosure (an FAQ's questions), and elements whose class names a state or a
 layout rather than a box (``has-sidebar``, ``with_header``) or whose tag already says what
@@ -103,6 +104,12 @@ _NAMED_BY_TAG = frozenset(
     ["main", "article", "table", "p", "pre", "blockquote", "dl", "h1", "h2", "h3", "h4", "h5"]
     + ["h6"]
 )
+#: A box shown on demand (a tab's panel, an accordion's answer, a collapsed section, a
+#: part streamed in hidden and moved into place by the page's script, ``S:1``): hidden
+#: until asked for, but the page's content, and read.
+_ON_DEMAND = re.compile(
+    r"tab-?pane|tab-?panel|tab-?content|tabbed|accordion|collaps|expand|faq|answer|^s:\d+$"
+)
 #: A form with at least this many words of its own text (not its controls') holds content.
 _FORM_CONTENT_WORDS = 100
 _FORM_TEXT = etree.XPath(
@@ -169,10 +176,10 @@ def hidden(element: lxml_html.HtmlElement) -> bool:
         return tag != "button" or not _discloses(element)
     get = element.get
     # aria-hidden hides from screen readers only: the text is on screen.
-    if get("hidden") is not None:
-        return True
     style = get("style")
-    return bool(style) and _hidden_style(style)
+    if get("hidden") is None and not (style and _hidden_style(style)):
+        return False
+    return not _on_demand(get("id"), get("class"), get("role"))
 
 
 def _joined(out: list[str], kept: list[str]) -> str:
@@ -197,15 +204,21 @@ def _skipped(element: lxml_html.HtmlElement, tag: str, root: lxml_html.HtmlEleme
     # the (many) elements without the attributes asked about. aria-hidden is not asked:
     # it hides from screen readers only, the text is on screen.
     get = element.get
-    if get("hidden") is not None:
-        return True
-    style = get("style")
-    if style and _hidden_style(style):
-        return True
     ident, names, role = get("id"), get("class"), get("role")
+    style = get("style")
+    if get("hidden") is not None or (style and _hidden_style(style)):
+        return not _on_demand(ident, names, role)
     if not (ident or names or role) or tag in _NAMED_BY_TAG:
         return False
     return _named_boilerplate(ident, names, role)
+
+
+@functools.lru_cache(maxsize=4096)
+def _on_demand(ident: str | None, names: str | None, role: str | None) -> bool:
+    """Whether a hidden element is named as a box the page shows on demand."""
+    if role == "tabpanel":
+        return True
+    return any(_ON_DEMAND.search(name.lower()) for name in (ident, names) if name)
 
 
 def _discloses(button: lxml_html.HtmlElement) -> bool:
