@@ -110,6 +110,7 @@ _NAMED_BY_TAG = frozenset(
 _ON_DEMAND = re.compile(
     r"tab-?pane|tab-?panel|tab-?content|tabbed|accordion|collaps|expand|faq|answer|^s:\d+$"
 )
+_TITLE = etree.ETXPath("descendant::h1[1]")
 #: A form with at least this many words of its own text (not its controls') holds content.
 _FORM_CONTENT_WORDS = 100
 _FORM_TEXT = etree.XPath(
@@ -210,7 +211,9 @@ def _skipped(element: lxml_html.HtmlElement, tag: str, root: lxml_html.HtmlEleme
         return not _on_demand(ident, names, role)
     if not (ident or names or role) or tag in _NAMED_BY_TAG:
         return False
-    return _named_boilerplate(ident, names, role)
+    # A box named as a header that holds the page's title is the content's own header
+    # (a category's name and introduction), not the site's.
+    return _named_boilerplate(ident, names, role) and not _TITLE(element)
 
 
 @functools.lru_cache(maxsize=4096)
