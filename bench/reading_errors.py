@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.extraction_data import load, page_ids, plain  # noqa: E402
+from bench.extraction_data import load, load_truth, page_ids, plain  # noqa: E402
 
 TYPES = ("product", "collection", "listing", "service", "forum")
 _WORD = re.compile(r"\w+")
@@ -79,9 +79,12 @@ _STRUCTURE_TAGS = {
     "p": "paragraph",
 }
 _BLOCKS = frozenset(
-    "p div li ul ol dl dd dt section article main table tr td th blockquote pre figure "
-    "figcaption address details summary h1 h2 h3 h4 h5 h6 header footer nav aside form "
-    "body span label button option select".split()
+    {
+        *("p", "div", "li", "ul", "ol", "dl", "dd", "dt", "section", "article", "main"),
+        *("table", "tr", "td", "th", "blockquote", "pre", "figure", "figcaption", "address"),
+        *("details", "summary", "h1", "h2", "h3", "h4", "h5", "h6", "header", "footer"),
+        *("nav", "aside", "form", "body", "span", "label", "button", "option", "select"),
+    }
 )
 
 
@@ -370,19 +373,15 @@ def main() -> None:
     args = parser.parse_args()
     types = set(args.types.split(","))
     kinds = tuple(args.readings.split(","))
-    from bench.extraction_data import wcxb_dir
-
-    files = json.loads((wcxb_dir() / "metadata.json").read_text("utf-8"))["files"]
-    ids = [i for i in page_ids("wcxb") if files.get(i, {}).get("page_type") in types]
+    # The type the benchmark scores by: the reference's, not metadata.json's.
+    ids = [i for i in page_ids("wcxb") if load_truth("wcxb", i).type in types]
     ids = ids[:: args.every]
     with ProcessPoolExecutor(args.jobs) as pool:
         results = [r for r in pool.map(analyse, [(i, kinds) for i in ids], chunksize=4) if r]
     print("\n".join(report(results, args.worst)))
     if args.json:
         args.json.write_text(
-            json.dumps(
-                [{"id": r["id"], "type": r["type"], "scores": r["scores"]} for r in results]
-            )
+            json.dumps([{"id": r["id"], "type": r["type"], "scores": r["scores"]} for r in results])
         )
 
 

@@ -163,7 +163,7 @@ def test_a_hidden_tab_panel_or_answer_is_read_and_other_hidden_boxes_are_not() -
         "<html><body><main><h1>Kettle</h1>"
         '<div role="tabpanel" hidden><p>Made of brushed steel.</p></div>'
         '<div class="faq__answer" style="display:none"><p>It boils in two minutes.</p></div>'
-        '<div hidden><p>Draft price list.</p></div>'
+        "<div hidden><p>Draft price list.</p></div>"
         '<div class="popover" style="display: none">Signed in as admin</div>'
         "</main></body></html>"
     )

@@ -99,10 +99,10 @@ _CHROME_ROLES = re.compile(r"(^|\s)(banner|navigation|contentinfo|complementary|
 #: A class that names a state or a layout of the element ("has-sidebar", "with_header",
 #: "no-footer"), not the kind of box it is.
 _STATE_NAME = re.compile(r"^(?:has|with|without|no|is)[_-]", re.IGNORECASE)
+_HEADINGS_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 #: Elements whose tag already says what they hold: their class never makes them chrome.
 _NAMED_BY_TAG = frozenset(
-    ["main", "article", "table", "p", "pre", "blockquote", "dl", "h1", "h2", "h3", "h4", "h5"]
-    + ["h6"]
+    ["main", "article", "table", "p", "pre", "blockquote", "dl", *_HEADINGS_TAGS]
 )
 #: A box shown on demand (a tab's panel, an accordion's answer, a collapsed section, a
 #: part streamed in hidden and moved into place by the page's script, ``S:1``): hidden
