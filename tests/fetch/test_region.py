@@ -165,6 +165,7 @@ def test_a_hidden_tab_panel_or_answer_is_read_and_other_hidden_boxes_are_not() -
         '<div class="faq__answer" style="display:none"><p>It boils in two minutes.</p></div>'
         "<div hidden><p>Draft price list.</p></div>"
         '<div class="popover" style="display: none">Signed in as admin</div>'
+        '<div class="collapse navbar-collapse" style="display:none">Home Shop</div>'
         "</main></body></html>"
     )
     text = markdown(page)

@@ -207,8 +207,10 @@ def _skipped(element: lxml_html.HtmlElement, tag: str, root: lxml_html.HtmlEleme
     get = element.get
     ident, names, role = get("id"), get("class"), get("role")
     style = get("style")
-    if get("hidden") is not None or (style and _hidden_style(style)):
-        return not _on_demand(ident, names, role)
+    if (get("hidden") is not None or (style and _hidden_style(style))) and not _on_demand(
+        ident, names, role
+    ):
+        return True
     if not (ident or names or role) or tag in _NAMED_BY_TAG:
         return False
     # A box named as a header that holds the page's title is the content's own header
