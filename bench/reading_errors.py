@@ -213,7 +213,9 @@ def describe(
         box = "form control"
     elif any(
         _NAMED_CHROME.search(" ".join(filter(None, (e.get("id"), e.get("class"), e.get("role")))))
-        for e in chain[1:]
+        for e in chain
+        # The page's own classes (``<body class="has-popup">``) name no box.
+        if e.tag not in ("html", "body")
     ):
         box = "named as chrome"
     elif main and not any(e is main[0] for e in chain):
