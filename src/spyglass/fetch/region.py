@@ -10,8 +10,10 @@ shown on screen: collapsed accordions, tab panels, carousels), hidden boxes the 
 shows on demand (a tab's panel, an accordion's answer), a form that holds the
 page's content (a whole-page form, a product grid inside a filter form), the buttons that
 open a disclosure (an FAQ's questions), and elements whose class names a state or a
-layout rather than a box (``has-sidebar``, ``with_header``) or whose tag already says what
-they hold (a ``wikitable sticky-header`` table, an ``h2.section-header``).
+layout rather than a box (``has-sidebar``, ``with_header``), whose tag already says what
+they hold (a ``wikitable sticky-header`` table, an ``h2.section-header``) or that hold the
+page's ``<h1>`` (a ``category-header``: the content's own header, not the site's).
+Banners are chrome by their ARIA landmark (``role="banner"``), not by a class.
 Preformatted text becomes a fenced code block with its line breaks kept, and a table of
 plain cells a Markdown table, so either survives whichever reading is chosen. The tree is
 only read, never changed.
@@ -110,7 +112,8 @@ _NAMED_BY_TAG = frozenset(
 _ON_DEMAND = re.compile(
     r"tab-?pane|tab-?panel|tab-?content|tabbed|accordion|collaps|expand|faq|answer|^s:\d+$"
 )
-_TITLE = etree.ETXPath("descendant::h1[1]")
+#: The page's title inside a box.
+_TITLE = etree.XPath("descendant::h1[1]")
 #: A form with at least this many words of its own text (not its controls') holds content.
 _FORM_CONTENT_WORDS = 100
 _FORM_TEXT = etree.XPath(
