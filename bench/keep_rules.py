@@ -7,7 +7,7 @@ forums; this module measures whether a threshold chosen by evidence available on
 or a small model from the chooser's row) does better on both corpora.
 
     .venv/bin/python bench/train_extraction.py --keep-rules   # models, grid, report, keep.json
-    .venv/bin/python bench/keep_rules.py [--write]            # report (and keep.json) from cache
+    .venv/bin/python bench/keep_rules.py [--write] [--precision-floor P]   # from the cache
 
 ``train_extraction.py --keep-rules`` scores every page's held-out output (chooser and block
 model trained on the folds its site is not in) at every threshold of ``KEEP_GRID`` and
@@ -144,17 +144,26 @@ class Sums:
             self.fn += score["fn"]
 
 
-def objective(parts: list[Sums]) -> float:
-    """Mean of WCXB mean word F1 and trafilatura-eval snippet F1 over ``parts`` together."""
+def objective(parts: list[Sums], floor: float | None = None) -> float:
+    """Mean of WCXB mean word F1 and trafilatura-eval snippet F1 over ``parts`` together;
+    with a ``floor``, trafilatura-eval precision below it costs ten times the shortfall
+    (so thresholds are chosen among those that keep the precision, when any does)."""
     pages = sum(p.pages for p in parts)
     tp, fp, fn = (sum(getattr(p, k) for p in parts) for k in ("tp", "fp", "fn"))
     wcxb = sum(p.f1 for p in parts) / pages if pages else 0.0
     snippet = 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0
-    return (wcxb + snippet) / 2
+    value = (wcxb + snippet) / 2
+    if floor is not None and tp + fp:
+        value -= 10 * max(0.0, floor - tp / (tp + fp))
+    return value
 
 
 def choose_thresholds(
-    records: list[dict[str, Any]], groups: list[str], grid: list[float], start: float = 0.4
+    records: list[dict[str, Any]],
+    groups: list[str],
+    grid: list[float],
+    start: float = 0.4,
+    floor: float | None = None,
 ) -> dict[str, float]:
     """Each group's threshold, chosen on ``records`` by coordinate ascent on
     :func:`objective` (every group starts at ``start``; a few passes over the groups)."""
@@ -171,7 +180,7 @@ def choose_thresholds(
             best = max(
                 grid,
                 key=lambda t: (
-                    round(objective([*others, sums[group][t]]), 6),
+                    round(objective([*others, sums[group][t]], floor), 6),
                     -abs(t - chosen[group]),
                 ),
             )
@@ -214,14 +223,19 @@ def row_of(title: str, figures: dict[str, Any]) -> str:
 
 
 def held_out(
-    records: list[dict[str, Any]], groups: list[str], grid: list[float]
+    records: list[dict[str, Any]],
+    groups: list[str],
+    grid: list[float],
+    floor: float | None = None,
 ) -> tuple[list[float], list[dict[str, float]]]:
     """Each page's threshold as chosen on the other folds, and each fold's choice."""
     picked = [0.0] * len(records)
     per_fold = []
     for fold in sorted({r["fold"] for r in records}):
         train = [i for i, r in enumerate(records) if r["fold"] != fold]
-        chosen = choose_thresholds([records[i] for i in train], [groups[i] for i in train], grid)
+        chosen = choose_thresholds(
+            [records[i] for i in train], [groups[i] for i in train], grid, floor=floor
+        )
         per_fold.append(chosen)
         for index, record in enumerate(records):
             if record["fold"] == fold:
@@ -295,8 +309,9 @@ def _per_fold(records: list[dict[str, Any]], picked: list[float]) -> str:
     return " ".join(f"{c:+.4f}" for c in changes)
 
 
-def measure(path: Path) -> dict[str, dict[str, Any]]:
-    """Print the held-out table of every rule beside the shipped single threshold."""
+def measure(path: Path, floor: float | None = None) -> dict[str, dict[str, Any]]:
+    """Print the held-out table of every rule beside the shipped single threshold (each
+    fold's thresholds chosen keeping trafilatura-eval precision at ``floor``, if given)."""
     with path.open("rb") as handle:
         cached = pickle.load(handle)
     names = {name: i for i, name in enumerate(cached["names"])}
@@ -314,7 +329,7 @@ def measure(path: Path) -> dict[str, dict[str, Any]]:
     results["shipped"] = shipped
     for title, rule in RULES.items():
         groups = [rule(r, names) for r in records]
-        picked, per_fold = held_out(records, groups, grid)
+        picked, per_fold = held_out(records, groups, grid, floor)
         figures = summarise(records, picked)
         results[title] = figures
         print(row_of(title, figures))
@@ -328,7 +343,7 @@ def measure(path: Path) -> dict[str, dict[str, Any]]:
     return results
 
 
-def write(path: Path) -> None:
+def write(path: Path, floor: float | None = None) -> None:
     """Choose the shipped rule's thresholds on every page of both corpora (as each fold did
     on its training pages) and write them to ``models/keep.json``."""
     from spyglass.fetch.keep import GROUPS
@@ -338,11 +353,13 @@ def write(path: Path) -> None:
     names = {name: i for i, name in enumerate(cached["names"])}
     records: list[dict[str, Any]] = cached["pages"]
     grid = sorted(records[0]["scores"])
-    chosen = choose_thresholds(records, [RULES[SHIPPED](r, names) for r in records], grid)
+    groups = [RULES[SHIPPED](r, names) for r in records]
+    chosen = choose_thresholds(records, groups, grid, floor=floor)
     data = {
         "rule": SHIPPED,
         "thresholds": {group: chosen.get(group, BASELINE) for group in GROUPS},
-        "made_by": "bench/keep_rules.py --write",
+        "made_by": "bench/keep_rules.py --write"
+        + (f" --precision-floor {floor}" if floor is not None else ""),
     }
     KEEP_FILE.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {KEEP_FILE.relative_to(ROOT)}: {data['thresholds']}")
@@ -355,10 +372,16 @@ def main() -> int:
     parser.add_argument(
         "--write", action="store_true", help=f"also write {KEEP_FILE.relative_to(ROOT)}"
     )
+    parser.add_argument(
+        "--precision-floor",
+        type=float,
+        help="choose thresholds keeping trafilatura-eval precision at least this (the "
+        "precision of the release before, so a change of the readings cannot buy F1 with it)",
+    )
     options = parser.parse_args()
-    measure(KEEP_CACHE)
+    measure(KEEP_CACHE, options.precision_floor)
     if options.write:
-        write(KEEP_CACHE)
+        write(KEEP_CACHE, options.precision_floor)
     return 0
 
 

@@ -2,7 +2,7 @@
 folds, ship them.
 
     .venv/bin/python bench/train_extraction.py [--jobs 2] [--rebuild] [--no-write]
-        [--no-cv] [--filter-all] [--keep-rules]
+        [--no-cv] [--filter-all] [--keep-rules] [--precision-floor P]
 
 1. Reads every page of WCXB dev (1,497) and trafilatura-eval (884) through
    :func:`spyglass.fetch.extract.readings`: the three candidate readings, their feature
@@ -561,6 +561,12 @@ def main() -> int:
         action="store_true",
         help="also measure keep thresholds that depend on the page (bench/keep_rules.py)",
     )
+    parser.add_argument(
+        "--precision-floor",
+        type=float,
+        help="with --keep-rules: choose the thresholds keeping trafilatura-eval precision "
+        "at least this (bench/keep_rules.py)",
+    )
     options = parser.parse_args()
     pages = collect(options.jobs, options.rebuild)
     truths = [Truth(load_truth(p["corpus"], p["id"])) for p in pages]
@@ -582,9 +588,9 @@ def main() -> int:
     if options.keep_rules:
         from bench.keep_rules import measure, write
 
-        measure(KEEP_CACHE)
+        measure(KEEP_CACHE, options.precision_floor)
         if not options.no_write:
-            write(KEEP_CACHE)
+            write(KEEP_CACHE, options.precision_floor)
     return 0
 
 

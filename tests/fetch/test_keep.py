@@ -57,10 +57,12 @@ def test_the_shipped_thresholds_cut_declared_articles_more_strictly() -> None:
 def test_a_doubtful_link_line_is_left_out_of_a_declared_article_but_kept_otherwise() -> None:
     # The block model is unsure of the "read more" line (a chance near one half): the
     # strict threshold of a declared article leaves it out; an undeclared page keeps it.
-    declared = extract_html(page(OG_ARTICLE), URL).markdown
+    declared = extract_html(page(NEWS_ARTICLE), URL).markdown
     silent = extract_html(page(""), URL).markdown
-    for markdown in (declared, silent):
+    product = extract_html(page(PRODUCT), URL).markdown
+    for markdown in (declared, silent, product):
         assert "Paragraph 5: the harbour master" in markdown
         assert "# The harbour reopens after the storm" in markdown
     assert "Storm closes the harbour" not in declared
     assert "Storm closes the harbour" in silent
+    assert "Storm closes the harbour" in product

@@ -101,3 +101,109 @@ def test_a_layout_table_is_read_as_text_not_as_one_table() -> None:
     assert "|" not in text
     assert "Left column story." in text
     assert "Right column story." in text
+
+
+# What only looks like chrome (issue 12's error analysis of the readings, bench/reading_errors.py).
+
+
+def test_aria_hidden_text_is_read_since_it_is_on_screen() -> None:
+    page = (
+        "<html><body><main><h1>Returns</h1>"
+        '<div class="accordion-body" aria-hidden="true"><p>Send it back within 30 days.</p></div>'
+        '<span aria-hidden="true" class="icon"></span><p>Questions? Write to us.</p>'
+        "</main></body></html>"
+    )
+    assert markdown(page) == "# Returns\n\nSend it back within 30 days.\n\nQuestions? Write to us."
+
+
+def test_a_form_that_wraps_the_content_is_read_and_a_small_form_is_not() -> None:
+    items = "".join(
+        f'<li><a href="/p/{n}">Walnut desk number {n}</a> with drawers, solid wood, '
+        "delivered assembled</li>"
+        for n in range(12)
+    )
+    page = (
+        "<html><body><main>"
+        '<form class="search"><label>Search our catalogue of desks</label>'
+        '<input name="q"><button>Go</button></form>'
+        f'<form class="filters"><select><option>Oak</option></select><ul>{items}</ul></form>'
+        "</main></body></html>"
+    )
+    text = markdown(page, "https://shop.example/desks")
+    assert "- [Walnut desk number 0](https://shop.example/p/0) with drawers" in text
+    assert "Walnut desk number 11" in text
+    for absent in ("Search our catalogue", "Go", "Oak"):
+        assert absent not in text, absent
+
+
+def test_a_form_read_as_the_content_block_is_not_left_out() -> None:
+    words = " ".join(["Welcome to the parish council's pages about the village hall."] * 12)
+    tree = lxml_html.document_fromstring(
+        f'<html><body><form id="aspnetForm"><h1>Village hall</h1><p>{words}</p></form>'
+        "</body></html>"
+    )
+    form = tree.xpath("//form")[0]
+    assert element_markdown(form, "https://parish.example/").startswith(
+        "# Village hall\n\nWelcome to the parish council's pages"
+    )
+
+
+def test_a_button_that_opens_an_answer_is_read_and_other_buttons_are_not() -> None:
+    page = (
+        "<html><body><main>"
+        '<button aria-expanded="false" aria-controls="a1">Do you deliver abroad?</button>'
+        '<div id="a1"><p>Yes, to all of Europe.</p></div>'
+        "<button>Add to basket</button></main></body></html>"
+    )
+    assert markdown(page) == "Do you deliver abroad?\n\nYes, to all of Europe."
+
+
+def test_a_hidden_tab_panel_or_answer_is_read_and_other_hidden_boxes_are_not() -> None:
+    page = (
+        "<html><body><main><h1>Kettle</h1>"
+        '<div role="tabpanel" hidden><p>Made of brushed steel.</p></div>'
+        '<div class="faq__answer" style="display:none"><p>It boils in two minutes.</p></div>'
+        "<div hidden><p>Draft price list.</p></div>"
+        '<div class="popover" style="display: none">Signed in as admin</div>'
+        '<div class="collapse navbar-collapse" style="display:none">Home Shop</div>'
+        "</main></body></html>"
+    )
+    text = markdown(page)
+    assert text == "# Kettle\n\nMade of brushed steel.\n\nIt boils in two minutes."
+
+
+@pytest.mark.parametrize(
+    ("page", "expected"),
+    [
+        pytest.param(
+            '<div class="o-layout has-sidebar"><p>Our plumbers come within the hour.</p></div>',
+            "Our plumbers come within the hour.",
+            id="a class naming a layout, not the box",
+        ),
+        pytest.param(
+            '<table class="wikitable sticky-header"><tr><th>City</th><th>People</th></tr>'
+            "<tr><td>Lyon</td><td>522,000</td></tr></table>",
+            "| City | People |\n|---|---|\n| Lyon | 522,000 |",
+            id="a table is data whatever its class",
+        ),
+        pytest.param(
+            '<h2 class="section-header">Opening hours</h2><p>Daily 9 to 5.</p>',
+            "## Opening hours\n\nDaily 9 to 5.",
+            id="a heading is a heading whatever its class",
+        ),
+        pytest.param(
+            '<div class="category-header"><h1>Bike helmets</h1><p>Helmets for every ride.</p>'
+            '</div><div class="site-header"><a href="/">Home</a></div>',
+            "# Bike helmets\n\nHelmets for every ride.",
+            id="a box named as a header holding the page's title is the content's header",
+        ),
+        pytest.param(
+            '<div class="hero-banner"><p>Spring sale on all tents.</p></div>'
+            '<div role="banner"><a href="/">Camping shop</a></div>',
+            "Spring sale on all tents.",
+            id="a banner is chrome by its landmark role, not by a class",
+        ),
+    ],
+)
+def test_what_only_looks_like_chrome_is_read(page: str, expected: str) -> None:
+    assert markdown(f"<html><body><main>{page}</main></body></html>") == expected

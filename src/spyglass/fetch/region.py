@@ -5,6 +5,15 @@ news story and wrong for a product grid, a forum thread or a service page, whose
 many short blocks. This walks the ``<main>`` element (or ``role="main"``, else ``<body>``)
 and keeps its visible text as light Markdown, skipping navigation, headers, footers,
 asides, forms, hidden elements and blocks whose id or class names them as boilerplate.
+What only looks like chrome is read: ``aria-hidden`` text (hidden from screen readers,
+shown on screen: collapsed accordions, tab panels, carousels), hidden boxes the page
+shows on demand (a tab's panel, an accordion's answer), a form that holds the
+page's content (a whole-page form, a product grid inside a filter form), the buttons that
+open a disclosure (an FAQ's questions), and elements whose class names a state or a
+layout rather than a box (``has-sidebar``, ``with_header``), whose tag already says what
+they hold (a ``wikitable sticky-header`` table, an ``h2.section-header``) or that hold the
+page's ``<h1>`` (a ``category-header``: the content's own header, not the site's).
+Banners are chrome by their ARIA landmark (``role="banner"``), not by a class.
 Preformatted text becomes a fenced code block with its line breaks kept, and a table of
 plain cells a Markdown table, so either survives whichever reading is chosen. The tree is
 only read, never changed.
@@ -16,6 +25,7 @@ import functools
 import re
 from urllib.parse import urljoin
 
+from lxml import etree
 from lxml import html as lxml_html
 
 _SKIP_TAGS = frozenset(
@@ -77,13 +87,38 @@ _BLOCK_TAGS = frozenset(
         "h6",
         "hr",
         "br",
+        "button",
     ]
 )
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _BOILERPLATE = re.compile(
     r"(^|[\s_-])(nav|navbar|navigation|menu|breadcrumbs?|footer|header|sidebar|cookies?|"
-    r"consent|banner|newsletter|social|share|sharing|popup|modal|skip)([\s_-]|$)",
+    r"consent|newsletter|social|share|sharing|popup|modal)([\s_-]|$)",
     re.IGNORECASE,
+)
+#: ARIA landmarks of page chrome (``role="banner"`` is the site's header).
+_CHROME_ROLES = re.compile(r"(^|\s)(banner|navigation|contentinfo|complementary|search)(\s|$)")
+#: A class that names a state or a layout of the element ("has-sidebar", "with_header",
+#: "no-footer"), not the kind of box it is.
+_STATE_NAME = re.compile(r"^(?:has|with|without|no|is)[_-]", re.IGNORECASE)
+_HEADINGS_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+#: Elements whose tag already says what they hold: their class never makes them chrome.
+_NAMED_BY_TAG = frozenset(
+    ["main", "article", "table", "p", "pre", "blockquote", "dl", *_HEADINGS_TAGS]
+)
+#: A box shown on demand (a tab's panel, an accordion's answer, a collapsed section, a
+#: part streamed in hidden and moved into place by the page's script, ``S:1``): hidden
+#: until asked for, but the page's content, and read.
+_ON_DEMAND = re.compile(
+    r"tab-?pane|tab-?panel|tab-?content|tabbed|accordion|collaps|expand|faq|answer|^s:\d+$"
+)
+#: The page's title inside a box.
+_TITLE = etree.XPath("descendant::h1[1]")
+#: A form with at least this many words of its own text (not its controls') holds content.
+_FORM_CONTENT_WORDS = 100
+_FORM_TEXT = etree.XPath(
+    ".//text()[not(ancestor::script or ancestor::style or ancestor::select"
+    " or ancestor::textarea or ancestor::button or ancestor::label)]"
 )
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang)-([\w+#-]+)")
@@ -142,12 +177,13 @@ def hidden(element: lxml_html.HtmlElement) -> bool:
     styles, form controls, …) or hidden by an attribute or its style."""
     tag = element.tag
     if not isinstance(tag, str) or (tag in _SKIP_TAGS and tag not in _CHROME_TAGS):
-        return True
+        return tag != "button" or not _discloses(element)
     get = element.get
-    if get("hidden") is not None or get("aria-hidden") == "true":
-        return True
+    # aria-hidden hides from screen readers only: the text is on screen.
     style = get("style")
-    return bool(style) and _hidden_style(style)
+    if get("hidden") is None and not (style and _hidden_style(style)):
+        return False
+    return not _on_demand(get("id"), get("class"), get("role"))
 
 
 def _joined(out: list[str], kept: list[str]) -> str:
@@ -163,21 +199,52 @@ def _joined(out: list[str], kept: list[str]) -> str:
 
 def _skipped(element: lxml_html.HtmlElement, tag: str, root: lxml_html.HtmlElement) -> bool:
     if tag in _SKIP_TAGS:
-        return True
+        if tag == "form":
+            return not _holds_content(element)
+        return tag != "button" or not _discloses(element)
     if element is root:
         return False
     # Called for every element of the region: one bound method, and no strings built for
-    # the (many) elements without the attributes asked about.
+    # the (many) elements without the attributes asked about. aria-hidden is not asked:
+    # it hides from screen readers only, the text is on screen.
     get = element.get
-    if get("hidden") is not None or get("aria-hidden") == "true":
-        return True
-    style = get("style")
-    if style and _hidden_style(style):
-        return True
     ident, names, role = get("id"), get("class"), get("role")
-    if not (ident or names or role):
+    style = get("style")
+    if (get("hidden") is not None or (style and _hidden_style(style))) and not _on_demand(
+        ident, names, role
+    ):
+        return True
+    if not (ident or names or role) or tag in _NAMED_BY_TAG:
         return False
-    return _named_boilerplate(ident, names, role)
+    # A box named as a header that holds the page's title is the content's own header
+    # (a category's name and introduction), not the site's.
+    return _named_boilerplate(ident, names, role) and not _TITLE(element)
+
+
+@functools.lru_cache(maxsize=4096)
+def _on_demand(ident: str | None, names: str | None, role: str | None) -> bool:
+    """Whether a hidden element is named as a box the page shows on demand."""
+    if role == "tabpanel":
+        return True
+    return any(_ON_DEMAND.search(name.lower()) for name in (ident, names) if name)
+
+
+def _discloses(button: lxml_html.HtmlElement) -> bool:
+    """Whether ``button`` opens or closes a part of the page (an accordion's or FAQ's
+    question, a tab): its label is the heading of what it shows."""
+    get = button.get
+    return get("aria-expanded") is not None or bool(get("aria-controls"))
+
+
+def _holds_content(form: lxml_html.HtmlElement) -> bool:
+    """Whether ``form`` wraps content rather than being one (a whole-page form, a grid of
+    products in a filter form): it has many words of its own text, its controls' aside."""
+    words = 0
+    for text in _FORM_TEXT(form):
+        words += len(text.split())
+        if words >= _FORM_CONTENT_WORDS:
+            return True
+    return False
 
 
 @functools.lru_cache(maxsize=4096)
@@ -189,7 +256,13 @@ def _hidden_style(style: str) -> bool:
 def _named_boilerplate(ident: str | None, names: str | None, role: str | None) -> bool:
     # A page repeats the same few ids, classes and roles on many elements (every card of a
     # grid): the pattern is searched once per distinct set, not once per element.
-    joined = " ".join(filter(None, (ident, names, role)))
+    if role and _CHROME_ROLES.search(role):
+        return True
+    joined = " ".join(
+        token
+        for token in " ".join(filter(None, (ident, names, role))).split()
+        if not _STATE_NAME.match(token)
+    )
     return _BOILERPLATE.search(joined) is not None
 
 
