@@ -19,6 +19,12 @@ from tests.support.fake_model import FakeModel, text
 from tests.support.server import LOOPS, running_service, wait_until
 
 
+async def _a_client_that_stays() -> dict[str, Any]:
+    """An ASGI receive whose client never goes away."""
+    await asyncio.Event().wait()
+    return {"type": "http.disconnect"}
+
+
 def test_an_event_is_name_then_json_data_then_a_blank_line() -> None:
     assert encode("content", {"delta": "é"}) == 'event: content\ndata: {"delta": "é"}\n\n'.encode()
 
@@ -72,10 +78,6 @@ async def test_a_send_that_never_completes_ends_the_turn_and_leaves_no_task_behi
 
     never = asyncio.Event()
 
-    async def receive() -> dict[str, Any]:
-        await never.wait()
-        return {"type": "http.disconnect"}
-
     sent: list[dict[str, Any]] = []
 
     async def send(message: dict[str, Any]) -> None:
@@ -85,7 +87,7 @@ async def test_a_send_that_never_completes_ends_the_turn_and_leaves_no_task_behi
 
     before = asyncio.all_tasks()
     response = EventStreamResponse(turn(), stall_seconds=0.2)
-    await asyncio.wait_for(response({"type": "http"}, receive, send), timeout=10)  # type: ignore[arg-type]
+    await asyncio.wait_for(response({"type": "http"}, _a_client_that_stays, send), timeout=10)  # type: ignore[arg-type]
     assert cleaned.is_set()
     # The turn stopped at the send that never completed, not thousands of events later.
     assert len(produced) <= 5
@@ -105,18 +107,12 @@ async def test_the_server_stopping_still_cancels_the_response_and_closes_the_tur
         finally:
             cleaned.set()
 
-    never = asyncio.Event()
-
-    async def receive() -> dict[str, Any]:
-        await never.wait()
-        return {"type": "http.disconnect"}
-
     async def send(message: dict[str, Any]) -> None:
         pass
 
     before = asyncio.all_tasks()
     response = asyncio.create_task(
-        EventStreamResponse(turn())({"type": "http"}, receive, send)  # type: ignore[arg-type]
+        EventStreamResponse(turn())({"type": "http"}, _a_client_that_stays, send)  # type: ignore[arg-type]
     )
     await asyncio.wait_for(started.wait(), timeout=5)
     response.cancel()
@@ -159,19 +155,13 @@ async def test_a_finished_turn_ends_the_body() -> None:
     async def turn() -> AsyncGenerator[tuple[str, dict[str, Any]], None]:
         yield "done", {"text": "hi"}
 
-    never = asyncio.Event()
-
-    async def receive() -> dict[str, Any]:
-        await never.wait()
-        return {"type": "http.disconnect"}
-
     sent: list[dict[str, Any]] = []
 
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
     await asyncio.wait_for(
-        EventStreamResponse(turn())({"type": "http"}, receive, send),  # type: ignore[arg-type]
+        EventStreamResponse(turn())({"type": "http"}, _a_client_that_stays, send),  # type: ignore[arg-type]
         timeout=5,
     )
     assert sent[-1] == {"type": "http.response.body", "body": b"", "more_body": False}
