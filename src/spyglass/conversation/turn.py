@@ -12,9 +12,9 @@ import asyncio
 import logging
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
+from spyglass.conversation.asking import EMPTY_ANSWER, ModelAnswer, ask, nothing_left, notice
 from spyglass.conversation.events import tool_event
 from spyglass.conversation.keeping import TurnKeeper
 from spyglass.conversation.pending import (
@@ -37,7 +37,7 @@ from spyglass.core.outcome import Outcome
 from spyglass.core.policy import capability_allowed, read_snapshot
 from spyglass.errors import RequestRefused
 from spyglass.history.store import HistoryStore
-from spyglass.llm.client import Completion, ModelClient, ModelUnavailable, ToolsRefused
+from spyglass.llm.client import ModelClient, ModelUnavailable
 from spyglass.llm.prompt import system_prompt
 from spyglass.llm.toolcalls import ToolCall
 from spyglass.privacy import receipts
@@ -55,11 +55,6 @@ Event = tuple[str, dict[str, Any]]
 #: Calls beyond this many in one model response are dropped: no model needs more at once.
 MAX_CALLS_PER_ROUND = 8
 TITLE_CHARS = 80
-
-#: Notice codes (the ``notice`` event and the reply's ``notices``).
-MODEL_WITHOUT_TOOLS = "MODEL_WITHOUT_TOOLS"
-EMPTY_ANSWER = "EMPTY_ANSWER"
-
 
 TURN_FAILED = "Spyglass hit an unexpected error in this turn; the details are in its log"
 
@@ -314,19 +309,19 @@ class ConversationRunner(TurnKeeper):
                     return
                 yield "tool_end", await self._record(state, call, outcome)
             final = state.rounds >= limits.max_tool_rounds
-            reply = _Answer(tools=[] if final else await self._tools(actor))
-            async for item in self._ask(state, reply):
+            reply = ModelAnswer(tools=[] if final else await self._tools(actor))
+            async for item in ask(self.model, self.runtime.settings, state, reply):
                 yield item
-            if _nothing_left(reply):
+            if nothing_left(reply):
                 # Everything the model said was a call block that could not be used (malformed,
                 # or a call while no tools were offered): ask once more, without tools, so
                 # the person gets an answer instead of an empty reply.
                 logger.info("the model's reply was only an unusable call; asking again")
-                reply = _Answer(tools=[])
-                async for item in self._ask(state, reply):
+                reply = ModelAnswer(tools=[])
+                async for item in ask(self.model, self.runtime.settings, state, reply):
                     yield item
-                if _nothing_left(reply):
-                    yield "notice", self._notice(state, EMPTY_ANSWER)
+                if nothing_left(reply):
+                    yield "notice", notice(state, EMPTY_ANSWER, self.runtime.settings.llm.model)
             completion, tools = reply.completion, reply.tools
             assert completion is not None
             calls = completion.tool_calls[:MAX_CALLS_PER_ROUND] if tools else []
@@ -342,65 +337,6 @@ class ConversationRunner(TurnKeeper):
                 return
             state.rounds += 1
             state.queue = list(calls)
-
-    async def _ask(self, state: TurnState, answer: _Answer) -> AsyncIterator[Event]:
-        """Stream one model response into ``answer``, yielding what the person sees.
-
-        A server that refuses tools for this model is asked again at once without them; it
-        is remembered for a while, and the person is told once.
-        """
-        try:
-            async for event in self._stream(state, answer):
-                yield event
-        except ToolsRefused:
-            logger.info("the model server refused tools for this model; answering without")
-            answer.tools = []
-            if state.messages and state.messages[0].get("role") == "system":
-                state.messages[0] = {
-                    "role": "system",
-                    "content": system_prompt([], self.runtime.settings.llm.system_prompt),
-                }
-            yield "notice", self._notice(state, MODEL_WITHOUT_TOOLS)
-            async for event in self._stream(state, answer):
-                yield event
-
-    async def _stream(self, state: TurnState, answer: _Answer) -> AsyncIterator[Event]:
-        tools = [c.openai_tool(self.runtime.settings) for c in answer.tools] or None
-        async for item in self.model.stream(state.messages, tools):
-            if isinstance(item, Completion):
-                answer.completion = item
-            elif item.kind == "content":
-                state.text += item.text
-                yield "content", {"delta": item.text}
-            else:
-                state.reasoning += item.text
-                yield "reasoning", {"delta": item.text}
-        if answer.completion is None:  # pragma: no cover - the client always ends with one
-            raise ModelUnavailable("the model server ended without an answer")
-        if answer.completion.malformed_calls:
-            logger.warning(
-                "dropped %d malformed tool-call block(s)", answer.completion.malformed_calls
-            )
-
-    def _notice(self, state: TurnState, code: str) -> dict[str, Any]:
-        """A notice for the person (``notice`` event and the reply's ``notices``)."""
-        model = self.runtime.settings.llm.model
-        if code == MODEL_WITHOUT_TOOLS:
-            who = f"The model {model!r}" if model else "This model"
-            message = (
-                f"{who} cannot use tools, so it cannot search the web or read pages; it "
-                "answers from what it knows. To let the assistant use the web, choose a model "
-                "with tool support in llm.model (for Ollama, one whose page lists 'tools')."
-            )
-        else:
-            message = (
-                "The model answered only with a tool call that could not be used, even when "
-                "asked again without tools, so there is no answer to show. Ask again, perhaps "
-                "in other words."
-            )
-        notice = {"code": code, "message": message}
-        state.notices.append(notice)
-        return notice
 
     def _keeper(self, state: TurnState, call: ToolCall) -> Keep:
         """Keeps a confirmation the executor issues for ``call`` together with the turn it
@@ -490,14 +426,6 @@ class ConversationRunner(TurnKeeper):
         return self.runtime.registry.name_for_wire(call.name) or call.name
 
 
-@dataclass
-class _Answer:
-    """One model response: the tools it was offered and, once streamed, what it said."""
-
-    tools: list[Capability]
-    completion: Completion | None = None
-
-
 def _wait(state: TurnState, call: ToolCall, outcome: Outcome) -> None:
     """Record in ``state`` that ``call`` waits for the confirmation ``outcome`` asks for."""
     assert outcome.pending_confirmation is not None
@@ -508,16 +436,6 @@ def _wait(state: TurnState, call: ToolCall, outcome: Outcome) -> None:
 
 async def _yes() -> bool:
     return True
-
-
-def _nothing_left(answer: _Answer) -> bool:
-    """Whether the reply is empty only because unusable call blocks were dropped from it."""
-    completion = answer.completion
-    if completion is None or completion.content.strip():
-        return False
-    if completion.tool_calls and answer.tools:
-        return False  # real calls to run
-    return bool(completion.malformed_calls or completion.tool_calls)
 
 
 def _shown(call: ToolCall) -> dict[str, Any]:
