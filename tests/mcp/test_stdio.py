@@ -166,3 +166,40 @@ def test_over_real_stdio_every_request_written_before_stdin_closes_is_answered(
     assert refusal["isError"] is True
     expected = "[FETCH_TARGET_REJECTED/" if web_access else "[POLICY_DISABLED]"
     assert expected in refusal["content"][0]["text"]
+
+
+def test_over_real_stdio_a_2026_client_s_call_written_before_stdin_closes_is_answered(
+    home: Path,
+) -> None:
+    # No handshake at 2026-07-28: each request carries its own envelope.
+    envelope = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+    }
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": envelope}},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {
+                "name": "web_fetch",
+                "arguments": {"url": "http://127.0.0.1/"},
+                "_meta": envelope,
+            },
+        },
+    ]
+    finished = subprocess.run(
+        [SPYGLASS, "mcp"],
+        input="".join(json.dumps(line) + "\n" for line in lines),
+        env=environment(home),
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE_SECONDS,
+        check=False,
+    )
+    assert finished.returncode == 0, finished.stderr
+    answers = {message["id"]: message for message in map(json.loads, finished.stdout.splitlines())}
+    assert sorted(answers) == [1, 2]
+    assert "[POLICY_DISABLED]" in answers[2]["result"]["content"][0]["text"]
