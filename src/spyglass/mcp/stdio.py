@@ -76,7 +76,9 @@ def _checked(raw: bytes) -> tuple[str, types.JSONRPCMessage] | types.JSONRPCErro
     except json.JSONDecodeError as exc:
         return _error(None, PARSE_ERROR, f"the message is not valid JSON ({exc.msg})")
     try:
-        message = types.jsonrpc_message_adapter.validate_python(data, by_name=False)
+        # Read as the SDK's transport reads the line (its own adapter, from the JSON text), so
+        # what is passed on is exactly what the SDK will take for a request to answer.
+        message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
     except ValidationError:
         return _error(
             _request_id(data),
