@@ -2,7 +2,9 @@
 
 Times, as wall-clock medians over fresh processes: ``spyglass --help``; a refused
 ``spyglass fetch http://127.0.0.1/`` (web access off: refused at the policy stage; on, with no
-terminal to ask: refused before anything is dialled); and, for an MCP stdio host, spawning
+terminal to ask: refused before anything is dialled; and off again with a ``config.toml`` that
+sets one value, so the settings are validated rather than constructed as defaults); and, for
+an MCP stdio host, spawning
 ``spyglass mcp`` until the answer to its first ``tools/list``. Two peers run in the same loop
 so figures from a busy machine can still be compared: ``python -c pass`` (the interpreter
 alone) and ``python -m http.server --help`` (a small standard-library command line); and, as
@@ -151,8 +153,11 @@ def main(runs: int, callgrind: bool = False) -> None:
     compileall.compile_dir(Path(spyglass.__file__).parent, quiet=1)
     home_off = Path(tempfile.mkdtemp(prefix="spyglass-bench-"))
     home_on = Path(tempfile.mkdtemp(prefix="spyglass-bench-"))
+    home_set = Path(tempfile.mkdtemp(prefix="spyglass-bench-"))
     PolicyFile(Paths(home_on).policy_file).set(WEB_ACCESS, True)
-    off, on = _environment(home_off), _environment(home_on)
+    # One setting written out (its default value): enough for the whole model to be validated.
+    Paths(home_set).config_file.write_text("[fetch]\nmax_chars = 20000\n", encoding="utf-8")
+    off, on, configured = _environment(home_off), _environment(home_on), _environment(home_set)
     python = sys.executable
     cases: dict[str, Callable[[list[str]], Sample]] = {
         "python -c pass": _command([python, "-c", "pass"], off),
@@ -163,6 +168,9 @@ def main(runs: int, callgrind: bool = False) -> None:
         ),
         "spyglass fetch http://127.0.0.1/ (web access on, no terminal)": _command(
             [SPYGLASS, "fetch", "http://127.0.0.1/"], on
+        ),
+        "spyglass fetch http://127.0.0.1/ (web access off, a setting in config.toml)": _command(
+            [SPYGLASS, "fetch", "http://127.0.0.1/"], configured
         ),
         "python -c 'import mcp.server' (the MCP SDK alone)": _command(
             [python, "-c", "import mcp.server"], off
@@ -182,8 +190,8 @@ def main(runs: int, callgrind: bool = False) -> None:
             for name, once in cases.items():
                 samples[name].append(once([]))
     finally:
-        shutil.rmtree(home_off, ignore_errors=True)
-        shutil.rmtree(home_on, ignore_errors=True)
+        for home in (home_off, home_on, home_set):
+            shutil.rmtree(home, ignore_errors=True)
     peer = statistics.median(wall for wall, _cpu in samples["python -m http.server --help"])
     print("| process | runs | median s | × http.server --help | median CPU s |")
     print("|---|---|---|---|---|")

@@ -11,7 +11,7 @@ from pydantic.fields import FieldInfo
 
 from spyglass.errors import ConfigError
 from spyglass.paths import Paths
-from spyglass.settings import MASK, Settings, load_settings
+from spyglass.settings import MASK, ProviderSettings, Settings, load_settings
 from spyglass.settings.base import split_list_string
 
 
@@ -143,3 +143,54 @@ def test_an_environment_value_that_is_not_utf8_is_a_config_error_naming_the_vari
         load_settings(Paths(tmp_path), environ=environ)
     with pytest.raises(ConfigError, match=r"llm\.model is not valid UTF-8"):
         load_settings(Paths(tmp_path), environ={}, overrides={"llm.model": "caf\udce9"})
+
+
+def _models(model: type[BaseModel] = Settings) -> Iterator[type[BaseModel]]:
+    """``model`` and every section model under it, with the provider tables."""
+    yield model
+    for field in model.model_fields.values():
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            yield from _models(annotation)
+    if model is Settings:
+        yield ProviderSettings
+
+
+@pytest.mark.parametrize("toml", [None, ""], ids=["no file", "an empty file"])
+def test_settings_with_nothing_set_are_the_defaults_as_validation_gives_them(
+    tmp_path: Path, toml: str | None
+) -> None:
+    # Nothing set: the defaults are constructed, not validated; they must be the same values.
+    loaded = load_settings(_paths(tmp_path, toml), environ={})
+    validated = Settings.model_validate({})
+    assert loaded == validated
+    assert loaded.model_dump() == validated.model_dump()
+    assert loaded.model_fields_set == validated.model_fields_set == set()
+    assert loaded.public_dict() == validated.public_dict()
+
+
+@pytest.mark.parametrize("model", list(dict.fromkeys(_models())), ids=lambda model: model.__name__)
+def test_every_section_constructed_with_its_defaults_equals_it_validated_empty(
+    model: type[BaseModel],
+) -> None:
+    # A default that validation would change (a validate_default, a model validator that
+    # rewrites its section) would make constructed defaults differ from validated ones.
+    assert all(not field.validate_default for field in model.model_fields.values())
+    assert not model.model_config.get("validate_default")
+    assert model.model_construct() == model.model_validate({})
+
+
+def test_settings_with_something_set_are_still_validated_whole(tmp_path: Path) -> None:
+    paths = _paths(tmp_path, "[fetch]\nmax_chars = 10\n")
+    with pytest.raises(ConfigError, match=r"fetch\.max_chars"):
+        load_settings(paths, environ={})
+    with pytest.raises(ConfigError, match="SPYGLASS_STATE__BACKEND"):
+        load_settings(_paths(tmp_path / "none"), environ={"SPYGLASS_STATE__BACKEND": "cloud"})
+
+
+def test_a_default_setting_changed_later_is_still_validated(tmp_path: Path) -> None:
+    settings = load_settings(_paths(tmp_path), environ={})
+    settings.fetch.https_only = True
+    assert settings.fetch.https_only is True
+    with pytest.raises(ValueError, match="max_chars"):
+        settings.fetch.max_chars = 10

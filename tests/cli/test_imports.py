@@ -186,6 +186,25 @@ def test_a_fetch_refused_because_web_access_is_off_loads_only_validation_and_pol
     assert modules & URL_RULES == set()
 
 
+#: What only validating settings needs: pydantic's plugin scan (with importlib.metadata, which
+#: it imports) runs when the first validator is built.
+VALIDATION_ONLY = {"pydantic.plugin._loader", "importlib.metadata"}
+
+
+@pytest.mark.parametrize("web_access", [False, True], ids=["web access off", "on"])
+def test_a_refusal_with_no_settings_set_builds_no_settings_validator(
+    home: Path, web_access: bool
+) -> None:
+    # Nothing in config.toml, the environment or the flags: the defaults are constructed.
+    PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, web_access)
+    assert _modules(home, "fetch", "http://127.0.0.1/") & VALIDATION_ONLY == set()
+
+
+def test_a_refusal_with_settings_set_validates_them(home: Path) -> None:
+    (home / "config.toml").write_text("[fetch]\nhttps_only = false\n")
+    assert _modules(home, "fetch", "http://127.0.0.1/") >= VALIDATION_ONLY
+
+
 def test_a_fetch_refused_by_policy_opens_neither_the_accounts_nor_the_paused_turns(
     home: Path,
 ) -> None:

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
+from typing import Any
 
+import anyio
 import mcp.types as types
 import pytest
 
 from spyglass.core.policy import WEB_ACCESS, PolicyFile
-from spyglass.mcp.stdio import INVALID_REQUEST, PARSE_ERROR, check_line
+from spyglass.mcp.stdio import INVALID_REQUEST, PARSE_ERROR, Unanswered, check_line
 from spyglass.paths import Paths
-from tests.mcp.processes import INITIALIZE, environment, raw_stdio
+from tests.mcp.processes import DEADLINE_SECONDS, INITIALIZE, SPYGLASS, environment, raw_stdio
 
 LATIN1_CALL = (
     b'{"jsonrpc":"2.0","id":7,"method":"tools/call",'
@@ -81,3 +84,122 @@ def test_over_real_stdio_a_query_that_is_not_utf8_is_answered_and_the_session_go
         answer = server.response(8)["result"]
         assert answer["isError"] is True
         assert "CONFIRMATION_REQUIRED" in answer["content"][0]["text"]
+
+
+def _message(data: dict[str, Any]) -> types.JSONRPCMessage:
+    return types.jsonrpc_message_adapter.validate_python(data, by_name=False)
+
+
+async def _settles(unanswered: Unanswered) -> bool:
+    with anyio.move_on_after(0.5):
+        await unanswered.settled()
+        return True
+    return False
+
+
+async def test_the_end_of_input_waits_for_each_request_passed_on_to_be_answered() -> None:
+    unanswered = Unanswered()
+    unanswered.client_sent(_message({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+    unanswered.client_sent(_message({"jsonrpc": "2.0", "id": "b", "method": "ping"}))
+    unanswered.server_sent(_message({"jsonrpc": "2.0", "id": 2, "result": {"tools": []}}))
+    assert not await _settles(unanswered)
+    unanswered.server_sent(
+        _message({"jsonrpc": "2.0", "id": "b", "error": {"code": -1, "message": "no"}})
+    )
+    assert await _settles(unanswered)
+
+
+async def test_the_end_of_input_waits_for_no_request_the_client_cancelled() -> None:
+    unanswered = Unanswered()
+    unanswered.client_sent(_message({"jsonrpc": "2.0", "id": 5, "method": "tools/call"}))
+    unanswered.client_sent(
+        _message(
+            {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}}
+        )
+    )
+    assert await _settles(unanswered)
+
+
+async def test_the_end_of_input_goes_on_once_the_server_waits_on_the_client() -> None:
+    unanswered = Unanswered()
+    unanswered.client_sent(_message({"jsonrpc": "2.0", "id": 3, "method": "tools/call"}))
+    unanswered.server_sent(
+        _message({"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": {}})
+    )
+    # Nobody can answer the elicitation once stdin has ended: only the SDK seeing the end of
+    # its input ends that wait.
+    assert await _settles(unanswered)
+
+
+@pytest.mark.parametrize("web_access", [False, True])
+def test_over_real_stdio_every_request_written_before_stdin_closes_is_answered(
+    home: Path, web_access: bool
+) -> None:
+    # A host that writes the handshake, tools/list and a call, then closes stdin at once.
+    PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, web_access)
+    lines = [
+        INITIALIZE,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "web_fetch", "arguments": {"url": "http://127.0.0.1/"}},
+        },
+    ]
+    finished = subprocess.run(
+        [SPYGLASS, "mcp"],
+        input="".join(json.dumps(line) + "\n" for line in lines),
+        env=environment(home),
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE_SECONDS,
+        check=False,
+    )
+    assert finished.returncode == 0, finished.stderr
+    answers = {message["id"]: message for message in map(json.loads, finished.stdout.splitlines())}
+    assert sorted(answers) == [1, 2, 3]
+    tools = [tool["name"] for tool in answers[2]["result"]["tools"]]
+    assert ("web_fetch" in tools) is web_access
+    refusal = answers[3]["result"]
+    assert refusal["isError"] is True
+    expected = "[FETCH_TARGET_REJECTED/" if web_access else "[POLICY_DISABLED]"
+    assert expected in refusal["content"][0]["text"]
+
+
+def test_over_real_stdio_a_2026_client_s_call_written_before_stdin_closes_is_answered(
+    home: Path,
+) -> None:
+    # No handshake at 2026-07-28: each request carries its own envelope.
+    envelope = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+    }
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": envelope}},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {
+                "name": "web_fetch",
+                "arguments": {"url": "http://127.0.0.1/"},
+                "_meta": envelope,
+            },
+        },
+    ]
+    finished = subprocess.run(
+        [SPYGLASS, "mcp"],
+        input="".join(json.dumps(line) + "\n" for line in lines),
+        env=environment(home),
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE_SECONDS,
+        check=False,
+    )
+    assert finished.returncode == 0, finished.stderr
+    answers = {message["id"]: message for message in map(json.loads, finished.stdout.splitlines())}
+    assert sorted(answers) == [1, 2]
+    assert "[POLICY_DISABLED]" in answers[2]["result"]["content"][0]["text"]

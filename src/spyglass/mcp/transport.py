@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from spyglass.core.actor import Actor
 from spyglass.mcp.addresses import LOOPBACK, MCP_PATH, endpoint_url
@@ -27,8 +27,8 @@ async def serve_stdio(runtime: Runtime, actor: Actor | None = None) -> None:
     server = build_server(runtime, actor=actor)
     lines, transport = stdio_transport()
     async with transport as (read_stream, write_stream):
-        lines.answer_through(write_stream)
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        writes = lines.answer_through(write_stream)
+        await server.run(read_stream, cast(Any, writes), server.create_initialization_options())
 
 
 def loopback_security(port: int) -> TransportSecuritySettings:

@@ -28,10 +28,15 @@ def empty_list() -> list[Any]:
 
 
 def section(model: type[S]) -> Callable[[], S]:
-    """The default factory of a nested section: ``model`` with its own defaults."""
+    """The default factory of a nested section: ``model`` with its own defaults.
+
+    Constructed, not validated: pydantic does not validate a default, and validating an empty
+    section would build that section's own validator, which settings read from a file or the
+    environment never use (the whole model's validator validates every section given).
+    """
 
     def default() -> S:
-        return model()
+        return model.model_construct()
 
     return default
 
@@ -56,4 +61,7 @@ NumberList = Annotated[list[int], BeforeValidator(split_list_string)]
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # A model's validator and serializer are built when first used, not when the class is
+    # made: settings with nothing set are constructed (loading.py) and need neither, and
+    # settings that were set need only the whole model's (docs/benchmarks.md, start-up).
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, defer_build=True)
