@@ -131,6 +131,24 @@ async def test_the_end_of_input_goes_on_once_the_server_waits_on_the_client() ->
     assert await _settles(unanswered)
 
 
+def _answers_to_written_then_closed(
+    home: Path, lines: list[dict[str, Any]]
+) -> dict[int, dict[str, Any]]:
+    """What ``spyglass mcp`` answers, by id, to ``lines`` written at once before stdin closes;
+    the process must then exit by itself, cleanly."""
+    finished = subprocess.run(
+        [SPYGLASS, "mcp"],
+        input="".join(json.dumps(line) + "\n" for line in lines),
+        env=environment(home),
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE_SECONDS,
+        check=False,
+    )
+    assert finished.returncode == 0, finished.stderr
+    return {message["id"]: message for message in map(json.loads, finished.stdout.splitlines())}
+
+
 @pytest.mark.parametrize("web_access", [False, True])
 def test_over_real_stdio_every_request_written_before_stdin_closes_is_answered(
     home: Path, web_access: bool
@@ -148,17 +166,7 @@ def test_over_real_stdio_every_request_written_before_stdin_closes_is_answered(
             "params": {"name": "web_fetch", "arguments": {"url": "http://127.0.0.1/"}},
         },
     ]
-    finished = subprocess.run(
-        [SPYGLASS, "mcp"],
-        input="".join(json.dumps(line) + "\n" for line in lines),
-        env=environment(home),
-        capture_output=True,
-        text=True,
-        timeout=DEADLINE_SECONDS,
-        check=False,
-    )
-    assert finished.returncode == 0, finished.stderr
-    answers = {message["id"]: message for message in map(json.loads, finished.stdout.splitlines())}
+    answers = _answers_to_written_then_closed(home, lines)
     assert sorted(answers) == [1, 2, 3]
     tools = [tool["name"] for tool in answers[2]["result"]["tools"]]
     assert ("web_fetch" in tools) is web_access
@@ -190,16 +198,6 @@ def test_over_real_stdio_a_2026_client_s_call_written_before_stdin_closes_is_ans
             },
         },
     ]
-    finished = subprocess.run(
-        [SPYGLASS, "mcp"],
-        input="".join(json.dumps(line) + "\n" for line in lines),
-        env=environment(home),
-        capture_output=True,
-        text=True,
-        timeout=DEADLINE_SECONDS,
-        check=False,
-    )
-    assert finished.returncode == 0, finished.stderr
-    answers = {message["id"]: message for message in map(json.loads, finished.stdout.splitlines())}
+    answers = _answers_to_written_then_closed(home, lines)
     assert sorted(answers) == [1, 2]
     assert "[POLICY_DISABLED]" in answers[2]["result"]["content"][0]["text"]
