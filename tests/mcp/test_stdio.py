@@ -155,7 +155,7 @@ def test_over_real_stdio_every_request_written_before_stdin_closes_is_answered(
 ) -> None:
     # A host that writes the handshake, tools/list and a call, then closes stdin at once.
     PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, web_access)
-    lines = [
+    lines: list[dict[str, Any]] = [
         INITIALIZE,
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
