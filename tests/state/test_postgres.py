@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import psycopg
@@ -55,6 +57,61 @@ def test_the_audit_table_refuses_updates_and_deletes(database_url: str) -> None:
             with pytest.raises(psycopg.errors.RaiseException, match="append-only"):
                 db.execute(statement.encode())
         assert db.execute("SELECT count(*) FROM audit_events").fetchone() == (1,)
+
+
+async def test_an_awaited_audit_event_returns_only_once_it_is_in_the_table(
+    database_url: str,
+) -> None:
+    upgrade(database_url, 5)
+    audit = PostgresAudit(database_url, timeout=30)
+    await audit.arecord(event(0))
+    with (
+        psycopg.connect(database_url, autocommit=True) as blocker,
+        psycopg.connect(database_url, autocommit=True) as watcher,
+    ):
+        # Another session holds the table: the writer's INSERT waits for it.
+        blocker.execute(b"BEGIN")
+        blocker.execute(b"LOCK TABLE audit_events IN EXCLUSIVE MODE")
+        writing = asyncio.ensure_future(audit.arecord(event(1)))
+
+        def insert_waits() -> bool:
+            row = watcher.execute(
+                b"SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                b"AND query LIKE 'INSERT INTO audit_events%'"
+            ).fetchone()
+            return row == (1,)
+
+        deadline = time.monotonic() + 20
+        while not await asyncio.to_thread(insert_waits):
+            assert time.monotonic() < deadline, "the audit INSERT never reached the lock"
+        assert not writing.done()
+        blocker.execute(b"COMMIT")
+        await asyncio.wait_for(writing, 20)
+        rows = watcher.execute(b"SELECT event->>'event_id' FROM audit_events ORDER BY id")
+        assert [r[0] for r in rows.fetchall()] == ["e0", "e1"]
+    audit.close()
+
+
+async def test_an_awaited_audit_event_does_not_hold_up_its_answer_while_postgresql_is_away(
+    postgres_server: PostgresServer,
+) -> None:
+    url = postgres_server.new_database()
+    upgrade(url, 5)
+    audit = PostgresAudit(url, timeout=1)
+    await audit.arecord(event(0))
+    postgres_server.stop()
+    try:
+        # The first waits for the failed write (at most the timeout), later ones not at all:
+        # the coroutine ends without once waiting for anything.
+        await asyncio.wait_for(audit.arecord(event(1)), 20)
+        recording = audit.arecord(event(2))
+        with pytest.raises(StopIteration):
+            recording.send(None)
+    finally:
+        postgres_server.start()
+    assert audit.flush(30)
+    assert [e["event_id"] for e in audit.tail(5)] == ["e0", "e1", "e2"]
+    audit.close()
 
 
 def test_an_audit_event_with_a_field_outside_the_list_is_refused(database_url: str) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -10,6 +9,7 @@ from typing import Any, TypeVar
 import psycopg
 
 from spyglass.accounts.runner import Execute
+from spyglass.core.drive import blocking
 from spyglass.state.postgres import connect, unavailable
 
 T = TypeVar("T")
@@ -28,15 +28,19 @@ class PostgresRunner:
         self._lock = threading.Lock()
         self._db: psycopg.Connection[Any] | None = None
 
+    # On the stores' worker threads (spyglass.core.lane), as the policy table is read: every
+    # request's authentication comes here, and the lane's hand-off costs about half the CPU
+    # of asyncio.to_thread's.
+
     async def transaction(self, work: Callable[[Execute], T]) -> T:
-        return await asyncio.to_thread(self._run, work)
+        return await blocking(self._run, work)
 
     async def read(self, work: Callable[[Execute], T]) -> T:
         # PostgreSQL's reads take no lock a writer waits for: the same transaction will do.
-        return await asyncio.to_thread(self._run, work)
+        return await blocking(self._run, work)
 
     async def statement(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        return await asyncio.to_thread(self._run, lambda execute: execute(sql, params), False)
+        return await blocking(self._run, lambda execute: execute(sql, params), False)
 
     def _run(self, work: Callable[[Execute], T], transaction: bool = True) -> T:
         with self._lock:
