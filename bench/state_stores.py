@@ -145,7 +145,9 @@ async def conversation(cluster: Cluster, number: int) -> dict[str, Any]:
     async with httpx.AsyncClient(headers=headers, timeout=120, trust_env=False) as http:
         first = await http.post(cluster.next() + MESSAGE, json={"text": f"conv-{number}"})
         body = first.json()
-        pending = body["pending_confirmation"]
+        pending = body.get("pending_confirmation")
+        if pending is None:
+            raise RuntimeError(f"no confirmation asked: {first.status_code} {first.text[:300]}")
         done = await http.post(
             cluster.next() + MESSAGE,
             json={

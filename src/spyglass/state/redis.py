@@ -52,6 +52,11 @@ T = TypeVar("T")
 
 PREFIX = "spyglass:"
 
+#: Connections to Redis per process (per event loop); calls beyond wait for one.
+MAX_CONNECTIONS = 64
+#: How long a call waits for a free connection before Redis counts as unavailable.
+POOL_WAIT_SECONDS = 30.0
+
 # KEYS[1] turn; ARGV: conversation, now, lease, owner, ttl_ms, recall seconds.
 # Answers {0} unknown/foreign/expired past recall, {1, state, expires_at} claimed,
 # {2, seconds} busy.
@@ -140,8 +145,14 @@ class RedisState:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
-            client = aioredis.Redis.from_url(
+            # A call that finds every connection busy waits for one (as for PostgreSQL's
+            # pool), instead of redis-py's default pool failing it at once past 100 calls
+            # in flight: a busy process is not an outage. Reaching the server is bounded
+            # by the connect timeout.
+            pool = aioredis.BlockingConnectionPool.from_url(
                 self.url,
+                max_connections=MAX_CONNECTIONS,
+                timeout=max(POOL_WAIT_SECONDS, self.timeout),
                 socket_timeout=self.timeout,
                 socket_connect_timeout=self.timeout,
                 # One quick retry covers a connection Redis closed while idle; a server that
@@ -149,6 +160,7 @@ class RedisState:
                 retry=Retry(NoBackoff(), 1),
                 health_check_interval=30,
             )
+            client = aioredis.Redis(connection_pool=pool)
             self._clients[loop] = client
         return client
 
@@ -170,6 +182,7 @@ class RedisState:
         client = self._clients.pop(loop, None)
         if client is not None:
             await client.aclose()
+            await client.connection_pool.disconnect()  # a pool passed in is not the client's
 
 
 def _ms(seconds: float) -> int:
