@@ -4,15 +4,23 @@ Starts a real Redis and PostgreSQL (as the tests do), a SearXNG-shaped loopback 
 the scripted fake model, then real ``spyglass serve`` processes: for ``embedded`` they share
 one ``SPYGLASS_HOME`` (its ``state.db``); for ``shared`` each has its own home and all state
 goes through Redis and PostgreSQL. Clients spread requests over the processes in turn, as a
-reverse proxy would.
+reverse proxy would. Both backends run side by side.
 
 1. approval round trip: ``POST /api/v1/capabilities/web.search/invoke`` (token issued) then
-   the same with the token (taken, search runs), one client, median;
+   the same with the token (taken, search runs), one client. The backends take turns, one
+   round trip each per round, which goes first swapped every round, so a change of load on
+   the machine falls on both alike; per run the median of each and the median of the paired
+   differences (shared minus embedded), and the CPU each side's processes spent per round
+   trip (``/proc``; for shared its Redis and PostgreSQL servers too); medians of ``--runs``;
 2. full search turns with a model that thinks 200 ms per answer: 200 conversations at once
    (message → pending confirmation → approval → search → answer), counting errors, doubled
    searches (the provider sees each query) and lost approvals; turns/s.
 
-    .venv/bin/python -m bench.state_stores [--samples 100] [--conversations 200]
+``--baseline-src`` adds shared stores running another source tree (its own Redis and
+PostgreSQL) to the same alternation: before and after a change, measured in one run.
+
+    .venv/bin/python -m bench.state_stores [--samples 100] [--conversations 200] [--runs 3]
+    .venv/bin/python -m bench.state_stores --baseline-src /path/to/parent/src
     .venv/bin/python -m bench.state_stores --stores-only   # the stores alone, in process
 """
 
@@ -195,13 +203,18 @@ def started(
 
 
 def backend_env(
-    backend: str, count: int, folder: Path, postgres: PostgresServer, redis: RedisServer
+    backend: str,
+    count: int,
+    folder: Path,
+    postgres: PostgresServer | None,
+    redis: RedisServer | None,
 ) -> tuple[list[Path], dict[str, str]]:
     """The homes of ``count`` processes on ``backend`` and the settings they add."""
     if backend == "embedded":
         home = folder / f"embedded-{count}"
         PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
         return [home], {}
+    assert postgres is not None and redis is not None
     url = postgres.new_database()
     upgrade(url, 5)
     policy = PostgresPolicy(url, timeout=5)
@@ -216,14 +229,22 @@ def backend_env(
 
 
 async def run(
-    samples: int, conversations: int, counts: list[int], runs: int, src: Path | None
+    samples: int,
+    conversations: int,
+    counts: list[int],
+    runs: int,
+    src: Path | None,
+    baseline: Path | None,
 ) -> None:
-    redis = RedisServer()
-    postgres = PostgresServer()
-    assert redis.process is not None and postgres.process is not None
-    server_pids = [redis.process.pid, postgres.process.pid]
+    # Each shared cluster has its own Redis and PostgreSQL, so their CPU is its own.
+    trees: dict[str, Path | None] = {"embedded": src, "shared": src}
+    if baseline is not None:
+        trees["shared (baseline)"] = baseline
+    servers = {
+        name: (RedisServer(), PostgresServer()) for name in trees if name.startswith("shared")
+    }
     rows = []
-    backends = ("embedded", "shared")
+    backends = list(trees)
     try:
         with (
             FakeModel(default=brain) as model,
@@ -239,29 +260,40 @@ async def run(
             for count in counts:
                 with contextlib.ExitStack() as stack:
                     clusters = {}
-                    for backend in backends:
-                        homes, env = backend_env(backend, count, Path(folder), postgres, redis)
-                        processes = stack.enter_context(started(count, homes, base | env, src))
-                        servers = [] if backend == "embedded" else server_pids
-                        clusters[backend] = Cluster(processes, servers)
+                    for number, backend in enumerate(backends):
+                        pids: list[int] = []
+                        if backend == "embedded":
+                            homes, env = backend_env("embedded", count, Path(folder), None, None)
+                        else:
+                            redis, postgres = servers[backend]
+                            assert redis.process is not None and postgres.process is not None
+                            pids = [redis.process.pid, postgres.process.pid]
+                            where = Path(folder) / str(number)
+                            homes, env = backend_env("shared", count, where, postgres, redis)
+                        processes = stack.enter_context(
+                            started(count, homes, base | env, trees[backend])
+                        )
+                        clusters[backend] = Cluster(processes, pids)
                     medians: dict[str, list[float]] = {b: [] for b in backends}
                     cpus: dict[str, list[float]] = {b: [] for b in backends}
-                    added = []
+                    added: dict[str, list[float]] = {b: [] for b in backends[1:]}
                     for number in range(runs):
                         found, cpu = await alternated_round_trips(clusters, samples)
                         for backend in backends:
                             medians[backend].append(statistics.median(found[backend]))
                             cpus[backend].append(cpu[backend])
-                        pairs = zip(found["shared"], found["embedded"], strict=True)
-                        added.append(statistics.median(s - e for s, e in pairs))
+                        for backend in added:
+                            pairs = zip(found[backend], found["embedded"], strict=True)
+                            added[backend].append(statistics.median(s - e for s, e in pairs))
                         print(
                             f"{count} process(es), run {number + 1}: "
                             + ", ".join(
                                 f"{b} {medians[b][-1]:.2f} ms (CPU {cpus[b][-1]:.2f} ms)"
                                 for b in backends
                             )
-                            + f", shared adds {added[-1]:+.2f} ms (median of pairs), "
-                            + f"load {os.getloadavg()[0]:.1f}",
+                            + "; "
+                            + ", ".join(f"{b} adds {v[-1]:+.2f} ms" for b, v in added.items())
+                            + f" (medians of pairs); load {os.getloadavg()[0]:.1f}",
                             flush=True,
                         )
                     for backend in backends:
@@ -272,19 +304,21 @@ async def run(
                             "cpu_ms": statistics.median(cpus[backend]),
                             **turns,
                         }
-                        if backend == "shared":
-                            result["added_ms"] = statistics.median(added)
-                            result["added_runs_ms"] = added
+                        if backend in added:
+                            result["added_ms"] = statistics.median(added[backend])
+                            result["added_runs_ms"] = added[backend]
                         rows.append((backend, count, result))
                         print(backend, count, result, flush=True)
     finally:
-        redis.close()
-        postgres.close()
+        for redis, postgres in servers.values():
+            redis.close()
+            postgres.close()
     print()
     print(
-        f"| stores | processes | approval round trip (median of {runs} run medians) | shared "
-        "adds (median of pairs, median of runs) | CPU per round trip (with the state servers) "
-        f"| {conversations} search turns at once: turns/s | errors | doubled | lost |"
+        f"| stores | processes | approval round trip (median of {runs} run medians) | adds "
+        "over embedded (median of pairs, median of runs) | CPU per round trip (with its "
+        f"Redis and PostgreSQL) | {conversations} search turns at once: turns/s | errors | "
+        "doubled | lost |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
     for backend, count, r in rows:
@@ -366,6 +400,13 @@ def main() -> None:
         help="The source tree the served processes run (default: this checkout's src).",
     )
     parser.add_argument(
+        "--baseline-src",
+        type=Path,
+        default=None,
+        help="Also run shared stores from this source tree (e.g. the parent commit's src), "
+        "alternated with the others: before and after in the same run.",
+    )
+    parser.add_argument(
         "--stores-only", action="store_true", help="Only the in-process cost of the stores."
     )
     args = parser.parse_args()
@@ -373,7 +414,9 @@ def main() -> None:
         asyncio.run(store_costs(args.samples * 10))
         return
     counts = [int(c) for c in args.processes.split(",")]
-    asyncio.run(run(args.samples, args.conversations, counts, args.runs, args.src))
+    asyncio.run(
+        run(args.samples, args.conversations, counts, args.runs, args.src, args.baseline_src)
+    )
 
 
 if __name__ == "__main__":

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import json
 import logging
 import queue
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import psycopg
@@ -16,12 +15,9 @@ import psycopg
 from spyglass.core.audit import AUDIT_FIELDS
 from spyglass.errors import StoreUnavailable
 from spyglass.state.postgres.connection import connect
+from spyglass.state.postgres.loopconn import LoopConnection
 
 logger = logging.getLogger(__name__)
-
-
-#: Called on the writer thread once an event is written (True) or has failed to be (False).
-Written = Callable[[bool], None]
 
 
 class PostgresAudit:
@@ -31,11 +27,10 @@ class PostgresAudit:
     def __init__(self, url: str, *, timeout: float, capacity: int = 10000) -> None:
         self.url = url
         self.timeout = timeout
-        self._queue: queue.Queue[tuple[dict[str, Any], Written | None] | None] = queue.Queue(
-            capacity
-        )
+        self._queue: queue.Queue[dict[str, Any] | None] = queue.Queue(capacity)
         #: Whether the last write failed (PostgreSQL unreachable): answers do not wait then.
         self._failing = False
+        self._loop = LoopConnection(url, timeout=timeout)
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
         self._db: psycopg.Connection[Any] | None = None
@@ -44,30 +39,27 @@ class PostgresAudit:
         self._exit_hook = False
 
     def record(self, event: Mapping[str, Any]) -> None:
-        self._enqueue(event, None)
+        self._enqueue(event)
 
     async def arecord(self, event: Mapping[str, Any]) -> None:
-        """Record ``event`` and wait until it is in the table, so the answer it records is
-        sent after it, as the file log's is. While PostgreSQL cannot be reached the event
-        waits in the queue (written once it is back) and the answer does not wait for it."""
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[bool] = loop.create_future()
+        """Record ``event`` and return once it is in the table, so the answer it records is
+        sent after it, as the file log's is. Written on the event loop's own connection; while
+        PostgreSQL cannot be reached the event waits in the writer thread's queue (written
+        once it is back) and the answer does not wait for it."""
+        unknown = set(event) - set(AUDIT_FIELDS)
+        if unknown:
+            raise ValueError(f"audit events may not carry {sorted(unknown)}")
+        if not self._failing:
+            try:
+                await self._loop.rows(
+                    b"INSERT INTO audit_events(event) VALUES (%s)", (json.dumps(dict(event)),)
+                )
+                return
+            except StoreUnavailable as exc:
+                logger.warning("audit event not yet written (%s); queued", exc.message)
+        self._enqueue(event)
 
-        def written(ok: bool) -> None:  # on the writer thread
-            loop.call_soon_threadsafe(_settle, done, ok)
-
-        queued = self._enqueue(event, written)
-        if not queued or self._failing:
-            return
-        try:
-            async with asyncio.timeout(self.timeout):
-                await done
-        except TimeoutError:
-            logger.warning(
-                "audit event not yet written after %.1f s; it stays queued", self.timeout
-            )
-
-    def _enqueue(self, event: Mapping[str, Any], written: Written | None) -> bool:
+    def _enqueue(self, event: Mapping[str, Any]) -> None:
         unknown = set(event) - set(AUDIT_FIELDS)
         if unknown:
             raise ValueError(f"audit events may not carry {sorted(unknown)}")
@@ -75,13 +67,11 @@ class PostgresAudit:
         with self._idle:
             self._pending += 1
         try:
-            self._queue.put_nowait((dict(event), written))
+            self._queue.put_nowait(dict(event))
         except queue.Full:
             with self._idle:
                 self._pending -= 1
             logger.error("audit queue full (PostgreSQL unreachable for long): event dropped")
-            return False
-        return True
 
     def flush(self, timeout: float) -> bool:
         """Wait until every queued event is written; ``False`` if that took too long."""
@@ -100,6 +90,7 @@ class PostgresAudit:
         return [row[0] for row in rows]
 
     def close(self, timeout: float = 5.0) -> None:
+        self._loop.close()
         self.flush(timeout)
         if self._thread is not None:
             self._queue.put(None)
@@ -120,10 +111,9 @@ class PostgresAudit:
     def _write_loop(self) -> None:
         stop = threading.Event()
         while True:
-            item = self._queue.get()
-            if item is None:
+            event = self._queue.get()
+            if event is None:
                 return
-            event, written = item
             delay = 0.1
             while True:
                 try:
@@ -137,23 +127,12 @@ class PostgresAudit:
                 except (StoreUnavailable, psycopg.Error) as exc:
                     logger.warning("audit event not yet written (%s); retrying", exc)
                     self._failing = True
-                    if written is not None:
-                        # Its answer goes out; the event itself is written once PostgreSQL is back.
-                        written(False)
-                        written = None
                     if self._db is not None:
                         self._db.close()
                         self._db = None
                     # Back off, up to 5 s, until PostgreSQL is back; nothing is dropped.
                     stop.wait(delay)
                     delay = min(delay * 2, 5.0)
-            if written is not None:
-                written(True)
             with self._idle:
                 self._pending -= 1
                 self._idle.notify_all()
-
-
-def _settle(done: asyncio.Future[bool], ok: bool) -> None:
-    if not done.done():  # the answer may have stopped waiting (timed out, cancelled)
-        done.set_result(ok)
