@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -22,6 +23,7 @@ from spyglass.state.postgres import (
     PostgresPolicy,
     upgrade,
 )
+from spyglass.state.postgres.loopconn import LoopConnection
 from tests.support.state_servers import PostgresServer, free_port
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
@@ -257,3 +259,46 @@ async def test_without_the_unaccent_extension_search_still_folds_common_accents(
     for typed in ("cafe", "pho", "crepes krakow", "CAFÉ"):
         assert [c["id"] for c in await history.conversations(typed)] == ["c1"], typed
     await history.close()
+
+
+def waiting_for_a_lock(watcher: psycopg.Connection[Any], statement: str) -> bool:
+    row = watcher.execute(
+        b"SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE %s",
+        (statement + "%",),
+    ).fetchone()
+    return row == (1,)
+
+
+async def test_a_statement_whose_caller_stops_waiting_still_runs_to_its_end(
+    database_url: str,
+) -> None:
+    loop_db = LoopConnection(database_url, timeout=5)
+    await loop_db.rows(b"CREATE TABLE counted (n INTEGER)", ())
+    with (
+        psycopg.connect(database_url, autocommit=True) as blocker,
+        psycopg.connect(database_url, autocommit=True) as watcher,
+    ):
+        blocker.execute(b"BEGIN")
+        blocker.execute(b"LOCK TABLE counted IN EXCLUSIVE MODE")
+        caller = asyncio.ensure_future(loop_db.rows(b"INSERT INTO counted VALUES (1)", ()))
+        deadline = time.monotonic() + 20
+        while not await asyncio.to_thread(waiting_for_a_lock, watcher, "INSERT INTO counted"):
+            assert time.monotonic() < deadline, "the INSERT never reached the lock"
+        caller.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await caller
+        blocker.execute(b"COMMIT")
+    # The same connection goes on once the INSERT has finished: it was neither cut short nor
+    # left in the middle of a statement.
+    assert await asyncio.wait_for(loop_db.rows(b"SELECT count(*) FROM counted", ()), 20) == [(1,)]
+    loop_db.close()
+
+
+async def test_a_loop_connection_the_server_dropped_is_made_again(database_url: str) -> None:
+    loop_db = LoopConnection(database_url, timeout=5)
+    [(pid,)] = await loop_db.rows(b"SELECT pg_backend_pid()", ())
+    with psycopg.connect(database_url, autocommit=True) as admin:
+        admin.execute(b"SELECT pg_terminate_backend(%s)", (pid,))
+    [(again,)] = await loop_db.rows(b"SELECT pg_backend_pid()", ())
+    assert again != pid
+    loop_db.close()
