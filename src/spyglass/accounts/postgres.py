@@ -31,9 +31,8 @@ class PostgresRunner:
         self._db: psycopg.Connection[Any] | None = None
         self._loop = LoopConnection(url, timeout=timeout)
 
-    # On the stores' worker threads (spyglass.core.lane), as the policy table is read: every
-    # request's authentication comes here, and the lane's hand-off costs about half the CPU
-    # of asyncio.to_thread's.
+    # Work of several statements runs on the stores' worker threads (spyglass.core.lane),
+    # whose hand-off costs about half the CPU of asyncio.to_thread's.
 
     async def transaction(self, work: Callable[[Execute], T]) -> T:
         return await blocking(self._run, work)

@@ -349,7 +349,6 @@ class AccountStore(ConversationHolders, ApprovalQueue):
         """Count one call today against the account's own budget, atomically with reading
         it. The account, or ``None`` when it is gone, disabled or its day's budget is spent
         (read the account again to tell those apart)."""
-
         if self.runner.dialect == "postgresql":
             return await self._spend_postgres(account_id, day)
 
@@ -363,7 +362,7 @@ class AccountStore(ConversationHolders, ApprovalQueue):
         return await self.runner.transaction(work)
 
     async def _spend_postgres(self, account_id: str, day: str) -> Account | None:
-        # One statement instead of a transaction of five (BEGIN, read, count, drop, COMMIT):
+        # One statement instead of six (BEGIN, two reads, the count, the drop, COMMIT):
         # the budget is the role's unless the person's own settings change it, which only
         # Python knows, so the count is made first and a call past the budget given back.
         rows = await self.runner.statement(SPEND_POSTGRES, (account_id, day, day))
