@@ -4,15 +4,23 @@ Starts a real Redis and PostgreSQL (as the tests do), a SearXNG-shaped loopback 
 the scripted fake model, then real ``spyglass serve`` processes: for ``embedded`` they share
 one ``SPYGLASS_HOME`` (its ``state.db``); for ``shared`` each has its own home and all state
 goes through Redis and PostgreSQL. Clients spread requests over the processes in turn, as a
-reverse proxy would.
+reverse proxy would. Both backends run side by side.
 
 1. approval round trip: ``POST /api/v1/capabilities/web.search/invoke`` (token issued) then
-   the same with the token (taken, search runs), one client, median;
+   the same with the token (taken, search runs), one client. The backends take turns, one
+   round trip each per round, which goes first swapped every round, so a change of load on
+   the machine falls on both alike; per run the median of each and the median of the paired
+   differences (shared minus embedded), and the CPU each side's processes spent per round
+   trip (``/proc``; for shared its Redis and PostgreSQL servers too); medians of ``--runs``;
 2. full search turns with a model that thinks 200 ms per answer: 200 conversations at once
    (message → pending confirmation → approval → search → answer), counting errors, doubled
    searches (the provider sees each query) and lost approvals; turns/s.
 
-    .venv/bin/python -m bench.state_stores [--samples 100] [--conversations 200]
+``--baseline-src`` adds shared stores running another source tree (its own Redis and
+PostgreSQL) to the same alternation: before and after a change, measured in one run.
+
+    .venv/bin/python -m bench.state_stores [--samples 100] [--conversations 200] [--runs 3]
+    .venv/bin/python -m bench.state_stores --baseline-src /path/to/parent/src
     .venv/bin/python -m bench.state_stores --stores-only   # the stores alone, in process
 """
 
@@ -21,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import statistics
 import tempfile
 import time
@@ -58,39 +67,85 @@ def brain(body: dict[str, Any]) -> Reply:
     return thinking(tool_call("web_search", {"query": query}, pieces=1))
 
 
-class Cluster:
-    """Round-robin over processes, as a reverse proxy spreads requests."""
+def descendants(root: int) -> list[int]:
+    """``root`` and every process below it, from ``/proc``."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                stat = (entry / "stat").read_text()
+                parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found, frontier = [root], [root]
+    while frontier:
+        frontier = [pid for pid, parent in parents.items() if parent in frontier]
+        found += frontier
+    return found
 
-    def __init__(self, processes: list[ServeProcess]) -> None:
+
+def cpu_seconds(roots: list[int]) -> float:
+    """User and system CPU of ``roots`` and their descendants, all threads (``/proc``)."""
+    ticks = 0
+    for pid in {p for root in roots for p in descendants(root)}:
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+class Cluster:
+    """Round-robin over processes, as a reverse proxy spreads requests. ``servers``: the
+    state servers' processes only this cluster uses (their CPU counts as its own)."""
+
+    def __init__(self, processes: list[ServeProcess], servers: list[int] | None = None) -> None:
         self.processes = processes
         self.turn = 0
+        self.pids = [p.process.pid for p in processes] + list(servers or [])
 
     def next(self) -> str:
         self.turn += 1
         return self.processes[self.turn % len(self.processes)].base_url
 
 
-async def approval_round_trip(http: httpx.AsyncClient, cluster: Cluster, n: int) -> float:
-    """Median ms of asking (token issued) plus approving (token taken, search runs)."""
-    samples = []
-    for number in range(n + 5):
-        started = time.perf_counter()
-        asked = await http.post(
-            cluster.next() + INVOKE, json={"arguments": {"query": f"rt {number}"}}
-        )
-        token = asked.json()["pending_confirmation"]["token"]
-        done = await http.post(
-            cluster.next() + INVOKE,
-            json={
-                "arguments": {"query": f"rt {number}"},
-                "confirmation": {"token": token, "approve": True},
-            },
-        )
-        if done.json()["status"] != "ok":
-            raise RuntimeError(f"approval failed: {done.text[:300]}")
-        if number >= 5:  # the first few warm connections and caches
-            samples.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples)
+async def approval_round_trip(http: httpx.AsyncClient, cluster: Cluster, number: int) -> float:
+    """Ms of asking (token issued at one process) plus approving (token taken at the next,
+    search runs)."""
+    started = time.perf_counter()
+    asked = await http.post(cluster.next() + INVOKE, json={"arguments": {"query": f"rt {number}"}})
+    token = asked.json()["pending_confirmation"]["token"]
+    done = await http.post(
+        cluster.next() + INVOKE,
+        json={
+            "arguments": {"query": f"rt {number}"},
+            "confirmation": {"token": token, "approve": True},
+        },
+    )
+    if done.json()["status"] != "ok":
+        raise RuntimeError(f"approval failed: {done.text[:300]}")
+    return (time.perf_counter() - started) * 1000
+
+
+async def alternated_round_trips(
+    clusters: dict[str, Cluster], samples: int, warm_up: int = 10
+) -> tuple[dict[str, list[float]], dict[str, float]]:
+    """Approval round trips on every cluster, one each per round and which goes first swapped
+    every round, so a change of load on the machine falls on all of them alike; and the CPU
+    ms each cluster's processes (and its state servers) spent per round trip."""
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    found: dict[str, list[float]] = {name: [] for name in clusters}
+    names = list(clusters)
+    cpu: dict[str, float] = {}
+    async with httpx.AsyncClient(headers=headers, timeout=60, trust_env=False) as http:
+        for number in range(warm_up + samples):
+            if number == warm_up:  # the first few warm connections and caches
+                cpu = {name: cpu_seconds(clusters[name].pids) for name in names}
+            for name in names if number % 2 == 0 else names[::-1]:
+                taken = await approval_round_trip(http, clusters[name], number)
+                if number >= warm_up:
+                    found[name].append(taken)
+    spent = {
+        name: (cpu_seconds(clusters[name].pids) - cpu[name]) * 1000 / samples for name in names
+    }
+    return found, spent
 
 
 async def conversation(cluster: Cluster, number: int) -> dict[str, Any]:
@@ -98,7 +153,9 @@ async def conversation(cluster: Cluster, number: int) -> dict[str, Any]:
     async with httpx.AsyncClient(headers=headers, timeout=120, trust_env=False) as http:
         first = await http.post(cluster.next() + MESSAGE, json={"text": f"conv-{number}"})
         body = first.json()
-        pending = body["pending_confirmation"]
+        pending = body.get("pending_confirmation")
+        if pending is None:
+            raise RuntimeError(f"no confirmation asked: {first.status_code} {first.text[:300]}")
         done = await http.post(
             cluster.next() + MESSAGE,
             json={
@@ -111,13 +168,10 @@ async def conversation(cluster: Cluster, number: int) -> dict[str, Any]:
         return dict(done.json())
 
 
-async def measure(
-    processes: list[ServeProcess], provider: SearXNGShaped, samples: int, conversations: int
+async def concurrent_turns(
+    cluster: Cluster, provider: SearXNGShaped, conversations: int
 ) -> dict[str, Any]:
-    cluster = Cluster(processes)
-    headers = {"Authorization": f"Bearer {TOKEN}"}
-    async with httpx.AsyncClient(headers=headers, timeout=60, trust_env=False) as http:
-        round_trip = await approval_round_trip(http, cluster, samples)
+    """``conversations`` full search turns at once over the cluster's processes."""
     provider.queries.clear()
     started = time.perf_counter()
     results = await asyncio.gather(
@@ -129,7 +183,6 @@ async def measure(
     ok = [r for r in finished if [e["status"] for e in r["events"]] == ["ok"]]
     searched = [q for q in provider.queries if q.startswith("conv-")]
     return {
-        "round_trip_ms": round_trip,
         "turns_per_s": len(ok) / elapsed,
         "errors": len(errors) + len(finished) - len(ok),
         "doubled": len(searched) - len(set(searched)),
@@ -139,18 +192,59 @@ async def measure(
 
 
 @contextlib.contextmanager
-def started(count: int, homes: list[Path], env: dict[str, str]) -> Iterator[list[ServeProcess]]:
+def started(
+    count: int, homes: list[Path], env: dict[str, str], src: Path | None
+) -> Iterator[list[ServeProcess]]:
     with contextlib.ExitStack() as stack:
         yield [
-            stack.enter_context(ServeProcess(homes[i % len(homes)], env, api_token=TOKEN))
+            stack.enter_context(ServeProcess(homes[i % len(homes)], env, api_token=TOKEN, src=src))
             for i in range(count)
         ]
 
 
-async def run(samples: int, conversations: int, counts: list[int]) -> None:
-    redis = RedisServer()
-    postgres = PostgresServer()
+def backend_env(
+    backend: str,
+    count: int,
+    folder: Path,
+    postgres: PostgresServer | None,
+    redis: RedisServer | None,
+) -> tuple[list[Path], dict[str, str]]:
+    """The homes of ``count`` processes on ``backend`` and the settings they add."""
+    if backend == "embedded":
+        home = folder / f"embedded-{count}"
+        PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
+        return [home], {}
+    assert postgres is not None and redis is not None
+    url = postgres.new_database()
+    upgrade(url, 5)
+    policy = PostgresPolicy(url, timeout=5)
+    policy.set(WEB_ACCESS, True)
+    policy.close()
+    homes = [folder / f"shared-{count}-{i}" for i in range(count)]
+    return homes, {
+        "SPYGLASS_STATE__BACKEND": "shared",
+        "SPYGLASS_STATE__REDIS_URL": redis.url,
+        "SPYGLASS_STATE__DATABASE_URL": url,
+    }
+
+
+async def run(
+    samples: int,
+    conversations: int,
+    counts: list[int],
+    runs: int,
+    src: Path | None,
+    baseline: Path | None,
+) -> None:
+    # Each shared cluster has its own Redis and PostgreSQL, so their CPU is its own.
+    trees: dict[str, Path | None] = {"embedded": src, "shared": src}
+    if baseline is not None:
+        trees["shared (baseline)"] = baseline
+    servers = {
+        name: (RedisServer(), PostgresServer()) for name in trees if name.startswith("shared")
+    }
     rows = []
+    backends = list(trees)
     try:
         with (
             FakeModel(default=brain) as model,
@@ -163,47 +257,77 @@ async def run(samples: int, conversations: int, counts: list[int]) -> None:
                 "SPYGLASS_SEARCH__PROVIDERS": "searxng",
                 "SPYGLASS_SEARCH__SEARXNG__BASE_URL": provider.base_url,
             }
-            for backend in ("embedded", "shared"):
-                for count in counts:
-                    env = dict(base)
-                    if backend == "embedded":
-                        homes = [Path(folder) / f"embedded-{count}"]
-                        PolicyFile(Paths(homes[0]).policy_file).set(WEB_ACCESS, True)
-                    else:
-                        url = postgres.new_database()
-                        upgrade(url, 5)
-                        policy = PostgresPolicy(url, timeout=5)
-                        policy.set(WEB_ACCESS, True)
-                        policy.close()
-                        homes = [Path(folder) / f"shared-{count}-{i}" for i in range(count)]
-                        env |= {
-                            "SPYGLASS_STATE__BACKEND": "shared",
-                            "SPYGLASS_STATE__REDIS_URL": redis.url,
-                            "SPYGLASS_STATE__DATABASE_URL": url,
+            for count in counts:
+                with contextlib.ExitStack() as stack:
+                    clusters = {}
+                    for number, backend in enumerate(backends):
+                        pids: list[int] = []
+                        if backend == "embedded":
+                            homes, env = backend_env("embedded", count, Path(folder), None, None)
+                        else:
+                            redis, postgres = servers[backend]
+                            assert redis.process is not None and postgres.process is not None
+                            pids = [redis.process.pid, postgres.process.pid]
+                            where = Path(folder) / str(number)
+                            homes, env = backend_env("shared", count, where, postgres, redis)
+                        processes = stack.enter_context(
+                            started(count, homes, base | env, trees[backend])
+                        )
+                        clusters[backend] = Cluster(processes, pids)
+                    medians: dict[str, list[float]] = {b: [] for b in backends}
+                    cpus: dict[str, list[float]] = {b: [] for b in backends}
+                    added: dict[str, list[float]] = {b: [] for b in backends[1:]}
+                    for number in range(runs):
+                        found, cpu = await alternated_round_trips(clusters, samples)
+                        for backend in backends:
+                            medians[backend].append(statistics.median(found[backend]))
+                            cpus[backend].append(cpu[backend])
+                        for backend in added:
+                            pairs = zip(found[backend], found["embedded"], strict=True)
+                            added[backend].append(statistics.median(s - e for s, e in pairs))
+                        print(
+                            f"{count} process(es), run {number + 1}: "
+                            + ", ".join(
+                                f"{b} {medians[b][-1]:.2f} ms (CPU {cpus[b][-1]:.2f} ms)"
+                                for b in backends
+                            )
+                            + "; "
+                            + ", ".join(f"{b} adds {v[-1]:+.2f} ms" for b, v in added.items())
+                            + f" (medians of pairs); load {os.getloadavg()[0]:.1f}",
+                            flush=True,
+                        )
+                    for backend in backends:
+                        turns = await concurrent_turns(clusters[backend], provider, conversations)
+                        result = {
+                            "round_trip_ms": statistics.median(medians[backend]),
+                            "runs_ms": medians[backend],
+                            "cpu_ms": statistics.median(cpus[backend]),
+                            **turns,
                         }
-                    with started(count, homes, env) as processes:
-                        result = await measure(processes, provider, samples, conversations)
-                    rows.append((backend, count, result))
-                    print(backend, count, result, flush=True)
+                        if backend in added:
+                            result["added_ms"] = statistics.median(added[backend])
+                            result["added_runs_ms"] = added[backend]
+                        rows.append((backend, count, result))
+                        print(backend, count, result, flush=True)
     finally:
-        redis.close()
-        postgres.close()
+        for redis, postgres in servers.values():
+            redis.close()
+            postgres.close()
     print()
     print(
-        f"| stores | processes | approval round trip (median) | {conversations} search "
-        "turns at once: turns/s | errors | doubled | lost |"
+        f"| stores | processes | approval round trip (median of {runs} run medians) | adds "
+        "over embedded (median of pairs, median of runs) | CPU per round trip (with its "
+        f"Redis and PostgreSQL) | {conversations} search turns at once: turns/s | errors | "
+        "doubled | lost |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for backend, count, r in rows:
+        added_cell = f"{r['added_ms']:+.2f} ms" if "added_ms" in r else ""
         print(
-            f"| {backend} | {count} | {r['round_trip_ms']:.2f} ms | {r['turns_per_s']:.1f} | "
-            f"{r['errors']} | {r['doubled']} | {r['lost']} |"
+            f"| {backend} | {count} | {r['round_trip_ms']:.2f} ms | {added_cell} | "
+            f"{r['cpu_ms']:.2f} ms | {r['turns_per_s']:.1f} | {r['errors']} | {r['doubled']} | "
+            f"{r['lost']} |"
         )
-    embedded = {c: r["round_trip_ms"] for b, c, r in rows if b == "embedded"}
-    for backend, count, r in rows:
-        if backend == "shared":
-            added = r["round_trip_ms"] - embedded[count]
-            print(f"shared adds {added:+.2f} ms per approval round trip with {count} process(es)")
 
 
 async def store_costs(samples: int) -> None:
@@ -267,6 +391,22 @@ def main() -> None:
     parser.add_argument("--conversations", type=int, default=200)
     parser.add_argument("--processes", default="1,2,4")
     parser.add_argument(
+        "--runs", type=int, default=3, help="Round-trip runs per process count (median of them)."
+    )
+    parser.add_argument(
+        "--src",
+        type=Path,
+        default=None,
+        help="The source tree the served processes run (default: this checkout's src).",
+    )
+    parser.add_argument(
+        "--baseline-src",
+        type=Path,
+        default=None,
+        help="Also run shared stores from this source tree (e.g. the parent commit's src), "
+        "alternated with the others: before and after in the same run.",
+    )
+    parser.add_argument(
         "--stores-only", action="store_true", help="Only the in-process cost of the stores."
     )
     args = parser.parse_args()
@@ -274,7 +414,9 @@ def main() -> None:
         asyncio.run(store_costs(args.samples * 10))
         return
     counts = [int(c) for c in args.processes.split(",")]
-    asyncio.run(run(args.samples, args.conversations, counts))
+    asyncio.run(
+        run(args.samples, args.conversations, counts, args.runs, args.src, args.baseline_src)
+    )
 
 
 if __name__ == "__main__":

@@ -270,6 +270,29 @@ async def test_spending_as_an_account_reads_its_own_budget_and_refuses_a_disable
     assert (account is not None and account.disabled, keys, used) == (True, {}, 1)
 
 
+async def test_the_last_calls_of_a_budget_spent_from_two_processes_at_once_pass_exactly_once(
+    database_url: str, clock: Clock
+) -> None:
+    from spyglass.accounts.postgres import PostgresRunner
+    from spyglass.state.postgres import upgrade
+
+    upgrade(database_url, 5)
+    runners = [PostgresRunner(database_url, timeout=5) for _ in range(2)]
+    stores = [AccountStore(runner, clock) for runner in runners]
+    try:
+        kid = await stores[0].create("kid", Role.CHILD)
+        await stores[0].update(kid.id, overrides={"daily_budget": 3})
+        answers = await asyncio.gather(
+            *(stores[n % 2].spend_as(kid.id, "2026-11-30") for n in range(10))
+        )
+        assert sum(answer is not None for answer in answers) == 3
+        # The calls past the budget were counted and given back: the day shows three.
+        assert await stores[1].used(kid.id, "2026-11-30") == 3
+    finally:
+        for runner in runners:
+            runner.close()
+
+
 async def test_reading_an_account_neither_waits_for_nor_blocks_another_processs_write(
     tmp_path: Path, clock: Clock
 ) -> None:

@@ -756,3 +756,37 @@ def test_calls_ask_the_store_for_expired_cards_at_most_once_a_second(tmp_path: P
     # An explicit sweep (the service's timer) always asks.
     asyncio.run(h.executor.sweep_expired())
     assert store.claims == 3
+
+
+class HeldAudit:
+    """An audit sink that finishes writing an event only when the test lets it."""
+
+    def __init__(self) -> None:
+        self.written: list[dict[str, Any]] = []
+        self.asked = asyncio.Event()
+        self.release = asyncio.Event()
+
+    def record(self, event: Any) -> None:
+        self.written.append(dict(event))
+
+    async def arecord(self, event: Any) -> None:
+        self.asked.set()
+        await self.release.wait()
+        self.record(event)
+
+
+async def test_an_answer_is_returned_only_once_its_audit_event_is_written(
+    tmp_path: Path,
+) -> None:
+    harness = Harness(tmp_path, direct=False)
+    harness.policy.set(WEB_ACCESS, True)
+    audit = HeldAudit()
+    harness.executor.audit = audit
+    call = asyncio.ensure_future(
+        harness.executor.ainvoke("test.echo", 1, {"text": "a"}, channel="test")
+    )
+    await asyncio.wait_for(audit.asked.wait(), 10)
+    assert not call.done()
+    audit.release.set()
+    outcome = await asyncio.wait_for(call, 10)
+    assert [e["invocation_id"] for e in audit.written] == [outcome.invocation_id]

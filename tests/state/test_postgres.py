@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -20,6 +23,7 @@ from spyglass.state.postgres import (
     PostgresPolicy,
     upgrade,
 )
+from spyglass.state.postgres.loopconn import LoopConnection
 from tests.support.state_servers import PostgresServer, free_port
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
@@ -55,6 +59,58 @@ def test_the_audit_table_refuses_updates_and_deletes(database_url: str) -> None:
             with pytest.raises(psycopg.errors.RaiseException, match="append-only"):
                 db.execute(statement.encode())
         assert db.execute("SELECT count(*) FROM audit_events").fetchone() == (1,)
+
+
+async def test_an_awaited_audit_event_returns_only_once_it_is_in_the_table(
+    database_url: str,
+) -> None:
+    upgrade(database_url, 5)
+    audit = PostgresAudit(database_url, timeout=30)
+    await audit.arecord(event(0))
+    with (
+        psycopg.connect(database_url, autocommit=True) as blocker,
+        psycopg.connect(database_url, autocommit=True) as watcher,
+    ):
+        # Another session holds the table: the writer's INSERT waits for it.
+        blocker.execute(b"BEGIN")
+        blocker.execute(b"LOCK TABLE audit_events IN EXCLUSIVE MODE")
+        writing = asyncio.ensure_future(audit.arecord(event(1)))
+
+        def insert_waits() -> bool:
+            row = watcher.execute(
+                b"SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                b"AND query LIKE 'INSERT INTO audit_events%'"
+            ).fetchone()
+            return row == (1,)
+
+        deadline = time.monotonic() + 20
+        while not await asyncio.to_thread(insert_waits):
+            assert time.monotonic() < deadline, "the audit INSERT never reached the lock"
+        assert not writing.done()
+        blocker.execute(b"COMMIT")
+        await asyncio.wait_for(writing, 20)
+        rows = watcher.execute(b"SELECT event->>'event_id' FROM audit_events ORDER BY id")
+        assert [r[0] for r in rows.fetchall()] == ["e0", "e1"]
+    audit.close()
+
+
+async def test_an_awaited_audit_event_does_not_hold_up_its_answer_while_postgresql_is_away(
+    postgres_server: PostgresServer,
+) -> None:
+    url = postgres_server.new_database()
+    upgrade(url, 5)
+    audit = PostgresAudit(url, timeout=1)
+    await audit.arecord(event(0))
+    postgres_server.stop()
+    try:
+        # Each answer goes out; its event waits in the queue until PostgreSQL is back.
+        await asyncio.wait_for(audit.arecord(event(1)), 20)
+        await asyncio.wait_for(audit.arecord(event(2)), 20)
+    finally:
+        postgres_server.start()
+    assert audit.flush(30)
+    assert [e["event_id"] for e in audit.tail(5)] == ["e0", "e1", "e2"]
+    audit.close()
 
 
 def test_an_audit_event_with_a_field_outside_the_list_is_refused(database_url: str) -> None:
@@ -203,3 +259,46 @@ async def test_without_the_unaccent_extension_search_still_folds_common_accents(
     for typed in ("cafe", "pho", "crepes krakow", "CAFÉ"):
         assert [c["id"] for c in await history.conversations(typed)] == ["c1"], typed
     await history.close()
+
+
+def waiting_for_a_lock(watcher: psycopg.Connection[Any], statement: str) -> bool:
+    row = watcher.execute(
+        b"SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE %s",
+        (statement + "%",),
+    ).fetchone()
+    return row == (1,)
+
+
+async def test_a_statement_whose_caller_stops_waiting_still_runs_to_its_end(
+    database_url: str,
+) -> None:
+    loop_db = LoopConnection(database_url, timeout=5)
+    await loop_db.rows(b"CREATE TABLE counted (n INTEGER)", ())
+    with (
+        psycopg.connect(database_url, autocommit=True) as blocker,
+        psycopg.connect(database_url, autocommit=True) as watcher,
+    ):
+        blocker.execute(b"BEGIN")
+        blocker.execute(b"LOCK TABLE counted IN EXCLUSIVE MODE")
+        caller = asyncio.ensure_future(loop_db.rows(b"INSERT INTO counted VALUES (1)", ()))
+        deadline = time.monotonic() + 20
+        while not await asyncio.to_thread(waiting_for_a_lock, watcher, "INSERT INTO counted"):
+            assert time.monotonic() < deadline, "the INSERT never reached the lock"
+        caller.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await caller
+        blocker.execute(b"COMMIT")
+    # The same connection goes on once the INSERT has finished: it was neither cut short nor
+    # left in the middle of a statement.
+    assert await asyncio.wait_for(loop_db.rows(b"SELECT count(*) FROM counted", ()), 20) == [(1,)]
+    loop_db.close()
+
+
+async def test_a_loop_connection_the_server_dropped_is_made_again(database_url: str) -> None:
+    loop_db = LoopConnection(database_url, timeout=5)
+    [(pid,)] = await loop_db.rows(b"SELECT pg_backend_pid()", ())
+    with psycopg.connect(database_url, autocommit=True) as admin:
+        admin.execute(b"SELECT pg_terminate_backend(%s)", (pid,))
+    [(again,)] = await loop_db.rows(b"SELECT pg_backend_pid()", ())
+    assert again != pid
+    loop_db.close()

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psycopg
 import pytest
 
 from spyglass.core.policy import WEB_ACCESS
@@ -270,3 +271,65 @@ async def test_with_redis_down_calls_fail_closed_and_health_says_so_until_it_is_
     assert healthy == [200, 200]
     assert done.status_code == 200 and searxng.queries == ["otters"]
     json.dumps(done.json())
+
+
+#: What one approval round trip (ask, then approve, through
+#: ``POST /api/v1/capabilities/web.search/invoke``) asks of PostgreSQL: each request's
+#: authentication (the person's profile, one SELECT) and policy read (one SELECT), the
+#: approved call counted (one statement), and each request's audit event (one INSERT).
+#: No BEGIN or COMMIT: every one of them is a statement on its own.
+STATEMENTS_PER_APPROVAL = 7
+
+
+def statements(log: str) -> list[str]:
+    """The statements PostgreSQL logged (``log_statement = all``), one line each."""
+    found = []
+    for line in log.splitlines():
+        _, marker, statement = line.partition("LOG:  ")
+        if marker and statement.startswith(("statement: ", "execute ")):
+            found.append(statement)
+    return found
+
+
+async def test_an_approval_round_trip_makes_seven_postgresql_statements_and_no_transaction(
+    tmp_path: Path,
+    postgres_server: PostgresServer,
+    shared_env: dict[str, str],
+) -> None:
+    database_url = postgres_server.new_database()
+    upgrade(database_url, 5)
+    policy = PostgresPolicy(database_url, timeout=5)
+    policy.set(WEB_ACCESS, True)
+    policy.close()
+    name = database_url.rsplit("/", 1)[1]
+    with psycopg.connect(database_url, autocommit=True) as db:
+        # Only this database's sessions log their statements, and only those started later.
+        db.execute(f"ALTER DATABASE \"{name}\" SET log_statement = 'all'".encode())
+    env = shared_env | {"SPYGLASS_STATE__DATABASE_URL": database_url}
+    invoke = "/api/v1/capabilities/web.search/invoke"
+    with ServeProcess(tmp_path / "home", env, api_token=TOKEN) as process:
+        async with process.client() as client:
+
+            async def round_trip(number: int) -> None:
+                arguments = {"query": f"counted {number}"}
+                asked = await client.post(invoke, json={"arguments": arguments})
+                token = asked.json()["pending_confirmation"]["token"]
+                done = await client.post(
+                    invoke,
+                    json={
+                        "arguments": arguments,
+                        "confirmation": {"token": token, "approve": True},
+                    },
+                )
+                assert done.json()["status"] == "ok", done.text
+
+            await round_trip(0)  # connections made, statements prepared
+            start = postgres_server.log.stat().st_size
+            for number in range(1, 4):
+                await round_trip(number)
+            # Every audit event is written before its answer: nothing is still on its way.
+            with postgres_server.log.open("rb") as handle:
+                handle.seek(start)
+                made = statements(handle.read().decode("utf-8", "replace"))
+    assert len(made) == 3 * STATEMENTS_PER_APPROVAL, "\n".join(made)
+    assert not [s for s in made if s.split(": ", 1)[-1].startswith(("BEGIN", "COMMIT"))]

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from spyglass.core.outcome import Code
 from spyglass.errors import StoreUnavailable
 from spyglass.runtime import Runtime
-from spyglass.state.redis import RedisConfirmationStore, RedisSessions, RedisState
+from spyglass.state.redis import (
+    MAX_CONNECTIONS,
+    RedisConfirmationStore,
+    RedisSessions,
+    RedisState,
+)
 from tests.support.service import Clock
 from tests.support.state_servers import RedisServer, free_port
 
@@ -56,3 +63,41 @@ async def test_the_store_reconnects_by_itself_after_redis_restarts(
     session_id = await sessions.create()
     assert await sessions.get(session_id) is not None
     await state.aclose()
+
+
+async def test_more_calls_at_once_than_connections_wait_for_one_instead_of_failing(
+    redis_url: str,
+) -> None:
+    state = RedisState(redis_url, timeout=2.0, clock=Clock(1000.0))
+    sessions = RedisSessions(state)
+    try:
+        made = await asyncio.wait_for(
+            asyncio.gather(*(sessions.create() for _ in range(3 * MAX_CONNECTIONS))), 60
+        )
+        assert len(set(made)) == 3 * MAX_CONNECTIONS
+    finally:
+        await state.aclose()
+
+
+async def test_a_token_is_kept_and_taken_by_scripts_redis_has_forgotten(redis_url: str) -> None:
+    import redis as sync_redis
+
+    from spyglass.core.confirmation import Binding, PendingRecord, canonical_json
+
+    clock = Clock(1000.0)
+    state = RedisState(redis_url, timeout=2.0, clock=clock)
+    tokens = RedisConfirmationStore(state)
+    binding = Binding("web.search", 1, canonical_json({"query": "q"}), None)
+    try:
+        for number in range(2):
+            # As after a restart of Redis: no script is cached; each is sent whole once.
+            admin = sync_redis.Redis.from_url(redis_url)
+            admin.script_flush()
+            admin.close()
+            record = PendingRecord(f"token-{number}", binding, f"call-{number}", 1100.0)
+            await tokens.put(record)
+            taken = await tokens.take(record.token)
+            assert taken is not None and taken.invocation_id == record.invocation_id
+            assert await tokens.take(record.token) is None  # exactly once
+    finally:
+        await state.aclose()

@@ -128,6 +128,8 @@ class PostgresServer:
                 "--locale=C.UTF-8",
             ]
         )
+        #: The server's own log (errors, and statements where a test turns that on).
+        self.log = self.root / "postgres.log"
         self.process: subprocess.Popen[bytes] | None = None
         self.start()
 
@@ -144,29 +146,30 @@ class PostgresServer:
         )
 
     def start(self) -> None:
-        self.process = subprocess.Popen(
-            self._command(
-                [
-                    str(self.bin / "postgres"),
-                    "-D",
-                    str(self.data),
-                    "-p",
-                    str(self.port),
-                    "-h",
-                    "127.0.0.1",
-                    "-k",
-                    str(self.root),
-                    "-c",
-                    "fsync=off",
-                    "-c",
-                    "synchronous_commit=off",
-                    "-c",
-                    "full_page_writes=off",
-                ]
-            ),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        with self.log.open("ab") as log:  # the child keeps its own copy
+            self.process = subprocess.Popen(
+                self._command(
+                    [
+                        str(self.bin / "postgres"),
+                        "-D",
+                        str(self.data),
+                        "-p",
+                        str(self.port),
+                        "-h",
+                        "127.0.0.1",
+                        "-k",
+                        str(self.root),
+                        "-c",
+                        "fsync=off",
+                        "-c",
+                        "synchronous_commit=off",
+                        "-c",
+                        "full_page_writes=off",
+                    ]
+                ),
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+            )
         wait_for_port(self.port, self.process, "postgres")
         deadline = time.monotonic() + START_DEADLINE_SECONDS
         while True:  # the port opens a moment before connections are accepted

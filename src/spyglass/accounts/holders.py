@@ -42,7 +42,7 @@ class ConversationHolders:
 
     async def holder(self, conversation_id: str) -> tuple[str, bool]:
         """Whose conversation it is and whether they share it (:func:`holder_from`)."""
-        rows = await self.runner.read(lambda run: run(HOLDER_QUERY, (conversation_id,)))
+        rows = await self.runner.statement(HOLDER_QUERY, (conversation_id,))
         return holder_from(rows)
 
     async def conversations(self) -> dict[str, tuple[str, bool]]:

@@ -16,6 +16,8 @@ class SQLiteRunner:
     """Runs a unit of work in ``BEGIN IMMEDIATE`` … ``COMMIT`` on the state file, off-loop;
     reads in ``BEGIN DEFERRED`` (a WAL snapshot: no write lock taken or waited for)."""
 
+    dialect = "sqlite"
+
     def __init__(self, db: StateDB) -> None:
         self.db = db
 
@@ -24,6 +26,11 @@ class SQLiteRunner:
 
     async def read(self, work: Callable[[Execute], T]) -> T:
         return await self.db.run(self.db.snapshot(_bound(work)))
+
+    async def statement(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        # The connection is in autocommit mode: a lone statement is its own transaction
+        # (a read, its own WAL snapshot; a write, under the write lock while it runs).
+        return await self.db.run(lambda db: db.execute(sql, params).fetchall())
 
 
 def _bound(work: Callable[[Execute], T]) -> Callable[[sqlite3.Connection], T]:

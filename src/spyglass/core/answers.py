@@ -96,7 +96,7 @@ class ConfirmationAnswers(ExpirySweep):
             record = await self._take_own(token, attempt, taken)
         except StoreUnavailable as exc:
             outcome = unavailable(attempt, exc)
-            self._audit(attempt, outcome)
+            await self._audited(attempt, outcome)
             return outcome
         if record is not None and record.expires_at < self.clock():
             outcome = stop(
@@ -128,7 +128,7 @@ class ConfirmationAnswers(ExpirySweep):
                 Code.DENIED,
                 "the owner declined this call",
             )
-        self._audit(attempt, outcome)
+        await self._audited(attempt, outcome)
         return outcome
 
     async def refuse_confirmation(
@@ -157,7 +157,7 @@ class ConfirmationAnswers(ExpirySweep):
             "conversation; ask again",
             reason=reason,
         )
-        self._audit(attempt, outcome)
+        await self._audited(attempt, outcome)
         return outcome
 
     def _waits_for_approver(self, attempt: Attempt) -> bool:

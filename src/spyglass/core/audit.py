@@ -43,7 +43,14 @@ AUDIT_FIELDS = (
 
 
 class AuditSink(Protocol):
-    def record(self, event: Mapping[str, Any]) -> None: ...
+    def record(self, event: Mapping[str, Any]) -> None:
+        """Record ``event``; a sink may finish writing it after returning."""
+        ...
+
+    async def arecord(self, event: Mapping[str, Any]) -> None:
+        """Record ``event`` and return once it is written (the executor sends the answer
+        the event records only then)."""
+        ...
 
 
 class AuditLog:
@@ -75,6 +82,10 @@ class AuditLog:
                     fcntl.flock(fd, fcntl.LOCK_UN)
             finally:
                 os.close(fd)
+
+    async def arecord(self, event: Mapping[str, Any]) -> None:
+        # The line is in the file when record returns; a thread hop would cost more.
+        self.record(event)
 
     def tail(self, count: int) -> list[dict[str, Any]]:
         """The last ``count`` events, oldest first. Lines that do not parse are skipped."""

@@ -142,7 +142,7 @@ class Executor(ConfirmationAnswers):
             )
         finally:
             await self.give_back(taken)
-        self._audit(attempt, outcome)
+        await self._audited(attempt, outcome)
         return outcome
 
     # -- the pipeline -----------------------------------------------------------------------

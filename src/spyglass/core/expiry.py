@@ -86,3 +86,8 @@ class ExpirySweep:
     def _audit(self, attempt: Attempt, outcome: Outcome) -> None:
         """Record one attempt's audit event: every attempt is audited exactly once."""
         self.audit.record(audit_event(attempt, outcome))
+
+    async def _audited(self, attempt: Attempt, outcome: Outcome) -> None:
+        """:meth:`_audit`, returning once the event is written: before the answer it records
+        is sent, also where the sink writes on another thread (PostgreSQL)."""
+        await self.audit.arecord(audit_event(attempt, outcome))

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from spyglass.core.drive import blocking
+from spyglass.core.drive import blocking, direct
 from spyglass.errors import StorageError
 from spyglass.paths import make_private_dir
 
@@ -166,9 +166,14 @@ def snapshot(policy: PolicySource) -> PolicySnapshot:
 
 
 async def read_snapshot(policy: PolicySource) -> PolicySnapshot:
-    """:func:`snapshot` from a coroutine: on a worker thread when the source says reading it
-    blocks (``blocking = True``: a database across the network), so the event loop never
-    waits on it. A local file is read in place: one ``stat`` while it is unchanged."""
+    """:func:`snapshot` from a coroutine: a source that reads itself without blocking
+    (``asnapshot``: a database client on the event loop) does; one whose reading blocks
+    (``blocking = True``) is read on a worker thread, so the event loop never waits on it. A
+    local file is read in place: one ``stat`` while it is unchanged."""
+    asnapshot = getattr(policy, "asnapshot", None)
+    if asnapshot is not None and not direct():
+        snapshot_read: PolicySnapshot = await asnapshot()
+        return snapshot_read
     if getattr(policy, "blocking", False):
         return await blocking(snapshot, policy)
     return snapshot(policy)

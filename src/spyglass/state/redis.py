@@ -16,6 +16,7 @@ itself on the next call once Redis is back.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import secrets
 import uuid
 import weakref
@@ -25,7 +26,7 @@ from typing import Any, TypeVar
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from redis.exceptions import RedisError
+from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeout
 
 from spyglass.conversation.pending import (
@@ -51,6 +52,11 @@ from spyglass.state.sessions import LOGIN_CODE_TTL_SECONDS, SESSION_TTL_SECONDS,
 T = TypeVar("T")
 
 PREFIX = "spyglass:"
+
+#: Connections to Redis per process (per event loop); calls beyond wait for one.
+MAX_CONNECTIONS = 64
+#: How long a call waits for a free connection before Redis counts as unavailable.
+POOL_WAIT_SECONDS = 30.0
 
 # KEYS[1] turn; ARGV: conversation, now, lease, owner, ttl_ms, recall seconds.
 # Answers {0} unknown/foreign/expired past recall, {1, state, expires_at} claimed,
@@ -118,6 +124,13 @@ end
 return out
 """
 
+# KEYS: record, due set; ARGV: record, ttl_ms, due set member, expires_at. One command where
+# a MULTI pipeline of SET and ZADD was four (MULTI, SET, ZADD, EXEC) and more client work.
+_PUT_CONFIRMATION = """
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
+"""
+
 # KEYS[1] turn; ARGV: owner.
 _FINISH = """
 if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
@@ -140,8 +153,14 @@ class RedisState:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
-            client = aioredis.Redis.from_url(
+            # A call that finds every connection busy waits for one (as for PostgreSQL's
+            # pool), instead of redis-py's default pool failing it at once past 100 calls
+            # in flight: a busy process is not an outage. Reaching the server is bounded
+            # by the connect timeout.
+            pool = aioredis.BlockingConnectionPool.from_url(
                 self.url,
+                max_connections=MAX_CONNECTIONS,
+                timeout=max(POOL_WAIT_SECONDS, self.timeout),
                 socket_timeout=self.timeout,
                 socket_connect_timeout=self.timeout,
                 # One quick retry covers a connection Redis closed while idle; a server that
@@ -149,6 +168,7 @@ class RedisState:
                 retry=Retry(NoBackoff(), 1),
                 health_check_interval=30,
             )
+            client = aioredis.Redis(connection_pool=pool)
             self._clients[loop] = client
         return client
 
@@ -161,6 +181,19 @@ class RedisState:
                 "redis", f"Redis cannot be reached ({type(exc).__name__}: {exc})"
             ) from exc
 
+    async def script(self, source: str, keys: list[str], args: list[Any]) -> Any:
+        """Run the Lua ``source`` by its SHA-1 (``EVALSHA``: the script is not sent again on
+        every call), sending it whole only when Redis does not have it yet (a restart)."""
+        sha = _sha(source)
+
+        async def work(r: aioredis.Redis) -> Any:
+            try:
+                return await r.evalsha(sha, len(keys), *keys, *args)
+            except NoScriptError:
+                return await r.eval(source, len(keys), *keys, *args)
+
+        return await self.call(work)
+
     async def health(self) -> dict[str, Any]:
         await self.call(lambda r: r.ping())
         return {"status": "ok"}
@@ -170,6 +203,18 @@ class RedisState:
         client = self._clients.pop(loop, None)
         if client is not None:
             await client.aclose()
+            await client.connection_pool.disconnect()  # a pool passed in is not the client's
+
+
+#: Each script's SHA-1, as EVALSHA names it.
+_SHAS: dict[str, str] = {}
+
+
+def _sha(source: str) -> str:
+    sha = _SHAS.get(source)
+    if sha is None:
+        sha = _SHAS[source] = hashlib.sha1(source.encode(), usedforsecurity=False).hexdigest()
+    return sha
 
 
 def _ms(seconds: float) -> int:
@@ -193,12 +238,14 @@ class RedisConfirmationStore:
         pipe.zadd(self.DUE, {f"{digest} {value}": record.expires_at})
 
     async def put(self, record: PendingRecord) -> None:
-        async def work(r: aioredis.Redis) -> None:
-            async with r.pipeline(transaction=True) as pipe:
-                self.queue_put(pipe, record)
-                await pipe.execute()
-
-        await self.state.call(work)
+        digest = token_digest(record.token)
+        ttl = record.expires_at - self.state.clock() + TOKEN_TTL_SECONDS
+        value = record_to_json(record)
+        await self.state.script(
+            _PUT_CONFIRMATION,
+            [PREFIX + "confirm:" + digest, self.DUE],
+            [value, _ms(ttl), f"{digest} {value}", repr(record.expires_at)],
+        )
 
     @classmethod
     def keys(cls, token: str) -> list[str]:
@@ -209,7 +256,7 @@ class RedisConfirmationStore:
     async def take(self, token: str) -> PendingRecord | None:
         digest = token_digest(token)
         keys = self.keys(token)
-        answer = await self.state.call(lambda r: r.eval(_TAKE_CONFIRMATION, 3, *keys, digest + " "))
+        answer = await self.state.script(_TAKE_CONFIRMATION, keys, [digest + " "])
         if answer is None:
             return None
         return record_from_json(token, answer[0], expiry_audited=bool(int(answer[1])))
@@ -221,7 +268,7 @@ class RedisConfirmationStore:
             PREFIX + "confirm:",
             PREFIX + "confirm-audited:",
         ]
-        found = await self.state.call(lambda r: r.eval(_CLAIM_EXPIRED, 1, self.DUE, *args))
+        found = await self.state.script(_CLAIM_EXPIRED, [self.DUE], args)
         return [record_from_json("", value) for value in found]
 
 
@@ -293,9 +340,9 @@ class RedisPendingTurnStore:
         if with_token:
             keys = [key, *RedisConfirmationStore.keys(token)]
             args.append(token_digest(token) + " ")
-            answer = await self.state.call(lambda r: r.eval(_CLAIM_WITH_ANSWER, 4, *keys, *args))
+            answer = await self.state.script(_CLAIM_WITH_ANSWER, keys, args)
         else:
-            answer = await self.state.call(lambda r: r.eval(_TAKE, 1, key, *args))
+            answer = await self.state.script(_TAKE, [key], args)
         if int(answer[0]) == 0:
             return None
         if int(answer[0]) == 2:
@@ -320,11 +367,11 @@ class RedisPendingTurnStore:
             f"{until:.6f}",
             self._ttl_ms(until),
         ]
-        await self.state.call(lambda r: r.eval(_CHECKPOINT, 1, key, *args))
+        await self.state.script(_CHECKPOINT, [key], args)
 
     async def finish(self, token: str) -> None:
         key = self._key(token)
-        await self.state.call(lambda r: r.eval(_FINISH, 1, key, self.owner))
+        await self.state.script(_FINISH, [key], [self.owner])
 
 
 class RedisSessions:

@@ -3,8 +3,9 @@
 - history: the same tables and answers as the SQLite store; full-text search covers only
   what the user and the model wrote (a generated ``tsvector`` over ``messages.text``, accents
   folded), never web text, which lives in ``events`` and ``exchanges``;
-- audit: an append-only table (a trigger refuses UPDATE and DELETE), written by a background
-  thread so recording an event never waits on the network;
+- audit: an append-only table (a trigger refuses UPDATE and DELETE); an event is written before
+  the answer it records (``arecord``), or queued for a background thread while the server
+  cannot be reached;
 - policy: one row per switch, read fresh on every call; unreadable means off.
 
 Versioned migrations run on start under an advisory lock (several processes may start at

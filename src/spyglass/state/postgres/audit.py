@@ -15,17 +15,22 @@ import psycopg
 from spyglass.core.audit import AUDIT_FIELDS
 from spyglass.errors import StoreUnavailable
 from spyglass.state.postgres.connection import connect
+from spyglass.state.postgres.loopconn import LoopConnection
 
 logger = logging.getLogger(__name__)
 
 
 class PostgresAudit:
-    """The audit log as an append-only table. ``record`` queues; a thread writes in order."""
+    """The audit log as an append-only table. ``record`` queues; a thread writes in order;
+    ``arecord`` returns once its event is written."""
 
     def __init__(self, url: str, *, timeout: float, capacity: int = 10000) -> None:
         self.url = url
         self.timeout = timeout
         self._queue: queue.Queue[dict[str, Any] | None] = queue.Queue(capacity)
+        #: Whether the last write failed (PostgreSQL unreachable): answers do not wait then.
+        self._failing = False
+        self._loop = LoopConnection(url, timeout=timeout)
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
         self._db: psycopg.Connection[Any] | None = None
@@ -34,6 +39,27 @@ class PostgresAudit:
         self._exit_hook = False
 
     def record(self, event: Mapping[str, Any]) -> None:
+        self._enqueue(event)
+
+    async def arecord(self, event: Mapping[str, Any]) -> None:
+        """Record ``event`` and return once it is in the table, so the answer it records is
+        sent after it, as the file log's is. Written on the event loop's own connection; while
+        PostgreSQL cannot be reached the event waits in the writer thread's queue (written
+        once it is back) and the answer does not wait for it."""
+        unknown = set(event) - set(AUDIT_FIELDS)
+        if unknown:
+            raise ValueError(f"audit events may not carry {sorted(unknown)}")
+        if not self._failing:
+            try:
+                await self._loop.rows(
+                    b"INSERT INTO audit_events(event) VALUES (%s)", (json.dumps(dict(event)),)
+                )
+                return
+            except StoreUnavailable as exc:
+                logger.warning("audit event not yet written (%s); queued", exc.message)
+        self._enqueue(event)
+
+    def _enqueue(self, event: Mapping[str, Any]) -> None:
         unknown = set(event) - set(AUDIT_FIELDS)
         if unknown:
             raise ValueError(f"audit events may not carry {sorted(unknown)}")
@@ -64,6 +90,7 @@ class PostgresAudit:
         return [row[0] for row in rows]
 
     def close(self, timeout: float = 5.0) -> None:
+        self._loop.close()
         self.flush(timeout)
         if self._thread is not None:
             self._queue.put(None)
@@ -95,9 +122,11 @@ class PostgresAudit:
                     self._db.execute(
                         "INSERT INTO audit_events(event) VALUES (%s)", (json.dumps(event),)
                     )
+                    self._failing = False
                     break
                 except (StoreUnavailable, psycopg.Error) as exc:
                     logger.warning("audit event not yet written (%s); retrying", exc)
+                    self._failing = True
                     if self._db is not None:
                         self._db.close()
                         self._db = None

@@ -13,6 +13,7 @@ from spyglass.core.policy import KNOWN_KEYS, PolicyProblem, PolicySnapshot
 from spyglass.core.policy import default as policy_default
 from spyglass.errors import StoreUnavailable
 from spyglass.state.postgres.connection import connect, unavailable
+from spyglass.state.postgres.loopconn import LoopConnection
 
 logger = logging.getLogger(__name__)
 
@@ -20,8 +21,9 @@ logger = logging.getLogger(__name__)
 class PostgresPolicy:
     """The owner's switches in a table, read fresh on every call. Unreadable means off.
 
-    Its calls block on the network: ``blocking`` tells coroutines to read it on a worker
-    thread (:func:`spyglass.core.policy.read_snapshot`).
+    Its calls block on the network: coroutines read it with :meth:`asnapshot`, on the event
+    loop's own connection (:func:`spyglass.core.policy.read_snapshot`); ``blocking`` says to
+    read it on a worker thread where that is not possible.
     """
 
     blocking = True
@@ -31,6 +33,7 @@ class PostgresPolicy:
         self.timeout = timeout
         self._lock = threading.Lock()
         self._db: psycopg.Connection[Any] | None = None
+        self._loop = LoopConnection(url, timeout=timeout)
 
     def _query(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         with self._lock:
@@ -64,17 +67,16 @@ class PostgresPolicy:
         try:
             rows = self._query("SELECT key, enabled FROM policy", ())
         except StoreUnavailable as exc:
-            logger.warning("policy cannot be read (%s); every switch stays off", exc.message)
-            problem = PolicyProblem(
-                f"the policy table in PostgreSQL cannot be read ({exc.message}), so web "
-                "access stays off; check that PostgreSQL is running (GET /api/v1/health)",
-                "PostgreSQL table policy",
-                code=Code.STORE_UNAVAILABLE,
-            )
-            return PolicySnapshot(dict.fromkeys(KNOWN_KEYS, False), problem)
-        values = {key: policy_default(key) for key in KNOWN_KEYS}
-        values.update({key: enabled is True for key, enabled in rows if key in values})
-        return PolicySnapshot(values)
+            return _unreadable(exc)
+        return _snapshot(rows)
+
+    async def asnapshot(self) -> PolicySnapshot:
+        """:meth:`snapshot` from a coroutine, on the event loop's own connection."""
+        try:
+            rows = await self._loop.rows(b"SELECT key, enabled FROM policy", ())
+        except StoreUnavailable as exc:
+            return _unreadable(exc)
+        return _snapshot(rows)
 
     def enabled(self, key: str) -> bool:
         try:
@@ -97,7 +99,26 @@ class PostgresPolicy:
         return self.read()
 
     def close(self) -> None:
+        self._loop.close()
         with self._lock:
             if self._db is not None:
                 self._db.close()
                 self._db = None
+
+
+def _snapshot(rows: list[tuple[Any, ...]]) -> PolicySnapshot:
+    # A switch never set has its default (search and fetch on under web access).
+    values = {key: policy_default(key) for key in KNOWN_KEYS}
+    values.update({key: enabled is True for key, enabled in rows if key in values})
+    return PolicySnapshot(values)
+
+
+def _unreadable(exc: StoreUnavailable) -> PolicySnapshot:
+    logger.warning("policy cannot be read (%s); every switch stays off", exc.message)
+    problem = PolicyProblem(
+        f"the policy table in PostgreSQL cannot be read ({exc.message}), so web "
+        "access stays off; check that PostgreSQL is running (GET /api/v1/health)",
+        "PostgreSQL table policy",
+        code=Code.STORE_UNAVAILABLE,
+    )
+    return PolicySnapshot(dict.fromkeys(KNOWN_KEYS, False), problem)
