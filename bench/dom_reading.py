@@ -375,7 +375,7 @@ def shipped_scores(
             else:
                 if not filters:
                     per_page = block_data(pages, truths, False)
-                    filters.extend(out_of_fold(per_page, fold_of, block_names(pages))[1])
+                    filters.extend(out_of_fold(per_page, fold_of, block_names(pages), pages)[1])
                 threshold = keep_threshold(page_dict(page))
                 text = filtered(one_pass(filters[fold_of[index]]), page, kind, [threshold])[0]
                 cache[key] = truths[index].page.score(text)

@@ -319,12 +319,27 @@ def fit_blocks(examples: list[tuple[Any, Any, Any]], names: list[str]) -> Any:
     return lightgbm.train(BLOCK_PARAMS, data, num_boost_round=BLOCK_ROUNDS)
 
 
-def readings_of(per_page: list[PageBlocks], indices: list[int]) -> list[Examples]:
-    return [e for i in indices if per_page[i] is not None for e in per_page[i].values()]  # type: ignore[union-attr]
+def readings_of(
+    per_page: list[PageBlocks],
+    indices: list[int],
+    pages: list[dict[str, Any]],
+    balance: bool = True,
+) -> list[Examples]:
+    """The blocks of every reading of the ``indices`` pages, each corpus's labelled blocks
+    weighing the same in total (:mod:`bench.balance`; as before round seven without
+    ``balance``)."""
+    from bench.balance import balanced
+
+    present = [i for i in indices if per_page[i] is not None]
+    examples = [e for i in present for e in per_page[i].values()]  # type: ignore[union-attr]
+    if not balance:
+        return examples
+    corpora = [pages[i]["corpus"] for i in present for _ in per_page[i]]  # type: ignore[union-attr]
+    return balanced(examples, corpora)
 
 
 def out_of_fold(
-    per_page: list[PageBlocks], fold_of: list[int], names: list[str]
+    per_page: list[PageBlocks], fold_of: list[int], names: list[str], pages: list[dict[str, Any]]
 ) -> tuple[list[dict[str, Any] | None], list[Any]]:
     """First-pass chances of every block given by a model that never saw its site, and the
     first-pass model of each fold."""
@@ -335,7 +350,7 @@ def out_of_fold(
     for fold in range(FOLDS):
         started = time.perf_counter()
         model = fit_blocks(
-            readings_of(per_page, [i for i, f in enumerate(fold_of) if f != fold]), names
+            readings_of(per_page, [i for i, f in enumerate(fold_of) if f != fold], pages), names
         )
         models.append(model)
         for index, blocks in enumerate(per_page):
@@ -504,7 +519,7 @@ def cross_validate(
     choose among the filtered ones (the chooser also sees what the block model made of each
     reading; its training pages are filtered by block models that never saw their site)."""
     fold_of = folds(pages)
-    _, models = out_of_fold(per_page, fold_of, block_names(pages))
+    _, models = out_of_fold(per_page, fold_of, block_names(pages), pages)
     chosen = [""] * len(pages)
     measured = sorted({*THRESHOLDS, *(KEEP_GRID if keep_rules else [])})
     then_filtered: dict[float, list[dict[str, Any]]] = {t: [{}] * len(pages) for t in measured}
@@ -579,7 +594,8 @@ def main() -> int:
     per_page = block_data(pages, truths, options.rebuild)
     if not options.no_write:
         MODEL.write_text(fit(pages).model_to_string(), encoding="utf-8")
-        blocks = fit_blocks(readings_of(per_page, list(range(len(pages)))), block_names(pages))
+        everything = readings_of(per_page, list(range(len(pages))), pages)
+        blocks = fit_blocks(everything, block_names(pages))
         BLOCK_MODEL.write_text(blocks.model_to_string(), encoding="utf-8")
         for path in (MODEL, BLOCK_MODEL):
             print(f"wrote {path.relative_to(ROOT)} ({path.stat().st_size:,} bytes)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lxml import html as lxml_html
 
+from spyglass.fetch.blocks import Scored, split_blocks
 from spyglass.fetch.extract import extract_html
 from spyglass.fetch.features import page_features
 from spyglass.fetch.keep import GROUPS, declared_type, keep_threshold, thresholds
@@ -54,9 +55,7 @@ def test_the_shipped_thresholds_cut_declared_articles_more_strictly() -> None:
     assert keep_threshold(features(NEWS_ARTICLE)) > keep_threshold(features(PRODUCT))
 
 
-def test_a_doubtful_link_line_is_left_out_of_a_declared_article_but_kept_otherwise() -> None:
-    # The block model is unsure of the "read more" line (a chance near one half): the
-    # strict threshold of a declared article leaves it out; an undeclared page keeps it.
+def test_a_declared_article_keeps_its_paragraphs_and_drops_its_read_more_link() -> None:
     declared = extract_html(page(NEWS_ARTICLE), URL).markdown
     silent = extract_html(page(""), URL).markdown
     product = extract_html(page(PRODUCT), URL).markdown
@@ -64,5 +63,25 @@ def test_a_doubtful_link_line_is_left_out_of_a_declared_article_but_kept_otherwi
         assert "Paragraph 5: the harbour master" in markdown
         assert "# The harbour reopens after the storm" in markdown
     assert "Storm closes the harbour" not in declared
-    assert "Storm closes the harbour" in silent
-    assert "Storm closes the harbour" in product
+
+
+def test_a_doubtful_line_is_left_out_of_a_declared_article_but_kept_otherwise() -> None:
+    # A line the block model is unsure of, its chance between a declared article's threshold
+    # and the others': the strict threshold leaves it out, a product or a silent page keeps
+    # it. (Which lines a given model doubts changes with every retraining; the rule does not.)
+    shipped = thresholds()
+    doubtful = (shipped["article"] + max(shipped["other"], shipped["none"])) / 2
+    markdown = (
+        "# The harbour reopens after the storm\n\n"
+        "The harbour master said the quay was repaired over the winter.\n\n"
+        "Read more: [Storm closes the harbour](https://news.example/a)"
+    )
+    blocks = split_blocks(markdown)
+    chances = [
+        None if not b.text.strip() else doubtful if "Read more" in b.text else 0.95 for b in blocks
+    ]
+    scored = Scored(markdown, blocks, chances)
+    assert "Storm closes" not in scored.kept(keep_threshold(features(NEWS_ARTICLE)))
+    assert "Storm closes" not in scored.kept(keep_threshold(features(OG_ARTICLE)))
+    assert "Storm closes" in scored.kept(keep_threshold(features(PRODUCT)))
+    assert "Storm closes" in scored.kept(keep_threshold(features("")))
