@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -16,6 +17,7 @@ import psycopg
 import pytest
 
 from spyglass.core.policy import WEB_ACCESS
+from spyglass.errors import StoreUnavailable
 from spyglass.state.postgres import (
     MIGRATIONS,
     PostgresAudit,
@@ -300,5 +302,26 @@ async def test_a_loop_connection_the_server_dropped_is_made_again(database_url: 
     with psycopg.connect(database_url, autocommit=True) as admin:
         admin.execute(b"SELECT pg_terminate_backend(%s)", (pid,))
     [(again,)] = await loop_db.rows(b"SELECT pg_backend_pid()", ())
+    assert again != pid
+    loop_db.close()
+
+
+async def test_a_statement_the_server_never_answers_fails_closed_after_its_bound(
+    database_url: str,
+) -> None:
+    loop_db = LoopConnection(database_url, timeout=5, statement_seconds=0.5)
+    [(pid,)] = await loop_db.rows(b"SELECT pg_backend_pid()", ())
+    # The server process behind this connection stops: it takes the statement and never
+    # answers (the kernel still acknowledges every byte, so no socket timeout would notice).
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        with pytest.raises(StoreUnavailable, match=r"did not answer within 0\.5 s"):
+            # (psycopg then tries to cancel the statement for up to 5 s before it gives the
+            # connection up: the outer deadline only keeps a broken bound from hanging.)
+            await asyncio.wait_for(loop_db.rows(b"SELECT 1", ()), 30)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    # The connection it gave up is replaced by a fresh one.
+    [(again,)] = await asyncio.wait_for(loop_db.rows(b"SELECT pg_backend_pid()", ()), 20)
     assert again != pid
     loop_db.close()

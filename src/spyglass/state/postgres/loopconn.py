@@ -14,16 +14,26 @@ from typing import Any
 
 import psycopg
 
-from spyglass.state.postgres.connection import unavailable
+from spyglass.errors import StoreUnavailable
+from spyglass.state.postgres.connection import POOL_WAIT_SECONDS, unavailable
+
+#: How long one statement may take, its wait for the connection included, before PostgreSQL
+#: counts as unavailable: a server that takes a statement and never answers (stopped, stuck)
+#: must not hold every request behind it for ever. As long as a request may wait for a
+#: pooled connection.
+STATEMENT_SECONDS = POOL_WAIT_SECONDS
 
 
 class LoopConnection:
     """An autocommit :class:`psycopg.AsyncConnection` per event loop (the CLI runs a loop
     per call), made on first use and again when the server dropped it."""
 
-    def __init__(self, url: str, *, timeout: float) -> None:
+    def __init__(
+        self, url: str, *, timeout: float, statement_seconds: float = STATEMENT_SECONDS
+    ) -> None:
         self.url = url
         self.timeout = timeout
+        self.statement_seconds = statement_seconds
         self._connections: dict[asyncio.AbstractEventLoop, psycopg.AsyncConnection[Any]] = {}
 
     async def rows(self, sql: bytes, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
@@ -35,9 +45,18 @@ class LoopConnection:
     async def _rows(self, sql: bytes, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         for attempt in (1, 2):
             try:
-                db = await self._connection()
-                cursor = await db.execute(sql, params)
-                return await cursor.fetchall() if cursor.description else []
+                async with asyncio.timeout(self.statement_seconds):
+                    db = await self._connection()
+                    cursor = await db.execute(sql, params)
+                    return await cursor.fetchall() if cursor.description else []
+            except TimeoutError:
+                # psycopg has tried to cancel the statement and, failing that, closed the
+                # connection; either way its state is unknown, so it goes.
+                self._drop(asyncio.get_running_loop())
+                raise StoreUnavailable(
+                    "postgresql",
+                    f"PostgreSQL did not answer within {self.statement_seconds:g} s",
+                ) from None
             except psycopg.OperationalError as exc:
                 # A connection the server dropped: one fresh try, then report.
                 self._drop(asyncio.get_running_loop())
