@@ -16,7 +16,6 @@ itself on the next call once Redis is back.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import secrets
 import uuid
 import weakref
@@ -26,7 +25,7 @@ from typing import Any, TypeVar
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from redis.exceptions import NoScriptError, RedisError
+from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeout
 
 from spyglass.conversation.pending import (
@@ -182,17 +181,10 @@ class RedisState:
             ) from exc
 
     async def script(self, source: str, keys: list[str], args: list[Any]) -> Any:
-        """Run the Lua ``source`` by its SHA-1 (``EVALSHA``: the script is not sent again on
-        every call), sending it whole only when Redis does not have it yet (a restart)."""
-        sha = _sha(source)
-
-        async def work(r: aioredis.Redis) -> Any:
-            try:
-                return await r.evalsha(sha, len(keys), *keys, *args)
-            except NoScriptError:
-                return await r.eval(source, len(keys), *keys, *args)
-
-        return await self.call(work)
+        """Run the Lua ``source`` as redis-py's registered script: by its SHA-1 (``EVALSHA``:
+        the script is not sent again on every call), loaded only when Redis does not have it
+        yet (a restart)."""
+        return await self.call(lambda r: r.register_script(source)(keys=keys, args=args))
 
     async def health(self) -> dict[str, Any]:
         await self.call(lambda r: r.ping())
@@ -206,17 +198,6 @@ class RedisState:
             await client.connection_pool.disconnect()  # a pool passed in is not the client's
 
 
-#: Each script's SHA-1, as EVALSHA names it.
-_SHAS: dict[str, str] = {}
-
-
-def _sha(source: str) -> str:
-    sha = _SHAS.get(source)
-    if sha is None:
-        sha = _SHAS[source] = hashlib.sha1(source.encode(), usedforsecurity=False).hexdigest()
-    return sha
-
-
 def _ms(seconds: float) -> int:
     return max(1, int(seconds * 1000))
 
@@ -227,24 +208,25 @@ class RedisConfirmationStore:
     def __init__(self, state: RedisState) -> None:
         self.state = state
 
-    def queue_put(self, pipe: Any, record: PendingRecord) -> None:
-        """Add the commands that keep ``record`` to ``pipe`` (a MULTI pipeline)."""
+    def _kept(self, record: PendingRecord) -> tuple[str, str, int, str]:
+        """How ``record`` is kept: its key, its value, its life in ms and its member of the
+        due set (until answered or claimed; the member holds the record for the audit)."""
         digest = token_digest(record.token)
         # Kept a grace period past expiry so a late approval hears "expired", not "unknown".
         ttl = record.expires_at - self.state.clock() + TOKEN_TTL_SECONDS
         value = record_to_json(record)
-        pipe.set(PREFIX + "confirm:" + digest, value, px=_ms(ttl))
-        # Until answered or claimed; the member holds the record for the audit.
-        pipe.zadd(self.DUE, {f"{digest} {value}": record.expires_at})
+        return PREFIX + "confirm:" + digest, value, _ms(ttl), f"{digest} {value}"
+
+    def queue_put(self, pipe: Any, record: PendingRecord) -> None:
+        """Add the commands that keep ``record`` to ``pipe`` (a MULTI pipeline)."""
+        key, value, ttl_ms, member = self._kept(record)
+        pipe.set(key, value, px=ttl_ms)
+        pipe.zadd(self.DUE, {member: record.expires_at})
 
     async def put(self, record: PendingRecord) -> None:
-        digest = token_digest(record.token)
-        ttl = record.expires_at - self.state.clock() + TOKEN_TTL_SECONDS
-        value = record_to_json(record)
+        key, value, ttl_ms, member = self._kept(record)
         await self.state.script(
-            _PUT_CONFIRMATION,
-            [PREFIX + "confirm:" + digest, self.DUE],
-            [value, _ms(ttl), f"{digest} {value}", repr(record.expires_at)],
+            _PUT_CONFIRMATION, [key, self.DUE], [value, ttl_ms, member, repr(record.expires_at)]
         )
 
     @classmethod
