@@ -42,6 +42,14 @@ AUDIT_FIELDS = (
 )
 
 
+def refuse_other_fields(event: Mapping[str, Any]) -> None:
+    """Raise :class:`ValueError` if ``event`` carries a field outside :data:`AUDIT_FIELDS`:
+    every sink checks before it writes anything."""
+    unknown = set(event) - set(AUDIT_FIELDS)
+    if unknown:
+        raise ValueError(f"audit events may not carry {sorted(unknown)}")
+
+
 class AuditSink(Protocol):
     def record(self, event: Mapping[str, Any]) -> None:
         """Record ``event``; a sink may finish writing it after returning."""
@@ -61,9 +69,7 @@ class AuditLog:
         self._lock = threading.Lock()
 
     def record(self, event: Mapping[str, Any]) -> None:
-        unknown = set(event) - set(AUDIT_FIELDS)
-        if unknown:
-            raise ValueError(f"audit events may not carry {sorted(unknown)}")
+        refuse_other_fields(event)
         line = json.dumps(dict(event), separators=(",", ":"), ensure_ascii=True) + "\n"
         data = line.encode("ascii")
         make_private_dir(self.path.parent)

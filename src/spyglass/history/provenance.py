@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from spyglass.core.lane import STORES
+from spyglass.core.drive import blocking
 from spyglass.history.store import HistoryStore, SQLiteHistory, ThreadedHistory
 from spyglass.privacy.provenance import InMemoryProvenanceStore, ProvenanceStore, Source
 
@@ -57,10 +57,10 @@ class SQLiteProvenanceStore:
                 self._db = None
 
     async def add(self, conversation_id: str, sources: Sequence[Source]) -> None:
-        await STORES.run(self.add_now, conversation_id, sources)
+        await blocking(self.add_now, conversation_id, sources)
 
     async def sources(self, conversation_id: str) -> list[Source]:
-        return await STORES.run(self.sources_now, conversation_id)
+        return await blocking(self.sources_now, conversation_id)
 
     def add_now(self, conversation_id: str, sources: Sequence[Source]) -> None:
         """:meth:`add`, blocking the calling thread."""

@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
 
-from spyglass.core.lane import STORES
+from spyglass.core.drive import blocking
 from spyglass.history.migrations import migrate
 from spyglass.paths import make_private_dir
 
@@ -129,10 +129,10 @@ class ThreadedHistory:
         self.store = store
 
     async def exists(self, conversation_id: str) -> bool:
-        return await STORES.run(self.store.exists, conversation_id)
+        return await blocking(self.store.exists, conversation_id)
 
     async def add_user(self, conversation_id: str, turn_id: str, text: str, *, title: str) -> None:
-        await STORES.run(
+        await blocking(
             functools.partial(self.store.add_user, conversation_id, turn_id, text, title=title)
         )
 
@@ -148,7 +148,7 @@ class ThreadedHistory:
         exchanges: list[dict[str, Any]],
         receipt: dict[str, Any] | None = None,
     ) -> None:
-        await STORES.run(
+        await blocking(
             functools.partial(
                 self.store.save_assistant,
                 conversation_id,
@@ -163,22 +163,22 @@ class ThreadedHistory:
         )
 
     async def messages(self, conversation_id: str) -> list[dict[str, Any]]:
-        return await STORES.run(self.store.messages, conversation_id)
+        return await blocking(self.store.messages, conversation_id)
 
     async def receipts(self, since: datetime) -> list[dict[str, Any]]:
-        return await STORES.run(self.store.receipts, since)
+        return await blocking(self.store.receipts, since)
 
     async def conversations(self, query: str | None = None) -> list[dict[str, Any]]:
-        return await STORES.run(self.store.conversations, query)
+        return await blocking(self.store.conversations, query)
 
     async def conversation(self, conversation_id: str) -> dict[str, Any] | None:
-        return await STORES.run(self.store.conversation, conversation_id)
+        return await blocking(self.store.conversation, conversation_id)
 
     async def delete(self, conversation_id: str) -> bool:
-        return await STORES.run(self.store.delete, conversation_id)
+        return await blocking(self.store.delete, conversation_id)
 
     async def prune(self) -> int:
-        return await STORES.run(self.store.prune)
+        return await blocking(self.store.prune)
 
     async def close(self) -> None:
         self.store.close()

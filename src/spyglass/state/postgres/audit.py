@@ -12,7 +12,7 @@ from typing import Any
 
 import psycopg
 
-from spyglass.core.audit import AUDIT_FIELDS
+from spyglass.core.audit import refuse_other_fields
 from spyglass.errors import StoreUnavailable
 from spyglass.state.postgres.connection import connect
 from spyglass.state.postgres.loopconn import LoopConnection
@@ -46,9 +46,7 @@ class PostgresAudit:
         sent after it, as the file log's is. Written on the event loop's own connection; while
         PostgreSQL cannot be reached the event waits in the writer thread's queue (written
         once it is back) and the answer does not wait for it."""
-        unknown = set(event) - set(AUDIT_FIELDS)
-        if unknown:
-            raise ValueError(f"audit events may not carry {sorted(unknown)}")
+        refuse_other_fields(event)
         if not self._failing:
             try:
                 await self._loop.rows(
@@ -60,9 +58,7 @@ class PostgresAudit:
         self._enqueue(event)
 
     def _enqueue(self, event: Mapping[str, Any]) -> None:
-        unknown = set(event) - set(AUDIT_FIELDS)
-        if unknown:
-            raise ValueError(f"audit events may not carry {sorted(unknown)}")
+        refuse_other_fields(event)
         self._ensure_thread()
         with self._idle:
             self._pending += 1
