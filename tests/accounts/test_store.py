@@ -111,6 +111,34 @@ async def test_disabling_an_account_signs_it_out_everywhere(store: AccountStore)
     assert await store.resolve(API_TOKEN, token) is None  # re-enabling restores nothing
 
 
+async def test_a_console_session_names_its_person_until_it_expires_or_they_go(
+    store: AccountStore, clock: Clock
+) -> None:
+    sam = await store.create("sam", Role.MEMBER)
+    ada = await store.create("ada", Role.MEMBER)
+    sams = await store.issue(sam.id, SESSION, 3600)
+    adas = await store.issue(ada.id, SESSION, 7200)
+    found = await store.session(sams)
+    assert found != "unbound" and found is not None and found.id == sam.id
+    # A session bound to nobody is one from before accounts existed.
+    assert await store.session("a-session-from-before-accounts") == "unbound"
+    await store.update(sam.id, disabled=True)
+    assert await store.session(sams) is None
+    await store.update(sam.id, disabled=False)
+    await store.remove(sam.id)
+    assert await store.session(sams) is None  # its binding names an account that is gone
+    clock.now += 7201
+    assert await store.session(adas) is None
+
+
+async def test_an_api_token_is_not_spent_by_signing_in_with_it(store: AccountStore) -> None:
+    sam = await store.create("sam", Role.MEMBER)
+    token = await store.issue(sam.id, API_TOKEN, None)
+    for _ in range(2):
+        found = await store.resolve(API_TOKEN, token)
+        assert found is not None and found.id == sam.id
+
+
 async def test_credentials_are_kept_only_as_digests(tmp_path: Path, clock: Clock) -> None:
     from spyglass.accounts.sqlite import SQLiteRunner
 

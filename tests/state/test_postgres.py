@@ -325,3 +325,40 @@ async def test_a_statement_the_server_never_answers_fails_closed_after_its_bound
     [(again,)] = await asyncio.wait_for(loop_db.rows(b"SELECT pg_backend_pid()", ()), 20)
     assert again != pid
     loop_db.close()
+
+
+def client_backends(database_url: str) -> list[int]:
+    """The server processes of every other connection to this database."""
+    name = database_url.rsplit("/", 1)[1]
+    with psycopg.connect(database_url, autocommit=True) as admin:
+        rows = admin.execute(
+            b"SELECT pid FROM pg_stat_activity WHERE datname = %s "
+            b"AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
+            (name,),
+        ).fetchall()
+    return [pid for (pid,) in rows]
+
+
+async def test_a_history_statement_the_server_never_answers_fails_closed_after_its_bound(
+    database_url: str,
+) -> None:
+    upgrade(database_url, 5)
+    history = PostgresHistory(database_url, retention_days=30, timeout=5, statement_seconds=0.5)
+    await history.add_user("c1", "t1", "before", title="before")
+    pids = client_backends(database_url)
+    # The server processes behind the pool's connections stop: the pool's own check of the
+    # connection it hands out, a query too, is sent and never answered.
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        with pytest.raises(StoreUnavailable, match=r"did not answer within 0\.5 s"):
+            # (psycopg then tries to cancel for up to 5 s before it gives the connection up:
+            # the outer deadline only keeps a broken bound from hanging.)
+            await asyncio.wait_for(history.exists("c1"), 30)
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
+    # The pool replaces the connection it gave up; the history answers again and closes.
+    assert await asyncio.wait_for(history.exists("c1"), 30)
+    assert set(pids) - set(client_backends(database_url))
+    await asyncio.wait_for(history.close(), 30)

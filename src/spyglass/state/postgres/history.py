@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -14,7 +15,12 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from spyglass.history.store import _public, _stamp, assistant_values, utc_now
 from spyglass.privacy.provenance import Source
-from spyglass.state.postgres.connection import POOL_WAIT_SECONDS, unavailable
+from spyglass.state.postgres.connection import (
+    POOL_WAIT_SECONDS,
+    STATEMENT_SECONDS,
+    not_answering,
+    unavailable,
+)
 
 
 def search_query(text: str) -> str | None:
@@ -35,9 +41,11 @@ class PostgresHistory:
         retention_days: int,
         timeout: float,
         clock: Callable[[], datetime] = utc_now,
+        statement_seconds: float = STATEMENT_SECONDS,
     ) -> None:
         self.url = url
         self.timeout = timeout
+        self.statement_seconds = statement_seconds
         self.retention = timedelta(days=retention_days)
         self._clock = clock
         self._pool: AsyncConnectionPool | None = None
@@ -67,11 +75,17 @@ class PostgresHistory:
     async def _run(self, sql: str, params: tuple[Any, ...] = (), *, fetch: bool = True) -> Any:
         pool = await self._connection_pool()
         try:
-            async with pool.connection() as db:
+            # The bound covers the pool's own check of the connection it hands out (a query
+            # too) as well as the statement: a server that stopped answering fails the call
+            # closed instead of holding it. psycopg then cancels what was sent and, failing
+            # that, drops the connection, and the pool replaces it.
+            async with asyncio.timeout(self.statement_seconds), pool.connection() as db:
                 cursor = await db.execute(sql.encode(), params)
                 if not fetch:
                     return cursor.rowcount
                 return await cursor.fetchall()
+        except TimeoutError:
+            raise not_answering(self.statement_seconds) from None
         except (psycopg.OperationalError, PoolTimeout) as exc:
             raise unavailable(exc) from exc
 

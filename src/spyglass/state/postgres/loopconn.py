@@ -14,14 +14,7 @@ from typing import Any
 
 import psycopg
 
-from spyglass.errors import StoreUnavailable
-from spyglass.state.postgres.connection import POOL_WAIT_SECONDS, unavailable
-
-#: How long one statement may take, its wait for the connection included, before PostgreSQL
-#: counts as unavailable: a server that takes a statement and never answers (stopped, stuck)
-#: must not hold every request behind it for ever. As long as a request may wait for a
-#: pooled connection.
-STATEMENT_SECONDS = POOL_WAIT_SECONDS
+from spyglass.state.postgres.connection import STATEMENT_SECONDS, not_answering, unavailable
 
 
 class LoopConnection:
@@ -53,10 +46,7 @@ class LoopConnection:
                 # psycopg has tried to cancel the statement and, failing that, closed the
                 # connection; either way its state is unknown, so it goes.
                 self._drop(asyncio.get_running_loop())
-                raise StoreUnavailable(
-                    "postgresql",
-                    f"PostgreSQL did not answer within {self.statement_seconds:g} s",
-                ) from None
+                raise not_answering(self.statement_seconds) from None
             except psycopg.OperationalError as exc:
                 # A connection the server dropped: one fresh try, then report.
                 self._drop(asyncio.get_running_loop())
