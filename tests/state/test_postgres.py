@@ -26,7 +26,7 @@ from spyglass.state.postgres import (
     upgrade,
 )
 from spyglass.state.postgres.loopconn import LoopConnection
-from tests.support.state_servers import PostgresServer, free_port
+from tests.support.state_servers import PostgresServer, client_backends, free_port
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
@@ -327,18 +327,6 @@ async def test_a_statement_the_server_never_answers_fails_closed_after_its_bound
     loop_db.close()
 
 
-def client_backends(database_url: str) -> list[int]:
-    """The server processes of every other connection to this database."""
-    name = database_url.rsplit("/", 1)[1]
-    with psycopg.connect(database_url, autocommit=True) as admin:
-        rows = admin.execute(
-            b"SELECT pid FROM pg_stat_activity WHERE datname = %s "
-            b"AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
-            (name,),
-        ).fetchall()
-    return [pid for (pid,) in rows]
-
-
 async def test_a_history_statement_the_server_never_answers_fails_closed_after_its_bound(
     database_url: str,
 ) -> None:
@@ -362,3 +350,27 @@ async def test_a_history_statement_the_server_never_answers_fails_closed_after_i
     assert await asyncio.wait_for(history.exists("c1"), 30)
     assert set(pids) - set(client_backends(database_url))
     await asyncio.wait_for(history.close(), 30)
+
+
+def test_a_switch_the_server_never_answers_fails_closed_after_its_bound(
+    database_url: str,
+) -> None:
+    upgrade(database_url, 5)
+    policy = PostgresPolicy(database_url, timeout=5, statement_seconds=0.5)
+    policy.set(WEB_ACCESS, True)
+    pids = client_backends(database_url)
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        # A blocking caller (the policy route, the command line) has no event loop to bound
+        # it: a timer does.
+        with pytest.raises(StoreUnavailable, match=r"did not answer within 0\.5 s"):
+            policy.set(WEB_ACCESS, False)
+        # The connection it gave up is replaced: a new server process answers. (The stopped
+        # one has not made the change; a switch's change is the same made twice, so
+        # setting it again is always safe.)
+        assert policy.read()[WEB_ACCESS] is True
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
+    policy.close()

@@ -236,3 +236,17 @@ def redis_url(redis_server: RedisServer) -> str:
 def database_url(postgres_server: PostgresServer) -> str:
     """A fresh PostgreSQL database for this test."""
     return postgres_server.new_database()
+
+
+def client_backends(database_url: str) -> list[int]:
+    """The server processes of every other connection to this database."""
+    import psycopg
+
+    name = database_url.rsplit("/", 1)[1]
+    with psycopg.connect(database_url, autocommit=True) as admin:
+        rows = admin.execute(
+            b"SELECT pid FROM pg_stat_activity WHERE datname = %s "
+            b"AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
+            (name,),
+        ).fetchall()
+    return [pid for (pid,) in rows]

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import psycopg
@@ -34,3 +39,36 @@ def connect(url: str, timeout: float) -> psycopg.Connection[Any]:
         return psycopg.connect(url, connect_timeout=max(1, round(timeout)), autocommit=True)
     except psycopg.Error as exc:
         raise unavailable(exc) from exc
+
+
+def interrupt(db: psycopg.Connection[Any]) -> None:
+    """End any wait on ``db``'s socket with an error (from any thread): a thread blocked on a
+    server that stopped answering hears nothing else, since the kernel still acknowledges
+    every byte."""
+    if db.closed:
+        return
+    try:
+        # A duplicate of libpq's descriptor, so libpq's own stays open until it closes it.
+        with socket.socket(fileno=os.dup(db.pgconn.socket)) as sock:
+            sock.shutdown(socket.SHUT_RDWR)
+    except (OSError, psycopg.Error):
+        pass  # already closed: nothing is waiting on it
+
+
+@contextmanager
+def answered_within(db: psycopg.Connection[Any], seconds: float) -> Iterator[threading.Event]:
+    """Interrupt ``db`` (:func:`interrupt`) if the block outlives ``seconds``; the event
+    says whether it did. For a blocking caller with no event loop to bound it."""
+    fired = threading.Event()
+
+    def expire() -> None:
+        fired.set()
+        interrupt(db)
+
+    timer = threading.Timer(seconds, expire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield fired
+    finally:
+        timer.cancel()

@@ -12,7 +12,13 @@ from spyglass.core.outcome import Code
 from spyglass.core.policy import KNOWN_KEYS, PolicyProblem, PolicySnapshot
 from spyglass.core.policy import default as policy_default
 from spyglass.errors import StoreUnavailable
-from spyglass.state.postgres.connection import connect, unavailable
+from spyglass.state.postgres.connection import (
+    STATEMENT_SECONDS,
+    answered_within,
+    connect,
+    not_answering,
+    unavailable,
+)
 from spyglass.state.postgres.loopconn import LoopConnection
 
 logger = logging.getLogger(__name__)
@@ -28,25 +34,34 @@ class PostgresPolicy:
 
     blocking = True
 
-    def __init__(self, url: str, *, timeout: float) -> None:
+    def __init__(
+        self, url: str, *, timeout: float, statement_seconds: float = STATEMENT_SECONDS
+    ) -> None:
         self.url = url
         self.timeout = timeout
+        self.statement_seconds = statement_seconds
         self._lock = threading.Lock()
         self._db: psycopg.Connection[Any] | None = None
-        self._loop = LoopConnection(url, timeout=timeout)
+        self._loop = LoopConnection(url, timeout=timeout, statement_seconds=statement_seconds)
 
     def _query(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        # Blocking callers (the policy routes, the command line): bounded by a timer, since
+        # there is no event loop to bound them with.
         with self._lock:
             for attempt in (1, 2):
+                expired: threading.Event | None = None
                 try:
                     if self._db is None or self._db.closed:
                         self._db = connect(self.url, self.timeout)
-                    return self._db.execute(sql.encode(), params).fetchall()
+                    with answered_within(self._db, self.statement_seconds) as expired:
+                        return self._db.execute(sql.encode(), params).fetchall()
                 except psycopg.OperationalError as exc:
                     # A connection the server dropped: one fresh try, then report.
                     if self._db is not None:
                         self._db.close()
                     self._db = None
+                    if expired is not None and expired.is_set():
+                        raise not_answering(self.statement_seconds) from exc
                     if attempt == 2:
                         raise unavailable(exc) from exc
         raise AssertionError("unreachable")  # pragma: no cover
