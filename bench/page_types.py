@@ -214,9 +214,11 @@ def stacked_choice(
             inside = [i for i, f in enumerate(fold_of) if f == other]
             found = models.probabilities(inside, frozenset({fold, other}))
             train += [with_types(pages[i], found[i], names) for i in inside if pages[i]["rows"]]
-        chooser = variants.fit_chooser(
-            train, list(range(len(train))), lambda i, t=train: chooser_targets(t[i]), {"seed": seed}
-        )
+
+        def target(index: int, rows: list[dict[str, Any]] = train) -> list[float]:
+            return chooser_targets(rows[index])
+
+        chooser = variants.fit_chooser(train, list(range(len(train))), target, {"seed": seed})
         for index in test:
             chosen[index] = training.pick(chooser, with_types(pages[index], held_out[index], names))
     return chosen, held_out
@@ -282,7 +284,8 @@ def confusion(pages: list[dict[str, Any]], held_out: dict[int, list[float]]) -> 
     matrix: Counter[tuple[str, str]] = Counter()
     traf: Counter[str] = Counter()
     for index, page in enumerate(pages):
-        guess = TYPES[max(range(len(TYPES)), key=lambda k, p=held_out[index]: p[k])]
+        chances = held_out[index]
+        guess = TYPES[chances.index(max(chances))]
         if page["corpus"] == "wcxb":
             matrix[(page["type"], guess)] += 1
         else:
