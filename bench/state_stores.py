@@ -19,8 +19,13 @@ reverse proxy would. Both backends run side by side.
 ``--baseline-src`` adds shared stores running another source tree (its own Redis and
 PostgreSQL) to the same alternation: before and after a change, measured in one run.
 
+The processes reach Redis and PostgreSQL through their Unix sockets, as the systemd
+deployment on one computer does (``deploy/systemd/spyglass.env``); ``--transport tcp`` goes
+through 127.0.0.1 instead, as containers on one network must.
+
     .venv/bin/python -m bench.state_stores [--samples 100] [--conversations 200] [--runs 3]
     .venv/bin/python -m bench.state_stores --baseline-src /path/to/parent/src
+    .venv/bin/python -m bench.state_stores --transport tcp
     .venv/bin/python -m bench.state_stores --stores-only   # the stores alone, in process
 """
 
@@ -208,8 +213,10 @@ def backend_env(
     folder: Path,
     postgres: PostgresServer | None,
     redis: RedisServer | None,
+    transport: str = "unix",
 ) -> tuple[list[Path], dict[str, str]]:
-    """The homes of ``count`` processes on ``backend`` and the settings they add."""
+    """The homes of ``count`` processes on ``backend`` and the settings they add; the shared
+    backend's servers reached through ``transport`` (``unix`` sockets or ``tcp``)."""
     if backend == "embedded":
         home = folder / f"embedded-{count}"
         PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
@@ -221,10 +228,11 @@ def backend_env(
     policy.set(WEB_ACCESS, True)
     policy.close()
     homes = [folder / f"shared-{count}-{i}" for i in range(count)]
+    unix = transport == "unix"
     return homes, {
         "SPYGLASS_STATE__BACKEND": "shared",
-        "SPYGLASS_STATE__REDIS_URL": redis.url,
-        "SPYGLASS_STATE__DATABASE_URL": url,
+        "SPYGLASS_STATE__REDIS_URL": redis.unix_url if unix else redis.url,
+        "SPYGLASS_STATE__DATABASE_URL": postgres.unix_url(url) if unix else url,
     }
 
 
@@ -235,6 +243,7 @@ async def run(
     runs: int,
     src: Path | None,
     baseline: Path | None,
+    transport: str = "unix",
 ) -> None:
     # Each shared cluster has its own Redis and PostgreSQL, so their CPU is its own.
     trees: dict[str, Path | None] = {"embedded": src, "shared": src}
@@ -269,7 +278,9 @@ async def run(
                             assert redis.process is not None and postgres.process is not None
                             pids = [redis.process.pid, postgres.process.pid]
                             where = Path(folder) / str(number)
-                            homes, env = backend_env("shared", count, where, postgres, redis)
+                            homes, env = backend_env(
+                                "shared", count, where, postgres, redis, transport
+                            )
                         processes = stack.enter_context(
                             started(count, homes, base | env, trees[backend])
                         )
@@ -314,6 +325,7 @@ async def run(
             redis.close()
             postgres.close()
     print()
+    print(f"Shared stores reached through {'Unix sockets' if transport == 'unix' else 'TCP'}.")
     print(
         f"| stores | processes | approval round trip (median of {runs} run medians) | adds "
         "over embedded (median of pairs, median of runs) | CPU per round trip (with its "
@@ -407,6 +419,13 @@ def main() -> None:
         "alternated with the others: before and after in the same run.",
     )
     parser.add_argument(
+        "--transport",
+        choices=["unix", "tcp"],
+        default="unix",
+        help="How the processes reach Redis and PostgreSQL: their Unix sockets (one computer, "
+        "as the systemd deployment) or 127.0.0.1 (as containers on one network).",
+    )
+    parser.add_argument(
         "--stores-only", action="store_true", help="Only the in-process cost of the stores."
     )
     args = parser.parse_args()
@@ -415,7 +434,15 @@ def main() -> None:
         return
     counts = [int(c) for c in args.processes.split(",")]
     asyncio.run(
-        run(args.samples, args.conversations, counts, args.runs, args.src, args.baseline_src)
+        run(
+            args.samples,
+            args.conversations,
+            counts,
+            args.runs,
+            args.src,
+            args.baseline_src,
+            args.transport,
+        )
     )
 
 

@@ -333,3 +333,57 @@ async def test_an_approval_round_trip_makes_seven_postgresql_statements_and_no_t
                 made = statements(handle.read().decode("utf-8", "replace"))
     assert len(made) == 3 * STATEMENTS_PER_APPROVAL, "\n".join(made)
     assert not [s for s in made if s.split(": ", 1)[-1].startswith(("BEGIN", "COMMIT"))]
+
+
+async def test_a_process_on_the_same_computer_reaches_both_servers_through_their_unix_sockets(
+    tmp_path: Path,
+    redis_server: RedisServer,
+    postgres_server: PostgresServer,
+    shared_env: dict[str, str],
+    searxng: SearXNGShaped,
+) -> None:
+    database_url = postgres_server.new_database()  # no other process connected to it
+    upgrade(database_url, 5)
+    policy = PostgresPolicy(database_url, timeout=5)
+    policy.set(WEB_ACCESS, True)
+    policy.close()
+    env = shared_env | {
+        "SPYGLASS_STATE__REDIS_URL": redis_server.unix_url,
+        "SPYGLASS_STATE__DATABASE_URL": postgres_server.unix_url(database_url),
+    }
+    invoke = "/api/v1/capabilities/web.search/invoke"
+    arguments = {"query": "otters by socket"}
+    with ServeProcess(tmp_path / "home", env, api_token=TOKEN) as process:
+        async with process.client() as client:
+            health = await client.get("/api/v1/health")
+            asked = await client.post(invoke, json={"arguments": arguments})
+            token = asked.json()["pending_confirmation"]["token"]
+            done = await client.post(
+                invoke,
+                json={"arguments": arguments, "confirmation": {"token": token, "approve": True}},
+            )
+        # Every connection the process made to PostgreSQL came through the socket (no
+        # client address), and Redis has a client on its socket (the server is shared with
+        # other tests, whose clients come by TCP).
+        name = database_url.rsplit("/", 1)[1]
+        with psycopg.connect(database_url, autocommit=True) as admin:
+            addresses = admin.execute(
+                b"SELECT client_addr FROM pg_stat_activity WHERE datname = %s "
+                b"AND pid <> pg_backend_pid() AND backend_type = 'client backend'",
+                (name,),
+            ).fetchall()
+        clients = redis_client_addresses(redis_server)
+    assert health.status_code == 200, health.text
+    assert done.json()["status"] == "ok", done.text
+    assert searxng.queries == ["otters by socket"]
+    assert addresses and all(address is None for (address,) in addresses)
+    assert any(address.startswith("/") for address in clients), clients
+
+
+def redis_client_addresses(server: RedisServer) -> list[str]:
+    """The address of every client connected to ``server`` (a path for a Unix socket)."""
+    import redis
+
+    with redis.Redis.from_url(server.url) as admin:
+        listed = admin.client_list()
+    return [str(client.get("addr", "")) for client in listed]

@@ -43,8 +43,8 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], what: str) -> Non
 
 
 class RedisServer:
-    """``redis-server`` on 127.0.0.1:<free port>, no persistence; can be stopped and restarted
-    on the same port."""
+    """``redis-server`` on 127.0.0.1:<free port> and on a Unix socket, no persistence; can be
+    stopped and restarted on the same port."""
 
     def __init__(self) -> None:
         binary = shutil.which("redis-server")
@@ -59,6 +59,12 @@ class RedisServer:
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
+
+    @property
+    def unix_url(self) -> str:
+        """The same server through its Unix socket, as a server on the same computer is best
+        reached."""
+        return f"unix://{self.folder / 'redis.sock'}?db=0"
 
     def start(self) -> None:
         self.process = subprocess.Popen(
@@ -76,6 +82,10 @@ class RedisServer:
                 str(self.folder),
                 "--protected-mode",
                 "no",
+                "--unixsocket",
+                str(self.folder / "redis.sock"),
+                "--unixsocketperm",
+                "700",
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -185,6 +195,11 @@ class PostgresServer:
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://spyglass@127.0.0.1:{self.port}/{database}"
+
+    def unix_url(self, url: str) -> str:
+        """``url`` (one of this server's) through the server's Unix socket instead."""
+        database = url.rsplit("/", 1)[1]
+        return f"postgresql://spyglass@/{database}?host={self.root}&port={self.port}"
 
     def new_database(self) -> str:
         """A fresh, empty database; its URL."""

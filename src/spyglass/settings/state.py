@@ -21,12 +21,15 @@ class StateSettings(_Section):
     )
     redis_url: SecretStr | None = Field(
         default=None,
-        description="Redis URL for backend = shared, e.g. redis://:password@127.0.0.1:6379/0.",
+        description="Redis URL for backend = shared, e.g. redis://:password@127.0.0.1:6379/0, "
+        "or through its Unix socket on the same computer "
+        "unix://:password@/run/redis/redis-server.sock?db=0.",
     )
     database_url: SecretStr | None = Field(
         default=None,
         description="PostgreSQL URL for backend = shared, e.g. "
-        "postgresql://spyglass:password@127.0.0.1:5432/spyglass.",
+        "postgresql://spyglass:password@127.0.0.1:5432/spyglass, or through its Unix socket "
+        "on the same computer postgresql:///spyglass?host=/var/run/postgresql.",
     )
     lease_seconds: float = Field(
         default=30.0,
