@@ -84,6 +84,11 @@ def _article(tree: lxml_html.HtmlElement) -> str:
         include_tables=True,
         include_formatting=True,
         with_metadata=False,
+        # The article, not the readers' comments under it: untrusted text of other people
+        # that a reader of the article did not ask for, and about a twentieth of the time
+        # (docs/benchmarks.md, round nine). A page whose comments are its content (a forum
+        # thread) is read by the region and block readings.
+        include_comments=False,
         # Skips trafilatura's second pass (readability/justext comparison), about a third
         # of its time; the region and block candidates recover what that pass would.
         fast=True,
