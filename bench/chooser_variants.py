@@ -48,6 +48,14 @@ Weight = Callable[[dict[str, Any]], float]
 Grid = list[dict[str, dict[float, dict[str, float]]]]
 
 
+def best_of(scores: Any) -> str:
+    """The reading whose score in ``scores`` (one per reading, in ``KINDS`` order) is the
+    highest."""
+    from spyglass.fetch.candidates import KINDS
+
+    return str(max(KINDS, key=lambda kind: float(scores[KINDS.index(kind)])))
+
+
 def filtered_grid(
     pages: list[dict[str, Any]],
     truths: list[training.Truth],
@@ -320,7 +328,7 @@ def chooser_rows(pages: list[dict[str, Any]], fold_of: list[int], grid: Grid) ->
         *(
             (
                 f"trafilatura-eval target: snippets found, pooled, seed {seed}",
-                lambda t, s=seed: fit_chooser(pages, t, utility, {"seed": s}),  # type: ignore[misc]
+                lambda t, s=seed: fit_chooser(pages, t, utility, {"seed": s}),
             )
             for seed in SEEDS
         ),
@@ -356,7 +364,7 @@ def chooser_rows(pages: list[dict[str, Any]], fold_of: list[int], grid: Grid) ->
         ),
     ]
     table = Table()
-    best = [max(KINDS, key=lambda k, i=i: output(i)[KINDS.index(k)]) for i in range(len(pages))]
+    best = [best_of(output(i)) for i in range(len(pages))]
     shipped_choice: list[str] = []
     for title, fit in variants:
         chosen = held_out_choice(pages, fold_of, fit)

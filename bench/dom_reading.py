@@ -55,8 +55,8 @@ import pickle
 import statistics
 import sys
 import time
-from collections import Counter
-from collections.abc import Callable
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -139,6 +139,11 @@ SAMPLE = 200_000
 #: What the DOM-block model made of a page, for the chooser (``--summary``).
 SUMMARY_FEATURES = ["dom_mean_chance", "dom_kept_share", "dom_kept_words"]
 DOM_PARAMS: dict[str, Any] = {**BLOCK_PARAMS, "num_leaves": 31, "min_data_in_leaf": 40}
+
+
+def best_of(kinds: Sequence[str], page: dict[str, Any]) -> str:
+    """The reading among ``kinds`` that scores best on ``page``."""
+    return str(max(kinds, key=lambda kind: float(page["scores"][kind]["f1"])))
 
 
 def segment_page(
@@ -247,7 +252,7 @@ def assembled(data: dict[str, Any], chances: Any, threshold: float) -> str:
     from spyglass.fetch.segments import Segment, assemble, kept
 
     found = [
-        Segment(None, kind, markdown, tuple(cells), table=table)  # type: ignore[arg-type]
+        Segment(None, kind, markdown, tuple(cells), table=table)
         for kind, markdown, cells, table in data["segments"]
     ]
     # Links are absolute already (the segments are read as the region reader reads).
@@ -337,7 +342,7 @@ def heldout_chances(
             cached: list[Any] = pickle.load(handle)
             return cached
     chances: list[Any] = [None] * len(data)
-    importance: Counter[str] = Counter()
+    importance: dict[str, float] = defaultdict(float)
     for fold in range(FOLDS):
         started = time.perf_counter()
         model = fit_segments([d for d, f in zip(data, fold_of, strict=True) if f != fold], names)
@@ -347,7 +352,8 @@ def heldout_chances(
             if fold_of[index] == fold and d["rows"] is not None and len(d["labels"]):
                 chances[index] = model.predict(d["rows"].astype("float64"), num_threads=1)
         print(f"  dom model, fold {fold + 1}: {time.perf_counter() - started:.0f} s", flush=True)
-    print("  top features:", ", ".join(f"{n}" for n, _ in importance.most_common(25)))
+    strongest = sorted(importance, key=lambda name: -importance[name])[:25]
+    print("  top features:", ", ".join(strongest))
     with held_out.open("wb") as handle:
         pickle.dump(chances, handle)
     return chances
@@ -442,7 +448,7 @@ def evaluate(
                 extra = summary(chances[index], data[index], thresholds[index])
                 page["rows"] = [[*row, *extra] for row in page["rows"]]
                 page["names"] = [*page["names"], *SUMMARY_FEATURES]
-    best = [max(kinds, key=lambda k, p=p: p["scores"][k]["f1"]) for p in seen]
+    best = [best_of(kinds, p) for p in seen]
     report(
         f"ceiling {label} {title}",
         _as(pages, [p["scores"][k] for p, k in zip(seen, best, strict=True)]),
@@ -538,16 +544,16 @@ def timing(
         k: [] for k in ("trafilatura", "shipped", "four-way", "segments", "rows", "model", "dom")
     }
     for page_id in spread(page_ids("wcxb"), count):
-        page = load("wcxb", page_id)
-        time_paths(parts, page.html, page.url, {"four-way": extract_four_way})
-        tree = parse(page.html)
+        sample = load("wcxb", page_id)
+        time_paths(parts, sample.html, sample.url, {"four-way": extract_four_way})
+        tree = parse(sample.html)
         if tree is None:
             continue
-        read = readings(tree, page.url)
+        read = readings(tree, sample.url)
         texts = with_fallback(read.found, tree)
         body = tree.find(".//body")
         started = time.thread_time()
-        found = segments(body if body is not None else tree, _base_url(tree, page.url), chrome)
+        found = segments(body if body is not None else tree, _base_url(tree, sample.url), chrome)
         segmented = time.thread_time()
         rows = segment_rows(found, texts, read.places, read.rows[0][CONTEXT_START:])
         described = time.thread_time()

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.support.fetch_peers import MappedDialler, Peer, StaticResolver, page  # noqa: E402
+from tests.support.fetch_peers import MappedDialler, Peer, Route, StaticResolver, page  # noqa: E402
 
 from bench.extraction_data import f1, plain  # noqa: E402
 from spyglass.fetch.fetcher import FetchConfig, FetchedPage, Fetcher  # noqa: E402
@@ -137,7 +137,7 @@ PLAIN_JS = (
 )
 
 
-def routes(title: str, paragraphs: list[str]) -> dict[str, object]:
+def routes(title: str, paragraphs: list[str]) -> dict[str, Route]:
     data = json.dumps({"title": title, "paragraphs": paragraphs})
     template = (
         '<main><article><h1>{{ title }}</h1><p v-for="p in paragraphs">{{ p }}</p></article></main>'

@@ -55,8 +55,11 @@ TERMS = ["Jürgen Okonkwo-Lindqvist", "Brightwater Analytics", "17 Harrow Lane"]
 
 
 def data_folder() -> Path:
-    candidates = [os.environ.get("SPYGLASS_BENCH_DATA", ""), ROOT.parent / "shared" / "bench"]
-    candidates.append(Path("/work/shared/bench"))
+    candidates: list[str | Path] = [
+        os.environ.get("SPYGLASS_BENCH_DATA", ""),
+        ROOT.parent / "shared" / "bench",
+        Path("/work/shared/bench"),
+    ]
     for candidate in candidates:
         if candidate and Path(candidate).is_dir():
             return Path(candidate)
@@ -95,8 +98,12 @@ def corpus(folder: Path) -> tuple[list[str], list[str], list[str]]:
         queries += lines[:3]
     for path in sorted((ROOT / "tests" / "search").rglob("*.py")):
         urls += re.findall(r"https?://[^\s\"'<>)\\]+", path.read_text())
-    clean = lambda items: list(dict.fromkeys(i for i in items if i))  # noqa: E731
-    return clean(queries), clean([u for u in urls if u.startswith("http")]), private
+    return _unique(queries), _unique([u for u in urls if u.startswith("http")]), private
+
+
+def _unique(items: list[str]) -> list[str]:
+    """``items`` in their order, each once, the empty ones left out."""
+    return list(dict.fromkeys(i for i in items if i))
 
 
 # -- planted values ------------------------------------------------------------------------

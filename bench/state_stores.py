@@ -345,8 +345,14 @@ async def run(
 async def store_costs(samples: int) -> None:
     """What the stores alone add to one approval, in process: the token put and taken, the
     paused turn put, claimed and finished — SQLite (embedded) against Redis (shared)."""
-    from spyglass.conversation.pending import PausedTurn, TurnState
-    from spyglass.core.confirmation import Binding, PendingRecord, canonical_json, new_token
+    from spyglass.conversation.pending import PausedTurn, PendingTurnStore, TurnState
+    from spyglass.core.confirmation import (
+        Binding,
+        ConfirmationStore,
+        PendingRecord,
+        canonical_json,
+        new_token,
+    )
     from spyglass.core.context import Turn
     from spyglass.state import redis as redis_state
     from spyglass.state import sqlite
@@ -357,7 +363,7 @@ async def store_costs(samples: int) -> None:
         with tempfile.TemporaryDirectory() as folder:
             db = sqlite.StateDB(Path(folder) / "state.db", time.time)
             shared = redis_state.RedisState(server.url, timeout=2, clock=time.time)
-            backends = {
+            backends: dict[str, tuple[ConfirmationStore, PendingTurnStore]] = {
                 "embedded (SQLite)": (
                     sqlite.SQLiteConfirmationStore(db),
                     sqlite.SQLitePendingTurnStore(db, 30),

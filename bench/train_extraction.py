@@ -181,6 +181,14 @@ def fit(pages: list[dict[str, Any]]) -> Any:
     return lightgbm.train(PARAMS, data, num_boost_round=ROUNDS)
 
 
+def best_reading(page: dict[str, Any]) -> str:
+    """The reading that scores best on ``page`` (the ceiling of any chooser)."""
+    from spyglass.fetch.candidates import KINDS
+
+    scores = page["scores"]
+    return str(max(KINDS, key=lambda kind: float(scores[kind]["f1"])))
+
+
 def pick(booster: Any, page: dict[str, Any]) -> str:
     import numpy
 
@@ -543,7 +551,6 @@ def cross_validate(
         report(f"+ blocks < {threshold} out", scored, ["x"] * len(pages))
     if not filter_all:
         return
-    from spyglass.fetch.candidates import KINDS
 
     for threshold in THRESHOLDS:
         started = time.perf_counter()
@@ -554,7 +561,7 @@ def cross_validate(
             for index, page in enumerate(seen):
                 if fold_of[index] == fold:
                     picks[index] = pick(chooser, page)
-        best = [max(KINDS, key=lambda k, p=p: p["scores"][k]["f1"]) for p in seen]
+        best = [best_reading(p) for p in seen]
         report(f"filter all < {threshold}, best", seen, best)
         report(f"filter all < {threshold}, choose", seen, picks)
         print(f"  ({time.perf_counter() - started:.0f} s)", flush=True)
@@ -585,11 +592,10 @@ def main() -> int:
     options = parser.parse_args()
     pages = collect(options.jobs, options.rebuild)
     truths = [Truth(load_truth(p["corpus"], p["id"])) for p in pages]
-    from spyglass.fetch.candidates import KINDS
 
     print(f"{len(pages)} pages; five folds grouped by site, held-out figures:")
     report("always article", pages, ["article"] * len(pages))
-    best = [max(KINDS, key=lambda k, p=p: p["scores"][k]["f1"]) for p in pages]
+    best = [best_reading(p) for p in pages]
     report("best per page (ceiling)", pages, best)
     per_page = block_data(pages, truths, options.rebuild)
     if not options.no_write:
