@@ -23,7 +23,7 @@ from spyglass.state.postgres import PostgresPolicy, upgrade
 from tests.support.fake_model import FakeModel, Reply, text, tool_call
 from tests.support.searxng import SearXNGShaped
 from tests.support.serve_process import ServeProcess
-from tests.support.state_servers import PostgresServer, RedisServer
+from tests.support.state_servers import PostgresServer, RedisServer, other_clients
 
 MESSAGE = "/api/v1/conversation/message"
 TOKEN = "shared-api-token-for-the-tests-0123456789abcdef"
@@ -365,18 +365,12 @@ async def test_a_process_on_the_same_computer_reaches_both_servers_through_their
         # Every connection the process made to PostgreSQL came through the socket (no
         # client address), and Redis has a client on its socket (the server is shared with
         # other tests, whose clients come by TCP).
-        name = database_url.rsplit("/", 1)[1]
-        with psycopg.connect(database_url, autocommit=True) as admin:
-            addresses = admin.execute(
-                b"SELECT client_addr FROM pg_stat_activity WHERE datname = %s "
-                b"AND pid <> pg_backend_pid() AND backend_type = 'client backend'",
-                (name,),
-            ).fetchall()
+        addresses = [address for _, address in other_clients(database_url)]
         clients = redis_client_addresses(redis_server)
     assert health.status_code == 200, health.text
     assert done.json()["status"] == "ok", done.text
     assert searxng.queries == ["otters by socket"]
-    assert addresses and all(address is None for (address,) in addresses)
+    assert addresses and all(address is None for address in addresses)
     assert any(address.startswith("/") for address in clients), clients
 
 

@@ -19,6 +19,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -253,15 +254,21 @@ def database_url(postgres_server: PostgresServer) -> str:
     return postgres_server.new_database()
 
 
-def client_backends(database_url: str) -> list[int]:
-    """The server processes of every other connection to this database."""
+def other_clients(database_url: str) -> list[tuple[int, Any]]:
+    """The server process and the client's address of every other connection to this
+    database (the address is ``None`` for a connection through the Unix socket)."""
     import psycopg
 
     name = database_url.rsplit("/", 1)[1]
     with psycopg.connect(database_url, autocommit=True) as admin:
         rows = admin.execute(
-            b"SELECT pid FROM pg_stat_activity WHERE datname = %s "
+            b"SELECT pid, client_addr FROM pg_stat_activity WHERE datname = %s "
             b"AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
             (name,),
         ).fetchall()
-    return [pid for (pid,) in rows]
+    return [(pid, address) for pid, address in rows]
+
+
+def client_backends(database_url: str) -> list[int]:
+    """The server processes of every other connection to this database."""
+    return [pid for pid, _ in other_clients(database_url)]
