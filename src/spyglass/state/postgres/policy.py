@@ -3,22 +3,13 @@
 from __future__ import annotations
 
 import logging
-import threading
 from typing import Any
-
-import psycopg
 
 from spyglass.core.outcome import Code
 from spyglass.core.policy import KNOWN_KEYS, PolicyProblem, PolicySnapshot
 from spyglass.core.policy import default as policy_default
 from spyglass.errors import StoreUnavailable
-from spyglass.state.postgres.connection import (
-    STATEMENT_SECONDS,
-    answered_within,
-    connect,
-    not_answering,
-    unavailable,
-)
+from spyglass.state.postgres.connection import STATEMENT_SECONDS, BlockingConnection
 from spyglass.state.postgres.loopconn import LoopConnection
 
 logger = logging.getLogger(__name__)
@@ -39,32 +30,12 @@ class PostgresPolicy:
     ) -> None:
         self.url = url
         self.timeout = timeout
-        self.statement_seconds = statement_seconds
-        self._lock = threading.Lock()
-        self._db: psycopg.Connection[Any] | None = None
+        # Blocking callers (the policy routes, the command line) read and set it here.
+        self._db = BlockingConnection(url, timeout=timeout, statement_seconds=statement_seconds)
         self._loop = LoopConnection(url, timeout=timeout, statement_seconds=statement_seconds)
 
     def _query(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        # Blocking callers (the policy routes, the command line): bounded by a timer, since
-        # there is no event loop to bound them with.
-        with self._lock:
-            for attempt in (1, 2):
-                expired: threading.Event | None = None
-                try:
-                    if self._db is None or self._db.closed:
-                        self._db = connect(self.url, self.timeout)
-                    with answered_within(self._db, self.statement_seconds) as expired:
-                        return self._db.execute(sql.encode(), params).fetchall()
-                except psycopg.OperationalError as exc:
-                    # A connection the server dropped: one fresh try, then report.
-                    if self._db is not None:
-                        self._db.close()
-                    self._db = None
-                    if expired is not None and expired.is_set():
-                        raise not_answering(self.statement_seconds) from exc
-                    if attempt == 2:
-                        raise unavailable(exc) from exc
-        raise AssertionError("unreachable")  # pragma: no cover
+        return self._db.run(lambda db: db.execute(sql.encode(), params).fetchall())
 
     def read(self) -> dict[str, bool]:
         try:
@@ -115,10 +86,7 @@ class PostgresPolicy:
 
     def close(self) -> None:
         self._loop.close()
-        with self._lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
+        self._db.close()
 
 
 def _snapshot(rows: list[tuple[Any, ...]]) -> PolicySnapshot:
