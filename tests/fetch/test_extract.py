@@ -90,9 +90,18 @@ def test_a_malformed_link_address_keeps_its_words_and_extraction_goes_on() -> No
     assert "privacy choices" in text
 
 
+# A shop's product page as shops write them: a declared Product, navigation, breadcrumbs, a
+# basket button, the description and specifications, other products, a footer.
 PRODUCT = (
-    """<html><head><title>Kettle</title></head><body><nav><a href="/">Home</a></nav>
-<div class="product"><h1>Steel kettle</h1><div class="description">"""
+    """<html><head><title>Steel kettle | Kitchen shop</title>
+<script type="application/ld+json">{"@context": "https://schema.org", "@type": "Product",
+"name": "Steel kettle", "offers": {"@type": "Offer", "price": "39.00", "priceCurrency": "EUR"}}
+</script></head><body><header><nav><a href="/">Home</a> <a href="/kitchen">Kitchen</a>
+<a href="/garden">Garden</a> <a href="/offers">Offers</a> <a href="/account">Account</a>
+<a href="/basket">Basket</a></nav></header>
+<main><ol class="breadcrumbs"><li><a href="/">Home</a></li><li><a href="/kitchen">Kitchen</a></li>
+<li>Kettles</li></ol><div class="product"><h1>Steel kettle</h1><p class="price">39.00 EUR</p>
+<form action="/basket/add"><button>Add to basket</button></form><div class="description">"""
     + "".join(
         f"<p>The kettle model {i} boils a full litre of water in under three minutes "
         "and keeps it warm for an hour afterwards.</p>"
@@ -103,7 +112,13 @@ PRODUCT = (
 <li><a href="/c/3">Weight</a>: 1.1 kilograms</li><li><a href="/c/4">Cord</a>: 75 centimetres</li>
 <li><a href="/c/5">Colour</a>: brushed steel</li><li><a href="/c/6">Warranty</a>: two years</li>
 </ul><div class="care"><p>Descale the kettle every month with a mild solution of citric
-acid and plenty of water.</p></div></div><footer>Imprint and contact</footer></body></html>"""
+acid and plenty of water.</p></div></div>
+<section class="related"><h2>Customers also bought</h2><ul>
+<li><a href="/p/toaster">Steel toaster</a> 29.00 EUR</li>
+<li><a href="/p/jug">Glass jug</a> 19.00 EUR</li>
+<li><a href="/p/mug">Tea mug</a> 9.00 EUR</li></ul></section></main>
+<footer><a href="/imprint">Imprint and contact</a> <a href="/privacy">Privacy</a></footer>
+</body></html>"""
 )
 
 
@@ -111,10 +126,11 @@ def test_specifications_between_extracted_paragraphs_are_kept_without_page_chrom
     text = extract_html(PRODUCT, "https://shop.example/kettle").markdown
     assert "The kettle model 0 boils" in text
     assert "Descale the kettle" in text
+    assert "39.00 EUR" in text
     assert "[Capacity](https://shop.example/c/1): 1.7 litres" in text
     assert "brushed steel" in text
-    assert "Imprint" not in text
-    assert "Home" not in text
+    chrome = ("Imprint", "Home", "Garden", "Add to basket", "Customers also bought", "Tea mug")
+    assert [box for box in chrome if box in text] == []
 
 
 def test_relative_links_resolve_against_the_page_not_the_site_root() -> None:

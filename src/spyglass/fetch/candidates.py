@@ -3,7 +3,8 @@
 All are read from one parsed tree and finished the same way (repeated lines dropped, links
 made absolute, blank runs collapsed), so they can be compared and any one returned as is:
 
-- ``article``: trafilatura's article extraction (Markdown with links, tables, formatting);
+- ``article``: trafilatura's article extraction (Markdown with links, tables, formatting;
+  the page's characters without trafilatura's escapes, see :mod:`spyglass.fetch.escapes`);
 - ``region``: the visible text of the page's main region (listings, products, services);
 - ``block``: the visible text of the element enclosing the article's paragraphs (the
   specifications beside a description, the replies under a first post).
@@ -18,6 +19,7 @@ import trafilatura
 from lxml import html as lxml_html
 
 from spyglass.fetch.container import content_container
+from spyglass.fetch.escapes import unescape_prose
 from spyglass.fetch.region import element_markdown, region_markdown, web_url
 from spyglass.fetch.repeats import drop_repeated_lines
 
@@ -93,7 +95,7 @@ def _article(tree: lxml_html.HtmlElement) -> str:
         # of its time; the region and block candidates recover what that pass would.
         fast=True,
     )
-    return result or ""
+    return unescape_prose(result or "")
 
 
 def absolute_links(markdown: str, base: str) -> str:

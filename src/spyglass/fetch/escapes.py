@@ -1,0 +1,77 @@
+"""The page's own characters in the article reading, as the other readings write them.
+
+trafilatura's Markdown puts a backslash before every ``*``, ``_``, `````, ``~``, ``[``,
+``]`` and ``<`` of the page's text, so that a renderer shows the character rather than
+emphasis or a link. The reading is for a model, which reads the characters, not their
+rendering: "Investor\\*innen" and "Liebe\\_r Besucher\\_in" are the page's words with noise
+in them, a quotation of the page no longer matches it, and the same line read by the region
+reading (which writes text as it is) looks like a different line. So the article reading
+takes those backslashes out again, except where taking one out would change what the
+Markdown says: inside code (where a backslash is the page's own), in a link's label (where
+a bracket would end the label), and in front of the first character of a line that would
+otherwise begin a list item, a rule or a code fence.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["unescape_prose"]
+
+# One pass, leftmost first: a code span, a link or image, or an escaped character (with any
+# backslashes of the page's own before it, which trafilatura doubled).
+_TOKENS = re.compile(
+    r"(?P<code>(?<!\\)(?P<ticks>`+)(?!`).*?(?<!`)(?P=ticks)(?!`))"
+    r"|(?P<link>!?\[(?:\\.|[^\]\\\n])*\]\([^)\n]*\))"
+    r"|(?P<escaped>(?P<run>\\+)(?P<char>[*_`~\[\]<]))"
+)
+_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+# What a line may not begin with once unescaped: a list item ("* "), a rule ("***",
+# "_ _ _") or a code fence ("~~~"); its first escape is what keeps it text.
+_BLOCK_START = re.compile(r"\s{0,3}(?:\*(?:\s|$)|(?:[*_]\s*){3,}$|~~~)")
+
+
+def unescape_prose(markdown: str) -> str:
+    """``markdown`` with trafilatura's escapes of inline characters undone where the text
+    means the same without them; fenced code blocks are left as they are."""
+    if "\\" not in markdown:
+        return markdown
+    lines = markdown.split("\n")
+    fenced = False
+    for number, line in enumerate(lines):
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced or "\\" not in line:
+            continue
+        unescaped = _TOKENS.sub(_token, line)
+        if _BLOCK_START.match(unescaped) and not _BLOCK_START.match(line):
+            # Put back the escape of the line's first character.
+            head = len(unescaped) - len(unescaped.lstrip())
+            unescaped = f"{unescaped[:head]}\\{unescaped[head:]}"
+        lines[number] = unescaped
+    return "\n".join(lines)
+
+
+def _token(match: re.Match[str]) -> str:
+    if match.group("code") is not None:
+        return match.group(0)
+    if match.group("link") is not None:
+        # The label's other characters are prose; its brackets stay escaped.
+        label_end = match.group(0).rindex("](")
+        label = _unescape(match.group(0)[:label_end], keep="[]")
+        return label + match.group(0)[label_end:]
+    run, char = match.group("run"), match.group("char")
+    if len(run) % 2 == 0:
+        return match.group(0)  # the page's own backslashes, not an escape of ``char``
+    return "\\" * (len(run) // 2) + char
+
+
+def _unescape(text: str, keep: str) -> str:
+    def one(match: re.Match[str]) -> str:
+        run, char = match.group("run"), match.group("char")
+        if char in keep or len(run) % 2 == 0:
+            return match.group(0)
+        return "\\" * (len(run) // 2) + char
+
+    return re.sub(r"(?P<run>\\+)(?P<char>[*_`~\[\]<])", one, text)
