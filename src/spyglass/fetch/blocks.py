@@ -27,14 +27,27 @@ _BLANK_RUNS = re.compile(r"\n{3,}")
 _PUNCTUATION = bytes.maketrans(string.punctuation.encode(), b" " * len(string.punctuation))
 _TARGET = re.compile(r"\]\((?:<[^>\n]*>|[^)\n]*)\)")
 _DIGIT = re.compile(r"\d")
-#: Words that name the boxes around an article; a feature, the model weighs them.
+#: Words that name the boxes around an article — related reading, subscribing and following,
+#: sharing, comments, advertising, the site's small print — in the languages most pages are
+#: written in (English, German, French, Spanish, Portuguese, Italian, Dutch, Polish); a
+#: feature, the model weighs them.
 BOILERPLATE_WORDS = re.compile(
     r"\b(related|recommended|popular|trending|more from|read (?:more|next|also)|"
-    r"see also|you (?:may|might) also|newsletter|subscribe|sign up|follow us|share|"
-    r"comments?|advertis\w*|sponsored|tags?|categories|about the author|author|"
-    r"copyright|all rights reserved|cookies?|privacy|log ?in|sign in|previous|next|"
-    r"weitere|verwandte|teilen|kommentare?|newsletter abonnieren|lesen sie auch|"
-    r"articles? (?:similaires|connexes)|partager|commentaires?)\b",
+    r"see also|you (?:may|might) also|newsletter|subscri(?:be|bers?|ption)|sign up|follow|"
+    r"share|comments?|advertis\w*|sponsored|tags?|categories|about the author|author|"
+    r"copyright|all rights reserved|reprint|cookies?|privacy|log ?in|sign in|previous|next|"
+    r"twitter|facebook|instagram|youtube|telegram|whatsapp|linkedin|download (?:the|our) app|"
+    r"weitere|verwandte|teilen|kommentare?|newsletter abonnieren|lesen sie auch|abonn\w+|"
+    r"mehr (?:zum thema|von|dazu)|auch interessant|könnte sie auch interessieren|"
+    r"zum weiterlesen|folgen sie|anzeige|"
+    r"articles? (?:similaires|connexes)|partager|commentaires?|lire (?:aussi|la suite)|"
+    r"suivez|publicité|"
+    r"le[ae] (?:también|más)|(?:notas|noticias|artículos) relacionad[oa]s|más sobre|"
+    r"suscr[ií]b\w*|síguenos|compartir|comentarios?|publicidad|únete|"
+    r"leia (?:também|mais)|compartilh\w*|assine|comentários?|publicidade|"
+    r"leggi anche|articoli correlati|condividi|iscriviti|commenti|pubblicità|"
+    r"lees (?:ook|meer)|gerelateerd\w*|delen|reacties?|advertentie|"
+    r"czytaj (?:też|także|więcej)|zobacz (?:też|także)|udostępnij|komentarze)\b",
     re.IGNORECASE,
 )
 #: A line of at least this many words is a paragraph of running text.
