@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy
 from lxml import html as lxml_html
 
-from spyglass.fetch.blocks import BOILERPLATE_WORDS, LONG_WORDS, SHORT_WORDS
+from spyglass.fetch.blocks import LONG_WORDS, SHORT_WORDS, names_a_box
 from spyglass.fetch.candidates import finish
 from spyglass.fetch.linktext import link_text
 from spyglass.fetch.places import CHAIN_FEATURES, Places, owner_tag
@@ -334,7 +334,7 @@ def segment_rows(
         text = texts[index]
         block_words = words[index]
         if segment.kind == "heading":
-            under_boilerplate = float(bool(BOILERPLATE_WORDS.search(text)))
+            under_boilerplate = float(names_a_box(text))
         parent = parents[index]
         grandparent = parent.getparent() if parent is not None else None
         stripped = text.rstrip()
@@ -357,7 +357,7 @@ def segment_rows(
             before / total,
             float(stripped.endswith((".", "!", "?", '."', ".”", ":"))),
             len(_DIGIT.findall(stripped)) / max(len(stripped), 1),
-            float(count <= SHORT_WORDS and bool(BOILERPLATE_WORDS.search(stripped))),
+            float(count <= SHORT_WORDS and names_a_box(stripped)),
             under_boilerplate,
             *tree.alike(element),
             math.log1p(in_page[pairs[index]]),
