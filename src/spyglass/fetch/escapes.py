@@ -25,6 +25,7 @@ _TOKENS = re.compile(
     r"|(?P<link>!?\[(?:\\.|[^\]\\\n])*\]\([^)\n]*\))"
     r"|(?P<escaped>(?P<run>\\+)(?P<char>[*_`~\[\]<]))"
 )
+_ESCAPED = re.compile(r"(?P<run>\\+)(?P<char>[*_`~\[\]<])")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 # What a line may not begin with once unescaped: a list item ("* "), a rule ("***",
 # "_ _ _") or a code fence ("~~~"); its first escape is what keeps it text.
@@ -74,4 +75,4 @@ def _unescape(text: str, keep: str) -> str:
             return match.group(0)
         return "\\" * (len(run) // 2) + char
 
-    return re.sub(r"(?P<run>\\+)(?P<char>[*_`~\[\]<])", one, text)
+    return _ESCAPED.sub(one, text)
