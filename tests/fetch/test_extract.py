@@ -5,7 +5,7 @@ from __future__ import annotations
 from lxml import etree
 from lxml import html as lxml_html
 
-from spyglass.fetch.extract import absolute_links, extract_html, parse
+from spyglass.fetch.extract import absolute_links, extract_html, parse, readings
 
 ARTICLE = (
     """<html><head><title>T</title><base href="/docs/"><script>var secret=1;</script>
@@ -296,3 +296,39 @@ def test_code_blocks_lists_and_headings_stay_markdown() -> None:
     assert "## Steps" in text
     assert "Download the archive" in text
     assert "tar xf tool.tar.gz" in text
+
+
+def _news_page(declared: bool) -> str:
+    declaration = (
+        '<script type="application/ld+json">{"@context": "https://schema.org", '
+        '"@type": "NewsArticle", "headline": "Library stays open"}</script>'
+        if declared
+        else ""
+    )
+    body = "".join(
+        f"<p>Paragraph {i} of the report says how the council argued for two hours about the "
+        "library, its costs and the people who use it on Sundays.</p>"
+        for i in range(6)
+    )
+    return f"""<html><head><title>Library stays open</title>{declaration}</head><body>
+<nav><a href="/">Home</a> <a href="/news">News</a></nav>
+<div class="head"><h1>Library stays open</h1><p class="standfirst">Sunday opening was saved
+by a single vote after a long night at the town hall.</p></div>
+<article><div class="body">{body}</div></article><footer>Imprint</footer></body></html>"""
+
+
+def test_a_declared_articles_standfirst_above_its_body_is_read_with_it() -> None:
+    tree = parse(_news_page(declared=True))
+    assert tree is not None
+    article = readings(tree, "https://news.example/library").found.article
+    assert article.startswith("Sunday opening was saved")
+    assert "Paragraph 5 of the report" in article
+    assert "Home" not in article
+
+
+def test_the_article_reading_of_an_undeclared_page_starts_where_trafilatura_starts_it() -> None:
+    tree = parse(_news_page(declared=False))
+    assert tree is not None
+    article = readings(tree, "https://news.example/library").found.article
+    assert "Sunday opening" not in article
+    assert article.startswith("Paragraph 0 of the report")

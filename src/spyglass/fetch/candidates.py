@@ -4,7 +4,9 @@ All are read from one parsed tree and finished the same way (repeated lines drop
 made absolute, blank runs collapsed), so they can be compared and any one returned as is:
 
 - ``article``: trafilatura's article extraction (Markdown with links, tables, formatting;
-  the page's characters without trafilatura's escapes, see :mod:`spyglass.fetch.escapes`);
+  the page's characters without trafilatura's escapes, see :mod:`spyglass.fetch.escapes`),
+  on a declared article with the lines that open it above where trafilatura starts it
+  (:mod:`spyglass.fetch.lead`);
 - ``region``: the visible text of the page's main region (listings, products, services);
 - ``block``: the visible text of the element enclosing the article's paragraphs (the
   specifications beside a description, the replies under a first post).
@@ -20,6 +22,7 @@ from lxml import html as lxml_html
 
 from spyglass.fetch.container import content_container
 from spyglass.fetch.escapes import unescape_prose
+from spyglass.fetch.lead import with_lead
 from spyglass.fetch.region import element_markdown, region_markdown, web_url
 from spyglass.fetch.repeats import drop_repeated_lines
 
@@ -51,9 +54,12 @@ def candidates(
     tree: lxml_html.HtmlElement,
     base: str,
     index: dict[str, lxml_html.HtmlElement] | None = None,
+    lead: bool = False,
 ) -> Candidates:
     """The article, region and block readings of ``tree``, links absolute against ``base``;
-    ``index`` is the page's :func:`~spyglass.fetch.places.text_index` when already built."""
+    ``index`` is the page's :func:`~spyglass.fetch.places.text_index` when already built;
+    ``lead`` puts the article's opening lines from the region reading before the article
+    reading (:func:`~spyglass.fetch.lead.with_lead`)."""
     article = _article(tree)
     region = region_markdown(tree, base)
     block = ""
@@ -61,9 +67,11 @@ def candidates(
     if container is not None:
         block = element_markdown(container, base)
     found = max(len(article), len(region))
+    region = finish(region, base)
+    article = finish(article, base)
     return Candidates(
-        article=finish(article, base),
-        region=finish(region, base),
+        article=with_lead(article, region) if lead else article,
+        region=region,
         block=finish(block, base),
         found=found,
         container=container,

@@ -26,7 +26,7 @@ from lxml.etree import ParserError
 from spyglass.fetch.blocks import keep_content
 from spyglass.fetch.candidates import KINDS, Candidates, absolute_links, candidates
 from spyglass.fetch.features import Described, page_features, rows
-from spyglass.fetch.keep import keep_threshold
+from spyglass.fetch.keep import declared_type, keep_threshold
 from spyglass.fetch.learned import choose, content_chances
 from spyglass.fetch.metadata import Metadata, page_metadata
 from spyglass.fetch.places import Places, text_index
@@ -98,8 +98,10 @@ def readings(tree: lxml_html.HtmlElement, url: str) -> Readings:
     """The candidates of ``tree`` and their feature rows (also what training reads)."""
     base = _base_url(tree, url)
     index = text_index(tree)
-    found = candidates(tree, base, index)
     page = page_features(tree, url)
+    # Only a declared article gets its lead: elsewhere that place holds other things (a
+    # forum thread's posters and dates), see spyglass.fetch.lead.
+    found = candidates(tree, base, index, lead=declared_type(page) == "article")
     described: Described = {}
     return Readings(
         found, rows(page, found, described), page, Places(index, found.container), described
