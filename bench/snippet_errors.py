@@ -73,12 +73,11 @@ def page_errors(page: Page, output: str, texts: dict[str, str], chosen: str) -> 
 def held_out_outputs(jobs: int, rebuild: bool) -> list[tuple[dict[str, Any], str, str]]:
     """(page, chosen reading, output) for every trafilatura-eval page, held out."""
     from bench import train_extraction as training
-    from bench.extraction_data import load_truth as truth_of
     from spyglass.fetch.candidates import KINDS
     from spyglass.fetch.keep import declared_type, thresholds
 
     pages = training.collect(jobs, rebuild)
-    truths = [training.Truth(truth_of(p["corpus"], p["id"])) for p in pages]
+    truths = [training.Truth(load_truth(p["corpus"], p["id"])) for p in pages]
     per_page = training.block_data(pages, truths, rebuild)
     fold_of = training.folds(pages)
     _, models = training.out_of_fold(per_page, fold_of, training.block_names(pages), pages)

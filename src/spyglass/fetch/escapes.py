@@ -20,12 +20,12 @@ __all__ = ["unescape_prose"]
 
 # One pass, leftmost first: a code span, a link or image, or an escaped character (with any
 # backslashes of the page's own before it, which trafilatura doubled).
+_ESCAPED = re.compile(r"(?P<run>\\+)(?P<char>[*_`~\[\]<])")
 _TOKENS = re.compile(
     r"(?P<code>(?<!\\)(?P<ticks>`+)(?!`).*?(?<!`)(?P=ticks)(?!`))"
     r"|(?P<link>!?\[(?:\\.|[^\]\\\n])*\]\([^)\n]*\))"
-    r"|(?P<escaped>(?P<run>\\+)(?P<char>[*_`~\[\]<]))"
+    rf"|{_ESCAPED.pattern}"
 )
-_ESCAPED = re.compile(r"(?P<run>\\+)(?P<char>[*_`~\[\]<])")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 # What a line may not begin with once unescaped: a list item ("* "), a rule ("***",
 # "_ _ _") or a code fence ("~~~"); its first escape is what keeps it text.
@@ -60,19 +60,15 @@ def _token(match: re.Match[str]) -> str:
     if match.group("link") is not None:
         # The label's other characters are prose; its brackets stay escaped.
         label_end = match.group(0).rindex("](")
-        label = _unescape(match.group(0)[:label_end], keep="[]")
+        label = _ESCAPED.sub(lambda m: _undone(m, keep="[]"), match.group(0)[:label_end])
         return label + match.group(0)[label_end:]
+    return _undone(match)
+
+
+def _undone(match: re.Match[str], keep: str = "") -> str:
+    """An escaped character (:data:`_ESCAPED`) without trafilatura's backslash, unless it
+    is one to ``keep``; an even run of backslashes is the page's own and stays."""
     run, char = match.group("run"), match.group("char")
-    if len(run) % 2 == 0:
-        return match.group(0)  # the page's own backslashes, not an escape of ``char``
+    if char in keep or len(run) % 2 == 0:
+        return match.group(0)
     return "\\" * (len(run) // 2) + char
-
-
-def _unescape(text: str, keep: str) -> str:
-    def one(match: re.Match[str]) -> str:
-        run, char = match.group("run"), match.group("char")
-        if char in keep or len(run) % 2 == 0:
-            return match.group(0)
-        return "\\" * (len(run) // 2) + char
-
-    return _ESCAPED.sub(one, text)

@@ -16,19 +16,15 @@ cost forums more than it gave articles (docs/benchmarks.md, rounds eleven and tw
 
 from __future__ import annotations
 
-import re
-
-from spyglass.fetch.linktext import link_text
+from spyglass.fetch.repeats import line_words
 
 __all__ = ["with_lead"]
 
-_WORD = re.compile(r"\w+")
-
 
 def line_key(line: str) -> str:
-    """A line's words: the same line in two readings, whatever its Markdown (link targets,
-    emphasis), has the same key; a line without words has ``""``."""
-    return " ".join(_WORD.findall(link_text(line).lower()))
+    """A line's words (:func:`~spyglass.fetch.repeats.line_words`) as one key: the same
+    line in two readings has the same key; a line without words has ``""``."""
+    return " ".join(line_words(line))
 
 
 def with_lead(article: str, region: str) -> str:

@@ -16,6 +16,12 @@ _WORD = re.compile(r"\w+")
 _MIN_WORDS = 2
 
 
+def line_words(line: str) -> list[str]:
+    """A line's lower-case words, link targets left out: the same line has the same words
+    wherever it is and whatever its Markdown (links, emphasis)."""
+    return _WORD.findall(link_text(line).lower())
+
+
 def drop_repeated_lines(markdown: str) -> str:
     """``markdown`` without lines whose words (link targets ignored) appeared earlier."""
     seen: set[str] = set()
@@ -30,8 +36,7 @@ def drop_repeated_lines(markdown: str) -> str:
         if in_code or stripped.startswith("|"):
             kept.append(line)
             continue
-        text = link_text(line)
-        words = _WORD.findall(text.lower())
+        words = line_words(line)
         key = " ".join(words)
         if len(words) >= _MIN_WORDS:
             if key in seen:
