@@ -65,14 +65,26 @@ def test_blocks_below_the_threshold_are_left_out_and_the_rest_keep_their_markdow
 
 
 def test_the_top_heading_is_kept_when_the_model_gives_it_a_low_chance_and_others_are_not() -> None:
-    reading = "Kicker above the title\n\n# Old tram depot to become a library\n\n## Reactions"
+    body = (
+        "The council will turn the old tram depot into the city's third library by 2028, "
+        "keeping its brick halls and the rails in the floor of the reading room."
+    )
+    reading = (
+        f"Kicker above the title\n\n# Old tram depot to become a library\n\n{body}\n\n## Reactions"
+    )
     readings = {"article": reading, "region": "", "block": ""}
 
     def all_boilerplate(rows: list[list[float]]) -> list[float]:
         return [0.2 if row[BLOCK_FEATURES.index("block_kind")] == 1.0 else 0.9 for row in rows]
 
     kept = keep_content("article", readings, all_boilerplate, 0.5)
-    assert kept == "Kicker above the title\n\n# Old tram depot to become a library"
+    assert kept == f"Kicker above the title\n\n# Old tram depot to become a library\n\n{body}"
+
+
+def test_a_reading_of_a_few_lines_is_kept_whole_whatever_the_model_says() -> None:
+    reading = "Price: 12 EUR\n\nBuy"
+    readings = {"article": reading, "region": "", "block": ""}
+    assert keep_content("article", readings, lambda rows: [0.0] * len(rows), 0.5) == reading
 
 
 def test_a_readings_summary_says_how_much_of_it_the_model_would_keep() -> None:

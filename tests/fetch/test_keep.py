@@ -73,7 +73,8 @@ def test_a_doubtful_line_is_left_out_of_a_declared_article_but_kept_otherwise() 
     doubtful = (shipped["article"] + max(shipped["other"], shipped["none"])) / 2
     markdown = (
         "# The harbour reopens after the storm\n\n"
-        "The harbour master said the quay was repaired over the winter.\n\n"
+        "The harbour master said the quay was repaired over the winter, and the first ferry "
+        "of the season will sail on Monday morning at seven.\n\n"
         "Read more: [Storm closes the harbour](https://news.example/a)"
     )
     blocks = split_blocks(markdown)

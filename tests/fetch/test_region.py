@@ -85,10 +85,55 @@ def markdown(page: str, url: str = "https://x.example/") -> str:
             "| [Kettle](https://shop.example/k) | 1 \\| 2 litres |\n| Pot |  |",
             id="a table of plain cells becomes a markdown table with links kept",
         ),
+        pytest.param(
+            '<html><body><main><a href="/c/1"><div>Course</div><h3>Cloud basics</h3>'
+            "<p>Six weeks.</p></a> then more</main></body></html>",
+            "https://learn.example/",
+            "[Course](https://learn.example/c/1)\n\n### Cloud basics\n\nSix weeks.\n\nthen more",
+            id="a link around blocks links its first line and leaves no bracket on a line alone",
+        ),
+        pytest.param(
+            '<html><body><main><a href="/p/2"><div><h2>Glass kettle</h2></div>'
+            "<span>45 EUR</span></a></main></body></html>",
+            "https://shop.example/",
+            "## [Glass kettle](https://shop.example/p/2)\n\n45 EUR",
+            id="a heading that opens a linked card keeps its marker outside the link",
+        ),
+        pytest.param(
+            "<html><body><main><h3><button aria-expanded='false'>Description</button></h3>"
+            "<p>A kettle.</p><h2><span>Price</span><div>and delivery</div></h2></main>"
+            "</body></html>",
+            "https://shop.example/",
+            "### Description\n\nA kettle.\n\n## Price and delivery",
+            id="a heading holding blocks is one line, never a marker alone",
+        ),
+        pytest.param(
+            "<html><body><main><ul><li><div>30-day returns</div><div>Free.</div></li>"
+            "<li><h4>Warranty</h4>Two years</li><li><p></p>Same day</li></ul></main>"
+            "</body></html>",
+            "https://shop.example/",
+            "- 30-day returns\n\nFree.\n\n#### Warranty\n\nTwo years\n\n- Same day",
+            id="a list item holding blocks has its marker on its first line of words",
+        ),
     ],
 )
 def test_a_region_reads_as_this_markdown(page: str, url: str, expected: str) -> None:
     assert markdown(page, url) == expected
+
+
+def test_a_header_holding_paragraphs_of_prose_is_read_and_a_masthead_is_not() -> None:
+    story = " ".join(["The council voted to rebuild the old bridge by spring."] * 12)
+    page = (
+        "<html><body><header class='site'><nav><p>"
+        + " ".join(["Menu"] * 120)
+        + "</p></nav><p>Daily news</p></header><main><h1>Bridge</h1>"
+        f"<header class='rich-text'><p>{story}</p></header></main></body></html>"
+    )
+    text = markdown(page)
+    assert "# Bridge" in text
+    assert story in text
+    assert "Menu" not in text
+    assert "Daily news" not in text
 
 
 def test_a_layout_table_is_read_as_text_not_as_one_table() -> None:

@@ -1,4 +1,4 @@
-"""Repeated lines: later copies dropped, code, tables and one-word lines kept."""
+"""Repeated lines and empty markers dropped; code, tables and one-word lines kept."""
 
 from __future__ import annotations
 
@@ -40,3 +40,10 @@ def test_repeats_inside_code_blocks_and_table_rows_are_kept() -> None:
 def test_text_without_repeats_is_returned_unchanged() -> None:
     markdown = "# Title\n\nOne sentence.\n\n- item one\n- item two"
     assert drop_repeated_lines(markdown) == markdown
+
+
+def test_a_heading_or_list_marker_without_words_is_dropped_outside_code() -> None:
+    markdown = "## \n\nWith Reliable Van.\n\n-\n\n- Safeway Moving\n\n```sh\n#\n-\n```"
+    assert drop_repeated_lines(markdown) == (
+        "\nWith Reliable Van.\n\n\n- Safeway Moving\n\n```sh\n#\n-\n```"
+    )

@@ -62,6 +62,9 @@ def names_a_box(text: str) -> bool:
 LONG_WORDS = 25
 #: Blocks of at most this many words are searched for boilerplate names.
 SHORT_WORDS = 30
+#: A reading shorter than this many characters is kept whole: a page of a few lines (a
+#: price and a button) has nothing around its content to leave out.
+KEEP_WHOLE_CHARS = 200
 
 
 class Placer(Protocol):
@@ -252,7 +255,10 @@ class Scored:
 
     def kept(self, threshold: float) -> str:
         """The reading without the blocks whose chance is below ``threshold`` (the top
-        heading always stays; if nothing would stay, the whole reading does)."""
+        heading always stays; a reading under :data:`KEEP_WHOLE_CHARS`, or one of which
+        nothing would stay, stays whole)."""
+        if len(self.markdown) < KEEP_WHOLE_CHARS:
+            return self.markdown
         title = _title_block(self.blocks)
         kept = [
             block.text

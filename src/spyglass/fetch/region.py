@@ -8,21 +8,26 @@ asides, forms, hidden elements and blocks whose id or class names them as boiler
 What only looks like chrome is read: ``aria-hidden`` text (hidden from screen readers,
 shown on screen: collapsed accordions, tab panels, carousels), hidden boxes the page
 shows on demand (a tab's panel, an accordion's answer), a form that holds the
-page's content (a whole-page form, a product grid inside a filter form), the buttons that
+page's content (a whole-page form, a product grid inside a filter form), a header that holds
+paragraphs of prose (an article's body set in a ``<header>``, a site header never closed,
+its ``<nav>`` still left out), the buttons that
 open a disclosure (an FAQ's questions), and elements whose class names a state or a
 layout rather than a box (``has-sidebar``, ``with_header``), whose tag already says what
 they hold (a ``wikitable sticky-header`` table, an ``h2.section-header``) or that hold the
 page's ``<h1>`` (a ``category-header``: the content's own header, not the site's).
 Banners are chrome by their ARIA landmark (``role="banner"``), not by a class.
 Preformatted text becomes a fenced code block with its line breaks kept, and a table of
-plain cells a Markdown table, so either survives whichever reading is chosen. The tree is
-only read, never changed.
+plain cells a Markdown table, so either survives whichever reading is chosen. A heading is
+one line whatever blocks it holds, a list item's marker goes on its first line of words, and
+a link around blocks (a card whose whole box is one ``<a>``) links its first line of words:
+never a marker or a bracket on a line of its own. The tree is only read, never changed.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable, Iterable
 from urllib.parse import urljoin
 
 from lxml import etree
@@ -114,12 +119,14 @@ _ON_DEMAND = re.compile(
 )
 #: The page's title inside a box.
 _TITLE = etree.XPath("descendant::h1[1]")
-#: A form with at least this many words of its own text (not its controls') holds content.
-_FORM_CONTENT_WORDS = 100
+#: A form with at least this many words of its own text (not its controls'), or a header with
+#: this many words of paragraphs, holds content.
+_CONTENT_WORDS = 100
 _FORM_TEXT = etree.XPath(
     ".//text()[not(ancestor::script or ancestor::style or ancestor::select"
     " or ancestor::textarea or ancestor::button or ancestor::label)]"
 )
+_PROSE_TEXT = etree.XPath(".//p[not(ancestor::nav)]//text()")
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang)-([\w+#-]+)")
 #: Elements inside a cell that make a table a page layout rather than data.
@@ -201,6 +208,8 @@ def _skipped(element: lxml_html.HtmlElement, tag: str, root: lxml_html.HtmlEleme
     if tag in _SKIP_TAGS:
         if tag == "form":
             return not _holds_content(element)
+        if tag == "header":
+            return not _holds_prose(element)
         return tag != "button" or not _discloses(element)
     if element is root:
         return False
@@ -236,13 +245,25 @@ def _discloses(button: lxml_html.HtmlElement) -> bool:
     return get("aria-expanded") is not None or bool(get("aria-controls"))
 
 
+def _holds_prose(header: lxml_html.HtmlElement) -> bool:
+    """Whether ``header`` holds the content rather than the site's masthead: paragraphs of
+    many words outside its navigation (an article's body set in a ``<header>``, a page whose
+    header is never closed)."""
+    return _many_words(_PROSE_TEXT(header))
+
+
 def _holds_content(form: lxml_html.HtmlElement) -> bool:
     """Whether ``form`` wraps content rather than being one (a whole-page form, a grid of
     products in a filter form): it has many words of its own text, its controls' aside."""
+    return _many_words(_FORM_TEXT(form))
+
+
+def _many_words(texts: Iterable[str]) -> bool:
+    """Whether ``texts`` hold :data:`_CONTENT_WORDS` words or more (read only that far)."""
     words = 0
-    for text in _FORM_TEXT(form):
+    for text in texts:
         words += len(text.split())
-        if words >= _FORM_CONTENT_WORDS:
+        if words >= _CONTENT_WORDS:
             return True
     return False
 
@@ -295,25 +316,74 @@ def _walk(
     block = tag in _BLOCK_TAGS
     if block:
         out.append("\n")
-    if tag in _HEADINGS:
-        out.append("#" * _HEADINGS[tag] + " ")
-    elif tag == "li":
-        out.append("- ")
+    level = _HEADINGS.get(tag)
     link = _href(element, base) if tag == "a" else None
-    if link:
-        out.append("[")
-    if element.text:
-        out.append(element.text)
-    for child in element:
-        _walk(child, root, base, out, kept)
-    if link:
-        out.append(f"]({link})")
+    if level or link or tag == "li":
+        # Read apart, since Markdown wants a heading on one line, a list item's marker on
+        # its first line and a link's text without paragraphs in it; pages put blocks in
+        # all three (a button opening an accordion in an <h3>, a <div> in an <li>, a card
+        # whose whole box is one <a>).
+        inner: list[str] = [element.text or ""]
+        for child in element:
+            _walk(child, root, base, inner, kept)
+        text = "".join(inner)
+        if level:
+            out.append("#" * level + " " + _one_line(text))
+        elif link:
+            out.append(_linked(text, link))
+        else:
+            out.append(_first_line(text, _item))
+    else:
+        if element.text:
+            out.append(element.text)
+        for child in element:
+            _walk(child, root, base, out, kept)
     if block:
         out.append("\n")
     elif tag in ("td", "th"):
         out.append(" ")
     if element.tail:
         out.append(element.tail)
+
+
+def _one_line(text: str) -> str:
+    """``text`` on one line (a code block or table kept aside stays on its own)."""
+    return text if _KEPT in text else text.replace("\n", " ")
+
+
+#: A Markdown line's heading or list marker, and the rest of it.
+_MARKER = re.compile(r"\s*(#{1,6} |- )?(.*)", re.DOTALL)
+
+
+def _first_line(text: str, change: Callable[[str, str], str | None]) -> str:
+    """``text`` with its first line of words (not a kept block) replaced by ``change(marker,
+    words)`` of its heading or list marker ("" for none) and its words; ``None`` from
+    ``change`` leaves it as it is."""
+    lines = text.split("\n")
+    for number, line in enumerate(lines):
+        marker, words = _MARKER.fullmatch(line).groups()  # type: ignore[union-attr]
+        words = words.strip()
+        if words and not words.startswith(_KEPT):
+            changed = change(marker or "", words)
+            if changed is not None:
+                lines[number] = changed
+            break
+    return "\n".join(lines)
+
+
+def _item(marker: str, words: str) -> str | None:
+    """A list item's first line of words with the item's marker (one that is a heading or an
+    item of its own keeps its marker)."""
+    return None if marker else f"- {words}"
+
+
+def _linked(text: str, link: str) -> str:
+    """``text`` as the text of a link to ``link``: all of it on one line, or when it holds
+    blocks (a card whose whole box is one link), its first line's words linked and the
+    other lines as they are, since a link's text cannot span paragraphs in Markdown."""
+    if "\n" not in text:
+        return f"[{text}]({link})"
+    return _first_line(text, lambda marker, words: f"{marker}[{words}]({link})")
 
 
 def _href(element: lxml_html.HtmlElement, base: str) -> str | None:

@@ -2,7 +2,8 @@
 
 Boilerplate tends to repeat within a page (the same "Add to cart" under every product, the
 same author signature under every post); content rarely does. Code blocks and table rows
-are kept whole, since repeated lines there carry meaning.
+are kept whole, since repeated lines there carry meaning. Lines that are only a heading or
+list marker (an empty ``###``, a ``-`` whose item had no words) go too: they say nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from spyglass.fetch.linktext import link_text
 _WORD = re.compile(r"\w+")
 #: Lines of a single word ("Reply", "Share") repeat legitimately in lists and are cheap.
 _MIN_WORDS = 2
+#: A line that is only a heading or list marker.
+_MARKER_ONLY = re.compile(r"\s*(?:#{1,6}|[-*+])\s*")
 
 
 def line_words(line: str) -> list[str]:
@@ -23,7 +26,8 @@ def line_words(line: str) -> list[str]:
 
 
 def drop_repeated_lines(markdown: str) -> str:
-    """``markdown`` without lines whose words (link targets ignored) appeared earlier."""
+    """``markdown`` without lines whose words (link targets ignored) appeared earlier, nor
+    lines that are only a heading or list marker."""
     seen: set[str] = set()
     kept: list[str] = []
     in_code = False
@@ -35,6 +39,8 @@ def drop_repeated_lines(markdown: str) -> str:
             continue
         if in_code or stripped.startswith("|"):
             kept.append(line)
+            continue
+        if _MARKER_ONLY.fullmatch(line):
             continue
         words = line_words(line)
         key = " ".join(words)
