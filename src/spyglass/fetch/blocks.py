@@ -23,6 +23,10 @@ from spyglass.fetch.places import PLACE_FEATURES
 
 _WORD = re.compile(r"\w+")
 _BLANK_RUNS = re.compile(r"\n{3,}")
+#: A line of nothing but spaces and tabs (a page's indentation between paragraphs).
+_SPACES_ONLY = re.compile(r"^[ \t]+$", re.MULTILINE)
+#: A heading's marker followed by more (a heading the page nested in another one).
+_MARKERS = re.compile(r"^(#{1,6} )(?:#{1,6} )+", re.MULTILINE)
 # A link's target, which holds no words of the block (a cheaper cut than the full syntax).
 _PUNCTUATION = bytes.maketrans(string.punctuation.encode(), b" " * len(string.punctuation))
 _TARGET = re.compile(r"\]\((?:<[^>\n]*>|[^)\n]*)\)")
@@ -265,7 +269,7 @@ class Scored:
             for index, (block, chance) in enumerate(zip(self.blocks, self.chances, strict=True))
             if chance is None or chance >= threshold or index == title
         ]
-        result = _BLANK_RUNS.sub("\n\n", "\n".join(kept)).strip()
+        result = _tidy("\n".join(kept))
         # Leaving every block out would answer "nothing here" for a page that has text.
         return result or self.markdown
 
@@ -335,6 +339,13 @@ def keep_content(
     ``chances`` scores their rows (see :func:`block_rows` for ``context``), is below
     ``threshold``."""
     return score_blocks(reading, readings, chances, context, places).kept(threshold)
+
+
+def _tidy(markdown: str) -> str:
+    """``markdown`` as the model reads it: blank lines blank, runs of them one, and one
+    marker to a heading."""
+    markdown = _MARKERS.sub(r"\1", _SPACES_ONLY.sub("", markdown))
+    return _BLANK_RUNS.sub("\n\n", markdown).strip()
 
 
 def _title_block(blocks: list[Block]) -> int:
