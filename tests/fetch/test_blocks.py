@@ -90,10 +90,11 @@ def test_a_reading_of_a_few_lines_is_kept_whole_whatever_the_model_says() -> Non
 def test_what_is_kept_has_blank_lines_blank_and_one_marker_to_a_heading() -> None:
     first = "The harbour master said the quay was repaired over the winter months. " * 2
     second = "The first ferry of the season sails on Monday morning at seven o'clock. " * 2
-    reading = f"## ### Ferries\n{first}\n\t\t\n   \n\t\n{second}"
+    code = "```sh\n# # not a heading\n  \necho done\n```"
+    reading = f"## ### Ferries\n{first}\n\t\t\n   \n\t\n{second}\n{code}"
     readings = {"article": reading, "region": "", "block": ""}
     kept = keep_content("article", readings, lambda rows: [0.9] * len(rows), 0.5)
-    assert kept == f"## Ferries\n{first}\n\n{second}".strip()
+    assert kept == f"## Ferries\n{first}\n\n{second}\n{code}"
 
 
 def test_a_readings_summary_says_how_much_of_it_the_model_would_keep() -> None:

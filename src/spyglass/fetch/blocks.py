@@ -265,11 +265,11 @@ class Scored:
             return self.markdown
         title = _title_block(self.blocks)
         kept = [
-            block.text
+            block.text if block.kind == "code" else _tidy(block.text)
             for index, (block, chance) in enumerate(zip(self.blocks, self.chances, strict=True))
             if chance is None or chance >= threshold or index == title
         ]
-        result = _tidy("\n".join(kept))
+        result = _BLANK_RUNS.sub("\n\n", "\n".join(kept)).strip()
         # Leaving every block out would answer "nothing here" for a page that has text.
         return result or self.markdown
 
@@ -341,11 +341,10 @@ def keep_content(
     return score_blocks(reading, readings, chances, context, places).kept(threshold)
 
 
-def _tidy(markdown: str) -> str:
-    """``markdown`` as the model reads it: blank lines blank, runs of them one, and one
-    marker to a heading."""
-    markdown = _MARKERS.sub(r"\1", _SPACES_ONLY.sub("", markdown))
-    return _BLANK_RUNS.sub("\n\n", markdown).strip()
+def _tidy(text: str) -> str:
+    """A block (not code, which stays as the page wrote it) as the model reads it: a line of
+    only spaces and tabs blank, one marker to a heading."""
+    return _MARKERS.sub(r"\1", _SPACES_ONLY.sub("", text))
 
 
 def _title_block(blocks: list[Block]) -> int:
