@@ -261,17 +261,15 @@ class Scored:
         """The reading without the blocks whose chance is below ``threshold`` (the top
         heading always stays; a reading under :data:`KEEP_WHOLE_CHARS`, or one of which
         nothing would stay, stays whole)."""
-        if len(self.markdown) < KEEP_WHOLE_CHARS:
-            return self.markdown
+        whole = len(self.markdown) < KEEP_WHOLE_CHARS
         title = _title_block(self.blocks)
         kept = [
-            block.text if block.kind == "code" else _tidy(block.text)
+            block
             for index, (block, chance) in enumerate(zip(self.blocks, self.chances, strict=True))
-            if chance is None or chance >= threshold or index == title
+            if whole or chance is None or chance >= threshold or index == title
         ]
-        result = _BLANK_RUNS.sub("\n\n", "\n".join(kept)).strip()
         # Leaving every block out would answer "nothing here" for a page that has text.
-        return result or self.markdown
+        return _joined(kept) or _joined(self.blocks)
 
     def summary(self, threshold: float) -> list[float]:
         """The :data:`FILTER_FEATURES` of this reading: how much of it (log words, share of
@@ -341,10 +339,14 @@ def keep_content(
     return score_blocks(reading, readings, chances, context, places).kept(threshold)
 
 
-def _tidy(text: str) -> str:
-    """A block (not code, which stays as the page wrote it) as the model reads it: a line of
-    only spaces and tabs blank, one marker to a heading."""
-    return _MARKERS.sub(r"\1", _SPACES_ONLY.sub("", text))
+def _joined(blocks: Sequence[Block]) -> str:
+    """``blocks`` as the model reads them: lines of only spaces and tabs blank, one blank
+    line in a row, one marker to a heading; code stays as the page wrote it."""
+    texts = (
+        b.text if b.kind == "code" else _MARKERS.sub(r"\1", _SPACES_ONLY.sub("", b.text))
+        for b in blocks
+    )
+    return _BLANK_RUNS.sub("\n\n", "\n".join(texts)).strip()
 
 
 def _title_block(blocks: list[Block]) -> int:
