@@ -274,6 +274,27 @@ def test_the_text_starts_with_a_header_of_the_declared_metadata_only() -> None:
     assert not extracted.markdown.startswith("Title:")
 
 
+def test_a_script_built_page_read_without_its_scripts_shows_its_own_description() -> None:
+    description = "I want to start making my home smart. Which hub should I buy first?"
+    shell = (
+        f'<html><head><title>Starting out</title><meta name="description" content="{description}">'
+        '</head><body><section id="main"></section><script src="/app.js"></script></body></html>'
+    )
+    extracted = extract_html(shell, "https://forum.example/t/starting-out")
+    assert extracted.markdown == ""
+    assert extracted.text.endswith(f"Description: {description}")
+
+
+def test_a_page_with_content_leaves_its_description_out() -> None:
+    html = (
+        '<html><head><meta name="description" content="A summary of the story.">'
+        "</head><body><article>"
+        + "".join(f"<p>{p}</p>" for p in STORY)
+        + "</article></body></html>"
+    )
+    assert "summary of the story" not in extract_html(html, "https://news.example/depot").text
+
+
 def test_a_page_without_metadata_has_no_header() -> None:
     html = (
         "<html><body><article>" + "".join(f"<p>{p}</p>" for p in STORY) + "</article></body></html>"

@@ -51,3 +51,18 @@ def test_a_date_declared_by_a_time_element_is_read() -> None:
     )
     found = page_metadata(lxml_html.document_fromstring(html), "https://plain.example/depot")
     assert found.published == "2023-11-05"
+
+
+def test_the_description_joins_the_header_only_when_asked_for() -> None:
+    found = Metadata(title="T", description="What the page is about.")
+    assert found.header() == "Title: T"
+    assert found.header(described=True) == "Title: T\nDescription: What the page is about."
+
+
+def test_a_declared_description_is_read_and_a_long_one_cut() -> None:
+    words = "Howdy everyone, I am new to astronomy and would like advice on a telescope. " * 20
+    html = f'<html><head><meta name="description" content="{words}"></head><body></body></html>'
+    found = page_metadata(lxml_html.document_fromstring(html), "https://forum.example/t/1")
+    assert found.description is not None
+    assert found.description.startswith("Howdy everyone, I am new to astronomy")
+    assert len(found.description) <= 600 and found.description.endswith("…")

@@ -72,8 +72,10 @@ class Extracted:
 
     @property
     def text(self) -> str:
-        """What the model reads: the metadata header, a blank line, then the content."""
-        header = self.metadata.header()
+        """What the model reads: the metadata header, a blank line, then the content; with
+        no content (a page built by scripts, read without them), the page's own description
+        in the header, the one account of it there is."""
+        header = self.metadata.header(described=not self.markdown)
         if not header:
             return self.markdown
         if not self.markdown:

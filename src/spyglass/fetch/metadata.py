@@ -1,4 +1,5 @@
-"""A page's title, author, publication date and site name, as a short header to cite.
+"""A page's title, author, publication date and site name, as a short header to cite; and
+its own description, for a page whose content cannot be read.
 
 Read with trafilatura's metadata readers (OpenGraph and ``<meta>`` tags, then JSON-LD,
 which wins where both speak) and htmldate's readers of declared publication dates (URL,
@@ -17,6 +18,8 @@ logger = logging.getLogger(__name__)
 
 #: Longest value kept for a field; longer ones are cut (author lists, marketing titles).
 _MAX_FIELD = 160
+#: Longest description kept: a forum's is the opening post's first few sentences.
+_MAX_DESCRIPTION = 600
 
 
 @dataclass(frozen=True)
@@ -25,14 +28,18 @@ class Metadata:
     author: str | None = None
     published: str | None = None
     site: str | None = None
+    #: What the page says it is about (``description`` meta tags, OpenGraph, JSON-LD).
+    description: str | None = None
 
-    def header(self) -> str:
-        """``Title: ...`` lines for the fields present, or ``""`` when none is."""
+    def header(self, *, described: bool = False) -> str:
+        """``Title: ...`` lines for the fields present, or ``""`` when none is; with
+        ``described``, the page's description too (where it is all there is to read)."""
         fields = (
             ("Title", self.title),
             ("Author", self.author),
             ("Published", self.published),
             ("Site", self.site),
+            ("Description", self.description if described else None),
         )
         return "\n".join(f"{name}: {value}" for name, value in fields if value)
 
@@ -55,6 +62,7 @@ def page_metadata(tree: lxml_html.HtmlElement, url: str) -> Metadata:
         author=_clean(found.author),
         published=_clean(published),
         site=_clean(found.sitename),
+        description=_clean(found.description, _MAX_DESCRIPTION),
     )
 
 
@@ -85,10 +93,10 @@ def _declared_date(tree: lxml_html.HtmlElement, url: str) -> str | None:
     return str(date) if date else None
 
 
-def _clean(value: object) -> str | None:
+def _clean(value: object, longest: int = _MAX_FIELD) -> str | None:
     if not isinstance(value, str):
         return None
     text = " ".join(value.split())
     if not text:
         return None
-    return text if len(text) <= _MAX_FIELD else text[: _MAX_FIELD - 1].rstrip() + "…"
+    return text if len(text) <= longest else text[: longest - 1].rstrip() + "…"
