@@ -205,6 +205,12 @@ Follow her on social media.</p></div>
 )
 
 
+def story_page(head: str = "") -> str:
+    """The story as a page's one article, under ``head``'s tags."""
+    paragraphs = "".join(f"<p>{p}</p>" for p in STORY)
+    return f"<html><head>{head}</head><body><article>{paragraphs}</article></body></html>"
+
+
 def test_related_stories_and_boxes_around_an_article_are_left_out() -> None:
     text = extract_html(ARTICLE_WITH_BOXES, "https://news.example/city/depot-library").markdown
     for paragraph in STORY:
@@ -261,11 +267,9 @@ def test_a_forum_thread_keeps_its_posts() -> None:
 
 
 def test_the_text_starts_with_a_header_of_the_declared_metadata_only() -> None:
-    html = (
-        '<html><head><meta property="og:title" content="Depot becomes library">'
-        '<meta name="author" content="Jane Miller"></head><body><article>'
-        + "".join(f"<p>{p}</p>" for p in STORY)
-        + "</article></body></html>"
+    html = story_page(
+        '<meta property="og:title" content="Depot becomes library">'
+        '<meta name="author" content="Jane Miller">'
     )
     extracted = extract_html(html, "https://news.example/depot")
     assert extracted.text.startswith("Title: Depot becomes library\nAuthor: Jane Miller\n\n")
@@ -286,20 +290,12 @@ def test_a_script_built_page_read_without_its_scripts_shows_its_own_description(
 
 
 def test_a_page_with_content_leaves_its_description_out() -> None:
-    html = (
-        '<html><head><meta name="description" content="A summary of the story.">'
-        "</head><body><article>"
-        + "".join(f"<p>{p}</p>" for p in STORY)
-        + "</article></body></html>"
-    )
+    html = story_page('<meta name="description" content="A summary of the story.">')
     assert "summary of the story" not in extract_html(html, "https://news.example/depot").text
 
 
 def test_a_page_without_metadata_has_no_header() -> None:
-    html = (
-        "<html><body><article>" + "".join(f"<p>{p}</p>" for p in STORY) + "</article></body></html>"
-    )
-    extracted = extract_html(html, "https://news.example/depot")
+    extracted = extract_html(story_page(), "https://news.example/depot")
     assert extracted.text == extracted.markdown
 
 
