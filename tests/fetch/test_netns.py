@@ -100,3 +100,23 @@ def test_spyglass_fetch_reads_a_page_end_to_end(tmp_path: Path) -> None:
     assert "Namespace page" in output
     assert "http://public.example.net/" in output
     assert "Served from a public-looking address" in output
+
+
+def test_spyglass_fetch_prints_a_page_longer_than_a_models_part_whole(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    spyglass = str(Path(sys.executable).parent / "spyglass")
+    env = {"SPYGLASS_HOME": str(home)}
+    enabled = subprocess.run(
+        [spyglass, "policy", "enable"], env={**os.environ, **env}, capture_output=True, check=False
+    )
+    assert enabled.returncode == 0
+    url = "http://public.example.net/long"
+    run = [sys.executable, "-m", "tests.support.netns_fetch", "--run", spyglass, "fetch", url]
+    whole = json.loads(in_namespace(tmp_path, [*run, "--yes", "--json"], env=env))["result"]
+    assert whole["total_chars"] > 20000
+    assert len(whole["text"]) == whole["total_chars"] and "next_offset" not in whole
+    assert "Paragraph 599 of a long report" in whole["text"]
+    part = in_namespace(tmp_path, [*run, "--yes", "--json", "--max-chars", "5000"], env=env)
+    first = json.loads(part)["result"]
+    assert len(first["text"]) <= 5000 and first["next_offset"] == len(first["text"])

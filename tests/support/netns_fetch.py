@@ -29,6 +29,17 @@ HTML = (
     + "<p>Served from a public-looking address inside a private network namespace.</p>" * 10
     + "</article></body></html>"
 )
+#: An article longer than a model's default part (``fetch.max_chars``, 20,000 characters).
+LONG_HTML = (
+    "<html><head><title>Long page</title></head><body><article><h1>Long page</h1>"
+    + "".join(
+        f"<p>Paragraph {n} of a long report, read whole at the command line.</p>"
+        for n in range(600)
+    )
+    + "</article></body></html>"
+)
+#: What both public addresses serve.
+PAGES = {"/": page(HTML), "/long": page(LONG_HTML)}
 
 
 def _config() -> FetchConfig:
@@ -55,7 +66,7 @@ async def main() -> dict[str, Any]:
 
 def serve_and_run(command: list[str]) -> int:
     """Serve the page on the public addresses while ``command`` runs; return its exit code."""
-    with Peer({"/": page(HTML)}, bind=(V4, 80)), Peer({"/": page(HTML)}, bind=(V6, 80)):
+    with Peer(PAGES, bind=(V4, 80)), Peer(PAGES, bind=(V6, 80)):
         done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
     sys.stdout.write(done.stdout)
     sys.stderr.write(done.stderr)

@@ -38,7 +38,8 @@ def clean(text: str) -> str:
 @click.option(
     "--max-chars",
     type=click.IntRange(min=500, max=100_000),
-    help="Largest part, in characters.",
+    help="Largest part, in characters (default 100000, the largest: the whole page unless "
+    "it is longer; fetch.max_chars is the part size given to a model).",
 )
 @click.option("--raw", is_flag=True, help="Print only the text, no title or styling.")
 @json_option
@@ -46,11 +47,14 @@ def clean(text: str) -> str:
 def fetch(
     url: str, offset: int, max_chars: int | None, raw: bool, json_output: bool, yes: bool
 ) -> None:
+    from spyglass.capabilities.fetch import MAX_CHARS
+
     arguments: dict[str, Any] = {"url": url}
     if offset:
         arguments["offset"] = offset
-    if max_chars is not None:
-        arguments["max_chars"] = max_chars
+    # Read at a terminal or by a program, a page is wanted whole: the setting's part size
+    # budgets a model's context, which this output does not go to.
+    arguments["max_chars"] = MAX_CHARS if max_chars is None else max_chars
     renderer = _render_raw if raw else _render
     run_capability(
         CAPABILITY,
