@@ -1,5 +1,6 @@
 """Bytes to text: the charset from the header, then the document's own meta tag, then
-detection, so a page that does not declare its encoding still reads correctly."""
+detection, so a page that does not declare its encoding still reads correctly; a page
+labelled with a single-byte Western charset whose bytes are UTF-8 is read as UTF-8."""
 
 from __future__ import annotations
 
@@ -40,6 +41,24 @@ def declared_in_document(body: bytes) -> str | None:
     return known(match.group(1).decode("ascii", "replace")) if match else None
 
 
+#: Single-byte Western charsets (as :func:`known` names them) a UTF-8 page is often mislabelled
+#: with: a stale ``<meta>`` left by an editor or a re-encoding, a server's default charset.
+_WESTERN = frozenset(["cp1252", "iso8859-15"])
+
+
+def _utf8_mislabelled(body: bytes, declared: str) -> bool:
+    """Whether ``body``, declared ``declared``, is UTF-8 text: characters outside ASCII in
+    valid UTF-8 sequences, which genuine Western single-byte text practically never forms
+    (it would read as "Ã©" in its own charset)."""
+    if declared not in _WESTERN or body.isascii():
+        return False
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def decode(body: bytes, header_charset: str | None, *, markup: bool) -> str:
     """Decode ``body``: BOM, header charset, meta charset (markup only), UTF-8, detection."""
     for bom, name in _BOMS:
@@ -50,6 +69,8 @@ def decode(body: bytes, header_charset: str | None, *, markup: bool) -> str:
         candidates.append(declared_in_document(body))
     for candidate in candidates:
         if candidate:
+            if _utf8_mislabelled(body, candidate):
+                return body.decode("utf-8")
             return body.decode(candidate, errors="replace")
     try:
         return body.decode("utf-8")
