@@ -1,8 +1,11 @@
-"""The chooser's rows: each reading described once, however many rows are built of it."""
+"""The chooser's rows: each reading described once, however many rows are built of it; the
+page's own features, from the address the page declares."""
 
 from __future__ import annotations
 
-from spyglass.fetch.features import reading_rows
+from lxml import html as lxml_html
+
+from spyglass.fetch.features import page_features, reading_rows
 
 PAGE = {"links": 1.5, "paragraphs": 2.0}
 TEXTS = {
@@ -25,3 +28,31 @@ def test_rows_of_one_more_reading_reuse_what_was_said_of_the_others() -> None:
     assert three == reading_rows(PAGE, TEXTS)
     assert four == reading_rows(PAGE, {**TEXTS, "dom": "Title\n\nA long paragraph."})
     assert len(four) == 4 and len(four[0]) > len(three[0])
+
+
+def _page(head: str) -> lxml_html.HtmlElement:
+    body = "<body><article><h1>Kettle</h1><p>A kettle that boils fast.</p></article></body>"
+    return lxml_html.document_fromstring(f"<html><head>{head}</head>{body}</html>")
+
+
+def test_a_copy_served_elsewhere_is_described_by_the_address_it_declares() -> None:
+    canonical = '<link rel="canonical" href="https://shop.example/products/kettle-2000">'
+    original = page_features(_page(""), "https://shop.example/products/kettle-2000")
+    copy = page_features(_page(canonical), "http://mirror.example/0042.html")
+    assert copy == original
+    assert copy["path_product"] == 1.0 and copy["path_depth"] == 2.0
+
+
+def test_the_canonical_link_wins_over_og_url_and_a_relative_one_is_joined() -> None:
+    head = (
+        '<meta property="og:url" content="https://forum.example/t/kettles/7">'
+        '<link rel="canonical" href="/products/kettle">'
+    )
+    features = page_features(_page(head), "http://mirror.example/copy")
+    assert features["path_product"] == 1.0 and features["path_forum"] == 0.0
+
+
+def test_without_a_usable_declared_address_the_fetched_one_describes_the_page() -> None:
+    head = '<link rel="canonical" href="http://[broken"><meta property="og:url" content="ftp://x/">'
+    features = page_features(_page(head), "https://forum.example/t/kettles/7")
+    assert features["path_forum"] == 1.0

@@ -15,7 +15,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping, MutableMapping, Sequence
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 from lxml import html as lxml_html
@@ -82,6 +82,11 @@ _TAG_COUNTS = {
 _JSON_LD = etree.XPath("//script[@type='application/ld+json']/text()")
 _ITEMTYPES = etree.XPath("//*[@itemtype]/@itemtype")
 _OG_TYPE = etree.XPath("//meta[@property='og:type']/@content")
+#: Where the page says it lives: its canonical link, then its OpenGraph URL.
+_DECLARED_URLS = (
+    etree.XPath("//link[@rel='canonical']/@href"),
+    etree.XPath("//meta[@property='og:url']/@content"),
+)
 _BODY_TEXT = etree.XPath("string-length(normalize-space(//body))")
 _LINK_TEXTS = etree.XPath("//a//text()")
 
@@ -99,7 +104,7 @@ def page_features(tree: lxml_html.HtmlElement, url: str) -> dict[str, float]:
     og = " ".join(str(v) for v in _OG_TYPE(tree)).lower()
     for name in _OG_TYPES:
         features[f"og_{name}"] = float(name in og)
-    path = urlsplit(url).path.lower()
+    path = urlsplit(_own_url(tree, url)).path.lower()
     segments = [s for s in path.split("/") if s]
     features["path_depth"] = float(len(segments))
     features["path_digits"] = float(bool(_DIGITS.search(path)))
@@ -108,6 +113,21 @@ def page_features(tree: lxml_html.HtmlElement, url: str) -> dict[str, float]:
     for name, pattern in _PATH_HINTS.items():
         features[name] = float(bool(pattern.search(path)))
     return features
+
+
+def _own_url(tree: lxml_html.HtmlElement, url: str) -> str:
+    """The page's address as it declares it (canonical link, else ``og:url``), else ``url``:
+    a copy served from a mirror, a proxy or a test server keeps the path that says what
+    kind of page it is (``/products/…``, ``/t/…``)."""
+    for found in _DECLARED_URLS:
+        for declared in found(tree):
+            try:
+                joined = urljoin(url, str(declared).strip())
+                if urlsplit(joined).scheme in ("http", "https"):
+                    return joined
+            except ValueError:  # a malformed address (an unclosed "[" host)
+                continue
+    return url
 
 
 def _counts(tree: lxml_html.HtmlElement) -> dict[str, float]:
