@@ -27,8 +27,6 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.extraction_data import load, page_ids, wcxb_dir  # noqa: E402
-from bench.fetch_extraction import pick  # noqa: E402
 from tests.support.fetch_peers import (  # noqa: E402
     PUBLIC_V4,
     Handler,
@@ -37,6 +35,9 @@ from tests.support.fetch_peers import (  # noqa: E402
     StaticResolver,
     respond,
 )
+
+from bench.extraction_data import load, page_ids, wcxb_dir  # noqa: E402
+from bench.fetch_extraction import pick  # noqa: E402
 
 HOST = "pages.example"
 

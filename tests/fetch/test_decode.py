@@ -43,16 +43,14 @@ def test_utf8_bytes_under_a_stale_latin_1_meta_tag_read_as_utf8_not_mojibake() -
     body = (
         '<html><head><meta http-equiv="content-type" content="text/html; charset=iso-8859-1">'
         f"</head><body><p>{text}</p></body></html>"
-    ).encode("utf-8")
+    ).encode()
     decoded = decode(body, None, markup=True)
     assert text in decoded
     assert "â€" not in decoded
 
 
 def test_a_servers_default_western_charset_on_utf8_bytes_reads_as_utf8() -> None:
-    assert decode("naïve café – ok".encode("utf-8"), "windows-1252", markup=False) == (
-        "naïve café – ok"
-    )
+    assert decode("naïve café – ok".encode(), "windows-1252", markup=False) == "naïve café – ok"
 
 
 def test_genuine_windows_1252_bytes_keep_their_label() -> None:
