@@ -46,17 +46,16 @@ def declared_in_document(body: bytes) -> str | None:
 _WESTERN = frozenset(["cp1252", "iso8859-15"])
 
 
-def _utf8_mislabelled(body: bytes, declared: str) -> bool:
-    """Whether ``body``, declared ``declared``, is UTF-8 text: characters outside ASCII in
-    valid UTF-8 sequences, which genuine Western single-byte text practically never forms
-    (it would read as "Ã©" in its own charset)."""
-    if declared not in _WESTERN or body.isascii():
-        return False
-    try:
-        body.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
+def _as_declared(body: bytes, declared: str) -> str:
+    """``body`` in its ``declared`` charset, unless that is a Western single-byte one and
+    ``body`` is valid UTF-8 beyond ASCII, which genuine Western single-byte text practically
+    never forms (it would read as "Ã©" in its own charset): then as UTF-8."""
+    if declared in _WESTERN and not body.isascii():
+        try:
+            return body.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    return body.decode(declared, errors="replace")
 
 
 def decode(body: bytes, header_charset: str | None, *, markup: bool) -> str:
@@ -69,9 +68,7 @@ def decode(body: bytes, header_charset: str | None, *, markup: bool) -> str:
         candidates.append(declared_in_document(body))
     for candidate in candidates:
         if candidate:
-            if _utf8_mislabelled(body, candidate):
-                return body.decode("utf-8")
-            return body.decode(candidate, errors="replace")
+            return _as_declared(body, candidate)
     try:
         return body.decode("utf-8")
     except UnicodeDecodeError:

@@ -15,12 +15,13 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping, MutableMapping, Sequence
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from lxml import etree
 from lxml import html as lxml_html
 
 from spyglass.fetch.candidates import KINDS, LINK, Candidates
+from spyglass.fetch.region import web_url
 
 #: schema.org types grouped by the page type they announce.
 _TYPE_GROUPS = {
@@ -121,12 +122,9 @@ def _own_url(tree: lxml_html.HtmlElement, url: str) -> str:
     kind of page it is (``/products/…``, ``/t/…``)."""
     for found in _DECLARED_URLS:
         for declared in found(tree):
-            try:
-                joined = urljoin(url, str(declared).strip())
-                if urlsplit(joined).scheme in ("http", "https"):
-                    return joined
-            except ValueError:  # a malformed address (an unclosed "[" host)
-                continue
+            joined = web_url(url, str(declared).strip())
+            if joined is not None:
+                return joined
     return url
 
 
