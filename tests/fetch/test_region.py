@@ -252,3 +252,37 @@ def test_a_hidden_tab_panel_or_answer_is_read_and_other_hidden_boxes_are_not() -
 )
 def test_what_only_looks_like_chrome_is_read(page: str, expected: str) -> None:
     assert markdown(f"<html><body><main>{page}</main></body></html>") == expected
+
+
+def test_a_main_element_with_almost_no_text_gives_way_to_the_body() -> None:
+    prose = " ".join(["Use this calculator to plan how much to save each month."] * 6)
+    page = (
+        "<html><body><main><h1>Retirement calculator</h1></main>"
+        f"<section class='content'><p>{prose}</p></section><footer>Imprint</footer>"
+        "</body></html>"
+    )
+    text = markdown(page)
+    assert "# Retirement calculator" in text
+    assert prose in text
+    assert "Imprint" not in text
+
+
+def test_words_only_a_script_or_noscript_holds_do_not_make_a_main_element_the_region() -> None:
+    copy = " ".join(["The thread's posts as crawlers see them."] * 20)
+    page = (
+        f"<html><body><div role='main'><noscript><p>{copy}</p></noscript>"
+        f"<script>var posts = '{copy}';</script></div>"
+        "<div class='topic'><p>First post of the thread.</p></div></body></html>"
+    )
+    assert markdown(page) == "First post of the thread."
+
+
+def test_a_main_element_that_holds_the_content_keeps_what_lies_beside_it_out() -> None:
+    prose = " ".join(["Each card lists a kettle with its price and size."] * 6)
+    page = (
+        f"<html><body><main><h1>Kettles</h1><p>{prose}</p></main>"
+        "<div class='promo'><p>Spring sale on everything.</p></div></body></html>"
+    )
+    text = markdown(page)
+    assert prose in text
+    assert "Spring sale" not in text

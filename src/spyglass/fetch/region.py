@@ -2,9 +2,10 @@
 
 Article extractors keep the densest run of prose and drop the rest, which is right for a
 news story and wrong for a product grid, a forum thread or a service page, whose content is
-many short blocks. This walks the ``<main>`` element (or ``role="main"``, else ``<body>``)
-and keeps its visible text as light Markdown, skipping navigation, headers, footers,
-asides, forms, hidden elements and blocks whose id or class names them as boilerplate.
+many short blocks. This walks the ``<main>`` element (or ``role="main"``; the ``<body>``
+when there is none or it holds almost no text) and keeps its visible text as light
+Markdown, skipping navigation, headers, footers, asides, forms, hidden elements and blocks
+whose id or class names them as boilerplate.
 What only looks like chrome is read: ``aria-hidden`` text (hidden from screen readers,
 shown on screen: collapsed accordions, tab panels, carousels), hidden boxes the page
 shows on demand (a tab's panel, an accordion's answer), a form that holds the
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from urllib.parse import urljoin
 
 from lxml import etree
@@ -127,6 +128,13 @@ _FORM_TEXT = etree.XPath(
     " or ancestor::textarea or ancestor::button or ancestor::label)]"
 )
 _PROSE_TEXT = etree.XPath(".//p[not(ancestor::nav)]//text()")
+#: A ``<main>`` with fewer shown words than this is not where the content is: a shell the
+#: page's scripts fill in, or a theme's wrapper around a heading while the content sits
+#: beside it (19 of WCXB dev's 1,497 pages, 3 of trafilatura-eval's 884; docs/benchmarks.md,
+#: round fifteen).
+_MAIN_WORDS = 50
+#: Elements whose text is never shown as it stands.
+_UNSHOWN = frozenset(["script", "style", "noscript", "template"])
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang)-([\w+#-]+)")
 #: Elements inside a cell that make a table a page layout rather than data.
@@ -136,10 +144,13 @@ _KEPT = "\ue000"
 
 
 def main_region(tree: lxml_html.HtmlElement) -> lxml_html.HtmlElement:
+    """The page's ``<main>`` (or ``role="main"``) element, else its ``<body>``; the body too
+    when the main element holds almost no text (see :data:`_MAIN_WORDS`)."""
     found = tree.xpath("//main|//*[@role='main']")
     if found:
         element: lxml_html.HtmlElement = found[0]
-        return element
+        if _many_words(_shown_text(element), _MAIN_WORDS):
+            return element
     body = tree.find(".//body")
     return body if body is not None else tree
 
@@ -258,12 +269,24 @@ def _holds_content(form: lxml_html.HtmlElement) -> bool:
     return _many_words(_FORM_TEXT(form))
 
 
-def _many_words(texts: Iterable[str]) -> bool:
-    """Whether ``texts`` hold :data:`_CONTENT_WORDS` words or more (read only that far)."""
+def _shown_text(element: lxml_html.HtmlElement) -> Iterator[str]:
+    """The text of ``element`` and its descendants but scripts, styles, ``<noscript>`` and
+    ``<template>``, lazily: a caller counting words stops after the first few."""
+    if element.text:
+        yield element.text
+    for child in element:
+        if isinstance(child.tag, str) and child.tag not in _UNSHOWN:
+            yield from _shown_text(child)
+        if child.tail:
+            yield child.tail
+
+
+def _many_words(texts: Iterable[str], enough: int = _CONTENT_WORDS) -> bool:
+    """Whether ``texts`` hold ``enough`` words or more (read only that far)."""
     words = 0
     for text in texts:
         words += len(text.split())
-        if words >= _CONTENT_WORDS:
+        if words >= enough:
             return True
     return False
 
