@@ -37,7 +37,8 @@ def drop_repeated_lines(markdown: str) -> str:
             in_code = not in_code
             kept.append(line)
             continue
-        if in_code or stripped.startswith("|"):
+        if in_code or not stripped or stripped.startswith("|"):
+            # Blank lines (half of a reading's lines) have no words to repeat.
             kept.append(line)
             continue
         if _MARKER_ONLY.fullmatch(line):
