@@ -59,3 +59,19 @@ def test_a_block_the_page_does_not_contain_has_unknown_places() -> None:
     row = places.row("Words that appear nowhere on this page at all")
     assert row[0] == 0.0
     assert all(math.isnan(value) for value in row[1:])
+
+
+def test_reviews_and_a_products_offer_are_kinds_of_box_of_their_own() -> None:
+    tree = lxml_html.document_fromstring(
+        "<html><body><main><h1>Kettle</h1>"
+        '<div class="price-box"><p>Now only 29 euros with free delivery today</p></div>'
+        '<section class="customer-reviews"><ul>'
+        "<li><p>Boils quickly and quietly, very happy with it</p></li></ul></section>"
+        "</main></body></html>"
+    )
+    places = Places(text_index(tree), None)
+    offer = _row(places, "Now only 29 euros with free delivery today")
+    review = _row(places, "Boils quickly and quietly, very happy with it")
+    assert (offer["up_to_offer"], offer["up_to_review"]) == (1.0, -1.0)
+    # p -> li -> ul -> section.customer-reviews
+    assert (review["up_to_review"], review["up_to_offer"]) == (3.0, -1.0)

@@ -217,6 +217,20 @@ def test_a_hidden_tab_panel_or_answer_is_read_and_other_hidden_boxes_are_not() -
     assert text == "# Kettle\n\nMade of brushed steel.\n\nIt boils in two minutes."
 
 
+def test_parts_a_script_streams_in_hidden_and_tab_panels_named_either_way_are_read() -> None:
+    page = (
+        "<html><body><main><h1>Kettle</h1>"
+        '<div hidden id="S:2e"><p>Ships within two days.</p></div>'
+        '<div class="product-tab__content" style="display:none"><p>1.7 litres.</p></div>'
+        '<div class="tab_content" hidden><p>Two years of warranty.</p></div>'
+        '<div hidden id="S:2g"><p>Not a streamed part.</p></div>'
+        "</main></body></html>"
+    )
+    assert markdown(page) == (
+        "# Kettle\n\nShips within two days.\n\n1.7 litres.\n\nTwo years of warranty."
+    )
+
+
 @pytest.mark.parametrize(
     ("page", "expected"),
     [

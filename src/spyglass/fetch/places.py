@@ -6,9 +6,10 @@ words of its text (the index :func:`text_index` builds once per page, shared wit
 sits, whether it is inside an ``<article>``, ``<main>`` or the content block, the element
 that holds it, and how far up the nearest ancestor is whose class or id names a kind of
 box — related stories, comments, an author bio, a share bar, tags, ads, a sidebar, cards of
-a grid, or on the contrary the post's body. Names are matched as word parts shared across
-sites, never as one site's markup; the model weighs them. A block not found in the tree
-gets missing values (NaN), which the model treats as unknown.
+a grid, reviews, a product's offer, or on the contrary the post's body. Names are matched
+as word parts shared across sites, never as one site's markup; the model weighs them
+(whether a review is content depends on the page, not on its box's name). A block not
+found in the tree gets missing values (NaN), which the model treats as unknown.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ _NAMED = {
     "chrome": r"footer|header|nav|menu|breadcrumb|masthead|copyright|cookie|newsletter|subscri",
     "body": r"content|article|post|entry|body|text|story|main|prose|markdown|description",
     "meta": r"meta|date|time|info|details?\b|caption|credit",
+    "review": r"review|rating|testimonial|feedback|stars",
+    "offer": r"price|spec|sku|stock|cart|variant|swatch|option|quantity",
 }
 _KINDS = list(_NAMED)
 _NAME_PATTERNS = [re.compile(pattern) for pattern in _NAMED.values()]

@@ -112,11 +112,12 @@ _HEADINGS_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _NAMED_BY_TAG = frozenset(
     ["main", "article", "table", "p", "pre", "blockquote", "dl", *_HEADINGS_TAGS]
 )
-#: A box shown on demand (a tab's panel, an accordion's answer, a collapsed section, a
-#: part streamed in hidden and moved into place by the page's script, ``S:1``): hidden
+#: A box shown on demand (a tab's panel, ``tab-pane`` or ``tab__content``, an accordion's
+#: answer, a collapsed section, a part streamed in hidden and moved into place by the
+#: page's script: React names those ``S:`` and a hexadecimal number, ``S:1f``): hidden
 #: until asked for, but the page's content, and read.
 _ON_DEMAND = re.compile(
-    r"tab-?pane|tab-?panel|tab-?content|tabbed|accordion|collaps|expand|faq|answer|^s:\d+$"
+    r"tab[-_]*(?:pane|panel|content)|tabbed|accordion|collaps|expand|faq|answer|^s:[0-9a-f]+$"
 )
 #: The page's title inside a box.
 _TITLE = etree.XPath("descendant::h1[1]")
