@@ -34,12 +34,10 @@ from urllib.parse import urljoin
 from lxml import etree
 from lxml import html as lxml_html
 
-_SKIP_TAGS = frozenset(
+#: Elements whose text is never shown as it stands.
+_UNSHOWN = frozenset(["script", "style", "noscript", "template"])
+_SKIP_TAGS = _UNSHOWN | frozenset(
     [
-        "script",
-        "style",
-        "noscript",
-        "template",
         "svg",
         "iframe",
         "object",
@@ -134,8 +132,6 @@ _PROSE_TEXT = etree.XPath(".//p[not(ancestor::nav)]//text()")
 #: beside it (19 of WCXB dev's 1,497 pages, 3 of trafilatura-eval's 884; docs/benchmarks.md,
 #: round fifteen).
 _MAIN_WORDS = 50
-#: Elements whose text is never shown as it stands.
-_UNSHOWN = frozenset(["script", "style", "noscript", "template"])
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang)-([\w+#-]+)")
 #: Elements inside a cell that make a table a page layout rather than data.
