@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from lxml import html as lxml_html
 
-from spyglass.fetch.region import element_markdown, region_markdown
+from spyglass.fetch.region import element_and_part_markdown, element_markdown, region_markdown
 
 PAGE = """<html><body>
 <header><a href="/">Shop</a></header>
@@ -50,6 +50,50 @@ def test_any_element_can_be_read_with_the_same_rules() -> None:
         "- [Steel kettle](https://shop.example/p/1) 39 EUR\n\n"
         "- [Glass kettle](https://shop.example/p/2) 45 EUR"
     )
+
+
+PARTS = """<html><body>
+<div class="promo">Outside the main region entirely.</div>
+<main>
+  <h1>Kettles</h1>
+  <h2><span id="inside-heading">A part inside a <a href="/h">heading</a></span></h2>
+  <section id="specs"><p>Steel, 1.7 litres.</p><pre>boil(water)</pre>
+    <table><tr><th>Size</th><th>Price</th></tr><tr><td>1.7 l</td><td>39</td></tr></table>
+  </section> and a tail after it.
+  <div class="sidebar-widget" id="chrome"><p>Named as page chrome.</p></div>
+  <div hidden id="draft"><p>Never shown.</p></div>
+</main>
+</body></html>"""
+
+
+@pytest.mark.parametrize(
+    "part",
+    [
+        "//section[@id='specs']",
+        "//span[@id='inside-heading']",
+        "//main",
+        "//div[@class='promo']",
+        "//div[@id='chrome']",
+        "//div[@id='draft']",
+        "//body",
+        "//td",
+    ],
+)
+def test_a_part_read_with_its_region_reads_as_it_does_alone(part: str) -> None:
+    tree = lxml_html.document_fromstring(PARTS)
+    main = tree.xpath("//main")[0]
+    element = tree.xpath(part)[0]
+    region, read = element_and_part_markdown(main, "https://shop.example/", element)
+    assert region == element_markdown(main, "https://shop.example/")
+    assert read == element_markdown(element, "https://shop.example/")
+    assert read
+
+
+def test_a_region_read_without_a_part_reads_the_part_as_empty() -> None:
+    tree = lxml_html.document_fromstring(PARTS)
+    main = tree.xpath("//main")[0]
+    region, read = element_and_part_markdown(main, "https://shop.example/", None)
+    assert (region, read) == (element_markdown(main, "https://shop.example/"), "")
 
 
 def markdown(page: str, url: str = "https://x.example/") -> str:

@@ -47,3 +47,12 @@ def test_a_heading_or_list_marker_without_words_is_dropped_outside_code() -> Non
     assert drop_repeated_lines(markdown) == (
         "\nWith Reliable Van.\n\n\n- Safeway Moving\n\n```sh\n#\n-\n```"
     )
+
+
+def test_lines_known_from_another_reading_are_judged_as_if_read_afresh() -> None:
+    known: dict[str, str] = {}
+    region = "Share this story\n\n# \n\nYes\n\nFirst paragraph here.\n\nShare this story"
+    block = "First paragraph here.\n\nYes\n\n# \n\nFirst paragraph here.\n\nYes"
+    assert drop_repeated_lines(region, known) == drop_repeated_lines(region)
+    assert drop_repeated_lines(block, known) == drop_repeated_lines(block)
+    assert drop_repeated_lines(block, known) == "First paragraph here.\n\nYes\n\n\n\nYes"

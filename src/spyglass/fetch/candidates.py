@@ -23,7 +23,7 @@ from lxml import html as lxml_html
 from spyglass.fetch.container import content_container
 from spyglass.fetch.escapes import unescape_prose
 from spyglass.fetch.lead import with_lead
-from spyglass.fetch.region import element_markdown, region_markdown, web_url
+from spyglass.fetch.region import element_and_part_markdown, main_region, web_url
 from spyglass.fetch.repeats import drop_repeated_lines
 
 #: Candidate names, in the order the chooser's model numbers them.
@@ -61,26 +61,26 @@ def candidates(
     ``lead`` puts the article's opening lines from the region reading before the article
     reading (:func:`~spyglass.fetch.lead.with_lead`)."""
     article = _article(tree)
-    region = region_markdown(tree, base)
-    block = ""
     container = content_container(tree, article, index)
-    if container is not None:
-        block = element_markdown(container, base)
+    # One walk reads both when the block lies in the region, as it mostly does.
+    region, block = element_and_part_markdown(main_region(tree), base, container)
     found = max(len(article), len(region))
-    region = finish(region, base)
-    article = finish(article, base)
+    known: dict[str, str] = {}
+    region = finish(region, base, known)
+    article = finish(article, base, known)
     return Candidates(
         article=with_lead(article, region) if lead else article,
         region=region,
-        block=finish(block, base),
+        block=finish(block, base, known),
         found=found,
         container=container,
     )
 
 
-def finish(markdown: str, base: str) -> str:
-    """Repeated lines dropped, links absolute, at most one blank line in a row."""
-    markdown = absolute_links(drop_repeated_lines(markdown), base)
+def finish(markdown: str, base: str, known: dict[str, str] | None = None) -> str:
+    """Repeated lines dropped, links absolute, at most one blank line in a row (``known``
+    as :func:`~spyglass.fetch.repeats.drop_repeated_lines` takes it)."""
+    markdown = absolute_links(drop_repeated_lines(markdown, known), base)
     return _BLANK_RUNS.sub("\n\n", markdown).strip()
 
 

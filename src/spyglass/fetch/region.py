@@ -165,6 +165,25 @@ def element_markdown(root: lxml_html.HtmlElement, base: str) -> str:
     return _joined(out, kept)
 
 
+def element_and_part_markdown(
+    root: lxml_html.HtmlElement, base: str, part: lxml_html.HtmlElement | None
+) -> tuple[str, str]:
+    """:func:`element_markdown` of ``root`` and of ``part`` (any element; None reads as
+    ``""``), the part walked once when the walk of ``root`` reads it."""
+    if part is None:
+        return element_markdown(root, base), ""
+    out: list[str] = []
+    kept: list[str] = []
+    capture = _Capture(part)
+    _walk(root, root, base, out, kept, capture)
+    if capture.out is None:
+        # Outside the region, or left out of it (hidden, named as chrome): read on its own.
+        return _joined(out, kept), element_markdown(part, base)
+    # The part's pieces are what a walk from it writes: below it the root is never
+    # consulted, and the part itself is read whole either way (it was not left out).
+    return _joined(out, kept), _joined(capture.out, kept)
+
+
 def run_markdown(
     root: lxml_html.HtmlElement,
     text: str | None,
@@ -307,18 +326,39 @@ def _named_boilerplate(ident: str | None, names: str | None, role: str | None) -
     return _BOILERPLATE.search(joined) is not None
 
 
+class _Capture:
+    """What a walk wrote for one element on the way (``out`` stays None when the walk
+    left it out or never reached it)."""
+
+    __slots__ = ("element", "out")
+
+    def __init__(self, element: lxml_html.HtmlElement) -> None:
+        self.element = element
+        self.out: list[str] | None = None
+
+
 def _walk(
     element: lxml_html.HtmlElement,
     root: lxml_html.HtmlElement,
     base: str,
     out: list[str],
     kept: list[str],
+    capture: _Capture | None = None,
 ) -> None:
     tag = element.tag
     if not isinstance(tag, str) or _skipped(element, tag, root):
         if element.tail:
             out.append(element.tail)
         return
+    if capture is not None:
+        if element is capture.element:
+            start = len(out)
+            _walk(element, root, base, out, kept)
+            capture.out = out[start:]
+            return
+        if capture.out is not None:
+            # Found already: the rest of the walk need not look for it.
+            capture = None
     fenced = (
         code_markdown(element)
         if tag == "pre"
@@ -345,7 +385,7 @@ def _walk(
         # whose whole box is one <a>).
         inner: list[str] = [element.text or ""]
         for child in element:
-            _walk(child, root, base, inner, kept)
+            _walk(child, root, base, inner, kept, capture)
         text = "".join(inner)
         if level:
             out.append("#" * level + " " + _one_line(text))
@@ -357,7 +397,7 @@ def _walk(
         if element.text:
             out.append(element.text)
         for child in element:
-            _walk(child, root, base, out, kept)
+            _walk(child, root, base, out, kept, capture)
     if block:
         out.append("\n")
     elif tag in ("td", "th"):
@@ -413,6 +453,9 @@ def _href(element: lxml_html.HtmlElement, base: str) -> str | None:
     return web_url(base, href)
 
 
+# A page links the same targets from many places (its menu, every card of a grid), and
+# the readings resolve them again: urljoin is the costliest part of reading a link.
+@functools.lru_cache(maxsize=8192)
 def web_url(base: str, target: str) -> str | None:
     """``target`` resolved against ``base``, when that is an http(s) URL; None for another
     scheme (``javascript:``, ``data:``) or a malformed address (``http://[not-an-ip]/``)."""

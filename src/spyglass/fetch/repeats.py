@@ -25,9 +25,17 @@ def line_words(line: str) -> list[str]:
     return _WORD.findall(link_text(line).lower())
 
 
-def drop_repeated_lines(markdown: str) -> str:
+#: What :func:`drop_repeated_lines` makes of a line: left out (a bare marker), kept
+#: whatever came before (too few words to count as a repeat), or its words' key.
+_MARKER_LINE = ""
+_FEW_WORDS = " "
+
+
+def drop_repeated_lines(markdown: str, known: dict[str, str] | None = None) -> str:
     """``markdown`` without lines whose words (link targets ignored) appeared earlier, nor
-    lines that are only a heading or list marker."""
+    lines that are only a heading or list marker. ``known`` keeps what each line's words
+    are across calls: a page's readings share most of their lines."""
+    keys = known if known is not None else {}
     seen: set[str] = set()
     kept: list[str] = []
     in_code = False
@@ -41,13 +49,21 @@ def drop_repeated_lines(markdown: str) -> str:
             # Blank lines (half of a reading's lines) have no words to repeat.
             kept.append(line)
             continue
-        if _MARKER_ONLY.fullmatch(line):
+        key = keys.get(line)
+        if key is None:
+            key = keys[line] = _line_key(line)
+        if key == _MARKER_LINE:
             continue
-        words = line_words(line)
-        key = " ".join(words)
-        if len(words) >= _MIN_WORDS:
+        if key != _FEW_WORDS:
             if key in seen:
                 continue
             seen.add(key)
         kept.append(line)
     return "\n".join(kept)
+
+
+def _line_key(line: str) -> str:
+    if _MARKER_ONLY.fullmatch(line):
+        return _MARKER_LINE
+    words = line_words(line)
+    return " ".join(words) if len(words) >= _MIN_WORDS else _FEW_WORDS
