@@ -136,10 +136,20 @@ def _tokens(text: str) -> list[bytes]:
 
 def line_keys(readings: dict[str, str]) -> dict[str, set[bytes]]:
     """Each reading's lines as word keys, to ask whether another reading has a block."""
-    return {
-        kind: {b" ".join(_tokens(line)) for line in text.split("\n") if line.strip()}
-        for kind, text in readings.items()
-    }
+    # The readings share most of their lines: each is read once.
+    known: dict[str, bytes] = {}
+    found: dict[str, set[bytes]] = {}
+    for kind, text in readings.items():
+        keys: set[bytes] = set()
+        for line in text.split("\n"):
+            if not line.strip():
+                continue
+            key = known.get(line)
+            if key is None:
+                key = known[line] = b" ".join(_tokens(line))
+            keys.add(key)
+        found[kind] = keys
+    return found
 
 
 def block_rows(

@@ -184,9 +184,13 @@ def candidate_features(markdown: str) -> dict[str, float]:
     return _described(markdown, LINK.sub(r"\1", markdown))
 
 
-def _described(markdown: str, visible: str) -> dict[str, float]:
+def _described(
+    markdown: str, visible: str, counted: dict[str, int] | None = None
+) -> dict[str, float]:
     """:func:`candidate_features` of ``markdown``, whose text without link targets is
-    ``visible``."""
+    ``visible``; ``counted`` keeps each line's number of words across calls (a page's
+    readings share most of their lines)."""
+    known = counted if counted is not None else {}
     # A link never spans lines, so ``visible`` has the same lines as ``markdown``: one
     # substitution over the whole reading instead of one per line.
     lines: list[str] = []
@@ -195,7 +199,10 @@ def _described(markdown: str, visible: str) -> dict[str, float]:
         stripped = line.strip()
         if stripped:
             lines.append(stripped)
-            words.append(len(_WORD.findall(shown)))
+            number = known.get(shown)
+            if number is None:
+                number = known[shown] = len(_WORD.findall(shown))
+            words.append(number)
     chars = len(visible)
     link_chars = sum(len(m.group(1)) for m in LINK.finditer(markdown)) if "](" in markdown else 0
     count = len(lines) or 1
@@ -238,11 +245,15 @@ def reading_rows(
     ``described`` keeps each reading's numbers and words by its text across calls."""
     kinds = list(texts)
     known = described if described is not None else {}
+    counted: dict[str, int] = {}
     for kind in kinds:
         text = texts[kind]
         if text not in known:
             visible = LINK.sub(r"\1", text)
-            known[text] = (_described(text, visible), set(_WORD.findall(visible.lower())))
+            known[text] = (
+                _described(text, visible, counted),
+                set(_WORD.findall(visible.lower())),
+            )
     numbers = {kind: known[texts[kind]][0] for kind in kinds}
     words = {kind: known[texts[kind]][1] for kind in kinds}
     shared: dict[str, float] = {}
