@@ -40,7 +40,8 @@ from spyglass.fetch.blocks import LONG_WORDS, SHORT_WORDS, names_a_box
 from spyglass.fetch.candidates import finish
 from spyglass.fetch.linktext import link_text
 from spyglass.fetch.places import CHAIN_FEATURES, Places, owner_tag
-from spyglass.fetch.region import code_markdown, hidden, run_markdown, skipped, table_rows
+from spyglass.fetch.region import code_markdown, run_markdown, table_rows
+from spyglass.fetch.shown import hidden, skipped
 from spyglass.fetch.surroundings import SIBLING_LEVELS, Surroundings
 
 #: Elements that end a run of text: a block of their own, or a container of blocks.
