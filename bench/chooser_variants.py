@@ -33,14 +33,18 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench import keep_rules  # noqa: E402
+from bench import (  # noqa: E402
+    block_training,
+    extraction_data,
+    keep_rules,
+)
 from bench import train_extraction as training  # noqa: E402
 from bench.extraction_data import load_truth  # noqa: E402
 
 #: Named for the block model that filtered it (each corpus's blocks the same total weight).
 FILTERED_CACHE = ROOT / "bench" / "results" / "extraction-filtered-balanced.pkl"
 FLOOR = 0.907
-SEEDS = (training.SEED, 7, 99)
+SEEDS = (extraction_data.SEED, 7, 99)
 #: A page's value of each reading as a chooser target (see :func:`fit_chooser`).
 Target = Callable[[int], list[float]]
 Weight = Callable[[dict[str, Any]], float]
@@ -58,7 +62,7 @@ def best_of(scores: Any) -> str:
 
 def filtered_grid(
     pages: list[dict[str, Any]],
-    truths: list[training.Truth],
+    truths: list[block_training.Truth],
     models: list[Any],
     fold_of: list[int],
     kinds_of: Callable[[int], list[str]],
@@ -67,10 +71,10 @@ def filtered_grid(
     at every :data:`~bench.train_extraction.KEEP_GRID` threshold."""
     grid: Grid = []
     for index, page in enumerate(pages):
-        chances = training.one_pass(models[fold_of[index]])
+        chances = block_training.one_pass(models[fold_of[index]])
         by_kind = {}
         for kind in kinds_of(index):
-            texts = training.filtered(chances, page, kind, training.KEEP_GRID)
+            texts = block_training.filtered(chances, page, kind, training.KEEP_GRID)
             by_kind[kind] = {
                 t: truths[index].page.score(text)
                 for t, text in zip(training.KEEP_GRID, texts, strict=True)
@@ -89,13 +93,13 @@ def block_models(
     """The block model of each fold, trained on the other folds' pages (each corpus's blocks
     weighing the same, as shipped since round seven, unless not ``balance``)."""
     return [
-        training.fit_blocks(
-            training.readings_of(
+        block_training.fit_blocks(
+            block_training.readings_of(
                 per_page, [i for i, f in enumerate(fold_of) if f != fold], pages, balance
             ),
             names,
         )
-        for fold in range(training.FOLDS)
+        for fold in range(extraction_data.FOLDS)
     ]
 
 
@@ -167,7 +171,7 @@ def held_out_choice(
 ) -> list[str]:
     """Every page's reading as picked by a chooser ``fit`` on the other folds."""
     chosen = [""] * len(pages)
-    for fold in range(training.FOLDS):
+    for fold in range(extraction_data.FOLDS):
         chooser = fit([i for i, f in enumerate(fold_of) if f != fold])
         for index, page in enumerate(pages):
             if fold_of[index] == fold:
@@ -205,7 +209,7 @@ def keep_held_out(
     groups = [keep_rules.RULES[keep_rules.SHIPPED](r, names) for r in records]
     picked, _ = keep_rules.held_out(records, groups, training.KEEP_GRID, FLOOR)
     per_fold = []
-    for fold in range(training.FOLDS):
+    for fold in range(extraction_data.FOLDS):
         inside = [i for i, r in enumerate(records) if r["fold"] == fold]
         part = keep_rules.summarise([records[i] for i in inside], [picked[i] for i in inside])
         per_fold.append((part["wcxb"]["overall"] + part["f1"]) / 2)
@@ -378,13 +382,13 @@ def chooser_rows(pages: list[dict[str, Any]], fold_of: list[int], grid: Grid) ->
 
 def block_rows(
     pages: list[dict[str, Any]],
-    truths: list[training.Truth],
+    truths: list[block_training.Truth],
     per_page: list[Any],
     fold_of: list[int],
 ) -> None:
     """Block-model variants, the shipped chooser choosing."""
     chosen = held_out_choice(pages, fold_of, lambda t: training.fit([pages[i] for i in t]))
-    names = training.block_names(pages)
+    names = block_training.block_names(pages)
 
     def weighed(blocks: list[Any], factor: float) -> list[Any]:
         return [
@@ -397,7 +401,9 @@ def block_rows(
             for i, found in enumerate(blocks)
         ]
 
-    soft = [training.block_examples(p, Soft(t.page)) for p, t in zip(pages, truths, strict=True)]
+    soft = [
+        block_training.block_examples(p, Soft(t.page)) for p, t in zip(pages, truths, strict=True)
+    ]
     cross_entropy = {"objective": "cross_entropy"}
     # (title, blocks, LightGBM settings, each corpus the same total weight)
     variants: list[tuple[str, list[Any], dict[str, Any], bool]] = [
@@ -420,20 +426,20 @@ def block_rows(
     ]
     table = Table()
     for title, blocks, params, balance in variants:
-        saved = dict(training.BLOCK_PARAMS)
-        training.BLOCK_PARAMS.update(params)
+        saved = dict(block_training.BLOCK_PARAMS)
+        block_training.BLOCK_PARAMS.update(params)
         try:
             models = block_models(blocks, fold_of, names, pages, balance)
         finally:
-            training.BLOCK_PARAMS.clear()
-            training.BLOCK_PARAMS.update(saved)
+            block_training.BLOCK_PARAMS.clear()
+            block_training.BLOCK_PARAMS.update(saved)
         grid = filtered_grid(pages, truths, models, fold_of, lambda i: [chosen[i]])
         table.row(title, *keep_held_out(pages, fold_of, chosen, grid))
 
 
 def snippets(
     pages: list[dict[str, Any]],
-    truths: list[training.Truth],
+    truths: list[block_training.Truth],
     per_page: list[Any],
     fold_of: list[int],
 ) -> None:
@@ -449,15 +455,15 @@ def snippets(
     from spyglass.fetch.keep import keep_threshold
 
     chosen = held_out_choice(pages, fold_of, lambda t: training.fit([pages[i] for i in t]))
-    models = block_models(per_page, fold_of, training.block_names(pages), pages)
+    models = block_models(per_page, fold_of, block_training.block_names(pages), pages)
     counts: Counter[str] = Counter()
     for index, page in enumerate(pages):
         if page["corpus"] == "wcxb" or page["rows"] is None:
             continue
         kind = chosen[index]
         threshold = keep_threshold(dict(zip(page["names"], page["rows"][0], strict=True)))
-        chances = training.one_pass(models[fold_of[index]])
-        output = training.filtered(chances, page, kind, [threshold])[0]
+        chances = block_training.one_pass(models[fold_of[index]])
+        output = block_training.filtered(chances, page, kind, [threshold])[0]
         seen = normalised(plain(output))
         readings = {k: normalised(plain(page["texts"][k])) for k in KINDS}
         truth = truths[index].page
@@ -482,12 +488,12 @@ def snippets(
         print(f"{count:6,} {label}")
 
 
-class Soft(training.Truth):
+class Soft(block_training.Truth):
     """WCXB blocks labelled by the share of their word trigrams in the reference (not
     whether it reaches half); trafilatura-eval blocks as before."""
 
     def label(self, text: str) -> float | None:
-        tokens = training._token_list(text)
+        tokens = block_training._token_list(text)
         if self.page.corpus != "wcxb" or len(tokens) < 3:
             return super().label(text)
         shingles = [tuple(tokens[i : i + 3]) for i in range(len(tokens) - 2)]
@@ -504,9 +510,9 @@ def main() -> int:
     options = parser.parse_args()
     started = time.perf_counter()
     pages = training.collect(1, False)
-    truths = [training.Truth(load_truth(p["corpus"], p["id"])) for p in pages]
-    per_page = training.block_data(pages, truths, False)
-    fold_of = training.folds(pages)
+    truths = [block_training.Truth(load_truth(p["corpus"], p["id"])) for p in pages]
+    per_page = block_training.block_data(pages, truths, False)
+    fold_of = extraction_data.folds(pages)
     if options.blocks:
         block_rows(pages, truths, per_page, fold_of)
     elif options.snippets:
@@ -518,7 +524,7 @@ def main() -> int:
             with FILTERED_CACHE.open("rb") as handle:
                 grid: Grid = pickle.load(handle)
         else:
-            models = block_models(per_page, fold_of, training.block_names(pages), pages)
+            models = block_models(per_page, fold_of, block_training.block_names(pages), pages)
             grid = filtered_grid(pages, truths, models, fold_of, lambda i: list(KINDS))
             with FILTERED_CACHE.open("wb") as handle:
                 pickle.dump(grid, handle)

@@ -65,22 +65,17 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.extraction_data import load, load_truth  # noqa: E402
-from bench.train_extraction import (  # noqa: E402
+from bench.block_training import (  # noqa: E402
     BLOCK_PARAMS,
-    FOLDS,
     Truth,
     block_data,
     block_names,
-    collect,
     filtered,
-    fit,
-    folds,
     one_pass,
     out_of_fold,
-    pick,
-    report,
 )
+from bench.extraction_data import FOLDS, folds, load, load_truth  # noqa: E402
+from bench.train_extraction import collect, fit, pick, report  # noqa: E402
 from spyglass.fetch.features import CONTEXT_START  # noqa: E402
 
 CACHE = ROOT / "bench" / "results" / "extraction-segments.pkl"

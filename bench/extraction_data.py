@@ -13,10 +13,12 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import random
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,6 +37,10 @@ _EMPHASIS = re.compile(r"(\*\*|__|\*|`+|~~)")
 _LINE_MARKERS = re.compile(r"(?m)^\s*(?:#{1,6}\s+|>\s?|[-*+]\s+|\d+[.)]\s+)")
 _TABLE_RULE = re.compile(r"(?m)^\s*\|?\s*:?-{3,}.*$")
 _WORD = re.compile(r"\w+")
+#: Seed of the folds' shuffle (and of every model trained on them).
+SEED = 20261130
+#: Folds of the cross-validation, grouped by site.
+FOLDS = 5
 _SPACE = re.compile(r"\s+")
 
 
@@ -212,3 +218,11 @@ def _load_trafilatura(url: str) -> Page:
         with_=[str(s) for s in entry["with"]],  # type: ignore[attr-defined]
         without=[str(s) for s in entry["without"]],  # type: ignore[attr-defined]
     )
+
+
+def folds(pages: list[dict[str, Any]]) -> list[int]:
+    """Fold number per page; all pages of a domain share one fold."""
+    domains = sorted({p["domain"] for p in pages})
+    random.Random(SEED).shuffle(domains)
+    fold_of = {domain: i % FOLDS for i, domain in enumerate(domains)}
+    return [fold_of[p["domain"]] for p in pages]

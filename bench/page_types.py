@@ -38,8 +38,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench import (  # noqa: E402
+    block_training,
+    extraction_data,
+    keep_rules,
+)
 from bench import chooser_variants as variants  # noqa: E402
-from bench import keep_rules  # noqa: E402
 from bench import train_extraction as training  # noqa: E402
 from bench.extraction_data import load  # noqa: E402
 
@@ -204,11 +208,11 @@ def stacked_choice(
     names = getattr(models, "names", None)
     chosen = [""] * len(pages)
     held_out: dict[int, list[float]] = {}
-    for fold in range(training.FOLDS):
+    for fold in range(extraction_data.FOLDS):
         test = [i for i, f in enumerate(fold_of) if f == fold]
         held_out.update(models.probabilities(test, frozenset({fold})))
         train: list[dict[str, Any]] = []
-        for other in range(training.FOLDS):
+        for other in range(extraction_data.FOLDS):
             if other == fold:
                 continue
             inside = [i for i, f in enumerate(fold_of) if f == other]
@@ -254,11 +258,11 @@ def keep_by_type(
     names = {name: i for i, name in enumerate(next(p["names"] for p in pages if p["rows"]))}
     article = TYPES.index("article")
     picked = [0.0] * len(pages)
-    for fold in range(training.FOLDS):
+    for fold in range(extraction_data.FOLDS):
         test = [i for i, f in enumerate(fold_of) if f == fold]
         train = [i for i, f in enumerate(fold_of) if f != fold]
         inner: dict[int, list[float]] = {}
-        for other in range(training.FOLDS):
+        for other in range(extraction_data.FOLDS):
             if other != fold:
                 inside = [i for i in train if fold_of[i] == other]
                 inner.update(models.probabilities(inside, frozenset({fold, other})))
@@ -271,7 +275,7 @@ def keep_by_type(
             group = predicted_group(records[index], names, held_out[index][article])
             picked[index] = thresholds.get(group, 0.4)
     per_fold = []
-    for fold in range(training.FOLDS):
+    for fold in range(extraction_data.FOLDS):
         inside = [i for i, f in enumerate(fold_of) if f == fold]
         part = keep_rules.summarise([records[i] for i in inside], [picked[i] for i in inside])
         per_fold.append((part["wcxb"]["overall"] + part["f1"]) / 2)
@@ -313,9 +317,9 @@ def filtered_grid(pages: list[dict[str, Any]], fold_of: list[int]) -> variants.G
         with variants.FILTERED_CACHE.open("rb") as handle:
             cached: variants.Grid = pickle.load(handle)
             return cached
-    truths = [training.Truth(load_truth(p["corpus"], p["id"])) for p in pages]
-    per_page = training.block_data(pages, truths, False)
-    models = variants.block_models(per_page, fold_of, training.block_names(pages), pages)
+    truths = [block_training.Truth(load_truth(p["corpus"], p["id"])) for p in pages]
+    per_page = block_training.block_data(pages, truths, False)
+    models = variants.block_models(per_page, fold_of, block_training.block_names(pages), pages)
     grid = variants.filtered_grid(pages, truths, models, fold_of, lambda i: list(KINDS))
     with variants.FILTERED_CACHE.open("wb") as handle:
         pickle.dump(grid, handle)
@@ -339,7 +343,7 @@ def main() -> int:
     wanted = options.variants.split(",")
     started = time.perf_counter()
     pages = training.collect(1, False)
-    fold_of = training.folds(pages)
+    fold_of = extraction_data.folds(pages)
     markup, markup_names = markup_features(pages, options.jobs, options.rebuild)
     print(f"markup features read ({time.perf_counter() - started:.0f} s)", flush=True)
     grid = filtered_grid(pages, fold_of)

@@ -72,18 +72,21 @@ def page_errors(page: Page, output: str, texts: dict[str, str], chosen: str) -> 
 
 def held_out_outputs(jobs: int, rebuild: bool) -> list[tuple[dict[str, Any], str, str]]:
     """(page, chosen reading, output) for every trafilatura-eval page, held out."""
+    from bench import block_training, extraction_data
     from bench import train_extraction as training
     from spyglass.fetch.candidates import KINDS
     from spyglass.fetch.keep import declared_type, thresholds
 
     pages = training.collect(jobs, rebuild)
-    truths = [training.Truth(load_truth(p["corpus"], p["id"])) for p in pages]
-    per_page = training.block_data(pages, truths, rebuild)
-    fold_of = training.folds(pages)
-    _, models = training.out_of_fold(per_page, fold_of, training.block_names(pages), pages)
+    truths = [block_training.Truth(load_truth(p["corpus"], p["id"])) for p in pages]
+    per_page = block_training.block_data(pages, truths, rebuild)
+    fold_of = extraction_data.folds(pages)
+    _, models = block_training.out_of_fold(
+        per_page, fold_of, block_training.block_names(pages), pages
+    )
     keep = thresholds()
     result = []
-    for fold in range(training.FOLDS):
+    for fold in range(extraction_data.FOLDS):
         chooser = training.fit([pages[i] for i, f in enumerate(fold_of) if f != fold])
         for index, page in enumerate(pages):
             if fold_of[index] != fold or page["corpus"] != "trafilatura":
@@ -93,8 +96,8 @@ def held_out_outputs(jobs: int, rebuild: bool) -> list[tuple[dict[str, Any], str
             if page["rows"] is not None:
                 row = page["rows"][KINDS.index(chosen)]
                 group = declared_type(dict(zip(page["names"], row, strict=True)))
-            chances = training.one_pass(models[fold])
-            output = training.filtered(chances, page, chosen, [keep[group]])[0]
+            chances = block_training.one_pass(models[fold])
+            output = block_training.filtered(chances, page, chosen, [keep[group]])[0]
             result.append((page, chosen, output))
     return result
 

@@ -27,16 +27,12 @@ folds, ship them.
 from __future__ import annotations
 
 import argparse
-import math
 import pickle
-import random
-import re
 import statistics
 import sys
 import time
-import zlib
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -45,10 +41,22 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.extraction_data import Page, load, load_truth, page_ids, plain  # noqa: E402
+from bench.block_training import (  # noqa: E402
+    COMMON_PARAMS,
+    PageBlocks,
+    Truth,
+    block_data,
+    block_names,
+    filtered,
+    filtered_pages,
+    fit_blocks,
+    one_pass,
+    out_of_fold,
+    readings_of,
+)
+from bench.extraction_data import FOLDS, folds, load, load_truth, page_ids  # noqa: E402
 
 CACHE = ROOT / "bench" / "results" / "extraction-readings.pkl"
-BLOCK_CACHE = ROOT / "bench" / "results" / "extraction-blocks-v2.pkl"
 MODELS = ROOT / "src" / "spyglass" / "fetch" / "models"
 MODEL = MODELS / "chooser.txt"
 BLOCK_MODEL = MODELS / "blocks.txt"
@@ -58,42 +66,14 @@ THRESHOLDS = [0.3, 0.4, 0.5, 0.6]
 KEEP_GRID = [round(0.3 + 0.05 * i, 2) for i in range(9)]
 #: Held-out scores of every page at every :data:`KEEP_GRID` threshold (``--keep-rules``).
 KEEP_CACHE = ROOT / "bench" / "results" / "extraction-keep-grid.pkl"
-_WORDS = re.compile(r"\w+")
-SEED = 20261130
-FOLDS = 5
+#: The chooser's settings.
 PARAMS: dict[str, Any] = {
+    **COMMON_PARAMS,
     "objective": "regression",
-    "learning_rate": 0.05,
     "num_leaves": 15,
     "min_data_in_leaf": 20,
-    "feature_fraction": 0.8,
-    "bagging_fraction": 0.8,
-    "bagging_freq": 1,
-    "lambda_l2": 1.0,
-    "seed": SEED,
-    "deterministic": True,
-    "force_col_wise": True,
-    "num_threads": 1,
-    "verbose": -1,
 }
 ROUNDS = 300
-BLOCK_PARAMS: dict[str, Any] = {
-    **PARAMS,
-    "objective": "binary",
-    # Measured held out against 31 leaves of 50 blocks (docs/benchmarks.md, round
-    # seventeen): 63 leaves of 25 scored higher on every chooser seed, 127 leaves lower.
-    "num_leaves": 63,
-    "min_data_in_leaf": 25,
-    # No bagging: LightGBM draws each row's place in a bag by its position, so one page
-    # read differently would shift every later row's draws; the sample fit_blocks takes
-    # (:func:`sampled`) is the model's only sampling, and it is drawn by what each row is.
-    # (Being under LightGBM's 200,000 rows, the sample is also binned whole.)
-    "bagging_fraction": 1.0,
-    "bagging_freq": 0,
-}
-BLOCK_ROUNDS = 150
-#: About this many labelled blocks are used for training (keeps training quick).
-BLOCK_SAMPLE = 150_000
 
 
 def read_page(item: tuple[str, str]) -> dict[str, Any]:
@@ -160,14 +140,6 @@ def collect(jobs: int, rebuild: bool) -> list[dict[str, Any]]:
     return pages
 
 
-def folds(pages: list[dict[str, Any]]) -> list[int]:
-    """Fold number per page; all pages of a domain share one fold."""
-    domains = sorted({p["domain"] for p in pages})
-    random.Random(SEED).shuffle(domains)
-    fold_of = {domain: i % FOLDS for i, domain in enumerate(domains)}
-    return [fold_of[p["domain"]] for p in pages]
-
-
 def targets(page: dict[str, Any]) -> list[float]:
     """Each candidate's score minus the page's mean: the model learns the ranking within a
     page, not how hard the page is."""
@@ -213,226 +185,6 @@ def pick(booster: Any, page: dict[str, Any]) -> str:
     return KINDS[order[0]]
 
 
-# -- the boilerplate model, per block ------------------------------------------------------
-
-
-def _token_list(text: str) -> list[str]:
-    return _WORDS.findall(plain(text).lower().replace("_", " "))
-
-
-class Truth:
-    """A page's references, prepared for labelling blocks."""
-
-    def __init__(self, page: Page) -> None:
-        self.page = page
-        tokens = _token_list(page.reference)
-        self.joined = " " + " ".join(tokens) + " "
-        self.shingles = {tuple(tokens[i : i + 3]) for i in range(len(tokens) - 2)}
-        self.with_ = [" ".join(_token_list(s)) for s in page.with_]
-        self.without = [" ".join(_token_list(s)) for s in page.without]
-
-    def label(self, text: str) -> float | None:
-        """1 for content, 0 for boilerplate, None when the references do not say."""
-        tokens = _token_list(text)
-        if not tokens:
-            return None
-        joined = " ".join(tokens)
-        if self.page.corpus != "wcxb":
-            if any(s and s in joined for s in self.without):
-                return 0.0
-            if any(s and s in joined for s in self.with_):
-                return 1.0
-            return None
-        if len(tokens) < 3:
-            return float(f" {joined} " in self.joined)
-        shingles = [tuple(tokens[i : i + 3]) for i in range(len(tokens) - 2)]
-        share = sum(s in self.shingles for s in shingles) / len(shingles)
-        return float(share >= 0.5)
-
-
-class Replay:
-    """The place rows read with the page's tree, handed back in order (the cache has no
-    tree): :func:`~spyglass.fetch.blocks.block_rows` asks once per non-empty block."""
-
-    def __init__(self, rows: Any) -> None:
-        self._rows = iter(rows)
-
-    def row(self, markdown: str) -> list[float]:
-        return [float(v) for v in next(self._rows)]
-
-
-def context_of(page: dict[str, Any], kind: str) -> list[float]:
-    """The chooser's row of the ``kind`` reading, which ends every block row."""
-    from spyglass.fetch.candidates import KINDS
-
-    return list(page["rows"][KINDS.index(kind)]) if page["rows"] is not None else []
-
-
-#: One reading's blocks: (features of every non-empty block in document order, labels with
-#: NaN for blocks the references do not judge, weights).
-Examples = tuple[Any, Any, Any]
-#: Every reading's blocks of one page, by kind (None when the page has no tree).
-PageBlocks = dict[str, Examples] | None
-
-
-def block_examples(page: dict[str, Any], truth: Truth) -> PageBlocks:
-    """The blocks of every candidate reading of ``page`` as :data:`Examples`."""
-    import numpy
-
-    from spyglass.fetch.blocks import block_rows, line_keys, split_blocks
-    from spyglass.fetch.candidates import KINDS
-
-    if page["rows"] is None:
-        return None
-    keys = line_keys(page["texts"])
-    found: dict[str, Examples] = {}
-    for kind in KINDS:
-        rows, labels, weights = [], [], []
-        blocks = split_blocks(page["texts"][kind])
-        replay = Replay(page["places"][kind])
-        described = block_rows(blocks, kind, keys, context_of(page, kind), replay)
-        for block, row in zip(blocks, described, strict=True):
-            if not row:
-                continue
-            label = truth.label(block.text)
-            rows.append(row)
-            labels.append(math.nan if label is None else label)
-            # Dropping a long paragraph by mistake costs more than keeping a short link.
-            weights.append(math.sqrt(1 + len(block.text.split())))
-        found[kind] = (
-            numpy.asarray(rows, dtype=numpy.float32),
-            numpy.asarray(labels, dtype=numpy.float64),
-            numpy.asarray(weights, dtype=numpy.float64),
-        )
-    return found
-
-
-def block_names(pages: list[dict[str, Any]]) -> list[str]:
-    from spyglass.fetch.blocks import BLOCK_FEATURES
-
-    names = next(p["names"] for p in pages if p["rows"] is not None)
-    return [*BLOCK_FEATURES, *(f"reading_{name}" for name in names)]
-
-
-def sampled(x: Any, size: int) -> Any:
-    """A mask keeping about ``size`` of the rows of ``x``, each kept or not by a hash of its
-    own values: a block is in the sample whatever the other pages read. (Every k-th row
-    was kept before, and bagged: a few pages read differently moved every later row in or
-    out, and the retrained model by as much as a small reading change moves it, 0.002 on
-    the held-out objective for twelve elements read differently; docs/benchmarks.md,
-    round sixteen.)"""
-    import numpy
-
-    if len(x) <= size:
-        return numpy.ones(len(x), dtype=bool)
-    rows = numpy.ascontiguousarray(x, dtype=numpy.float32)
-    keys = numpy.fromiter(
-        (zlib.crc32(row.tobytes()) for row in rows), dtype=numpy.uint64, count=len(rows)
-    )
-    # A share, not every k-th hash: a few rows more or less move only the rows whose hash
-    # sits at the edge of the share.
-    return keys < int(size / len(x) * 2**32)
-
-
-def fit_blocks(examples: list[tuple[Any, Any, Any]], names: list[str]) -> Any:
-    """A block model on the labelled rows of ``examples`` (features, labels, weights)."""
-    import lightgbm
-    import numpy
-
-    present = [e for e in examples if len(e[1])]
-    x = numpy.vstack([e[0] for e in present])
-    y = numpy.concatenate([e[1] for e in present])
-    w = numpy.concatenate([e[2] for e in present])
-    labelled = ~numpy.isnan(y)
-    x, y, w = x[labelled], y[labelled], w[labelled]
-    chosen = sampled(x, BLOCK_SAMPLE)
-    data = lightgbm.Dataset(
-        x[chosen].astype(numpy.float64),
-        y[chosen],
-        weight=w[chosen],
-        feature_name=names,
-        categorical_feature=["reading", "block_kind"],
-    )
-    return lightgbm.train(BLOCK_PARAMS, data, num_boost_round=BLOCK_ROUNDS)
-
-
-def readings_of(
-    per_page: list[PageBlocks],
-    indices: list[int],
-    pages: list[dict[str, Any]],
-    balance: bool = True,
-) -> list[Examples]:
-    """The blocks of every reading of the ``indices`` pages, each corpus's labelled blocks
-    weighing the same in total (:mod:`bench.balance`; as before round seven without
-    ``balance``)."""
-    from bench.balance import balanced
-
-    present = [i for i in indices if per_page[i] is not None]
-    examples = [e for i in present for e in per_page[i].values()]  # type: ignore[union-attr]
-    if not balance:
-        return examples
-    corpora = [pages[i]["corpus"] for i in present for _ in per_page[i]]  # type: ignore[union-attr]
-    return balanced(examples, corpora)
-
-
-def out_of_fold(
-    per_page: list[PageBlocks], fold_of: list[int], names: list[str], pages: list[dict[str, Any]]
-) -> tuple[list[dict[str, Any] | None], list[Any]]:
-    """First-pass chances of every block given by a model that never saw its site, and the
-    first-pass model of each fold."""
-    import numpy
-
-    first: list[dict[str, Any] | None] = [None] * len(per_page)
-    models = []
-    for fold in range(FOLDS):
-        started = time.perf_counter()
-        model = fit_blocks(
-            readings_of(per_page, [i for i, f in enumerate(fold_of) if f != fold], pages), names
-        )
-        models.append(model)
-        for index, blocks in enumerate(per_page):
-            if fold_of[index] != fold or blocks is None:
-                continue
-            first[index] = {
-                kind: model.predict(x.astype("float64"), num_threads=1)
-                if len(x)
-                else numpy.zeros(0)
-                for kind, (x, _, _) in blocks.items()
-            }
-        print(f"  first pass, fold {fold + 1}: {time.perf_counter() - started:.0f} s", flush=True)
-    return first, models
-
-
-Chances = Callable[[list[list[float]]], list[float]]
-
-
-def one_pass(first: Any) -> Chances:
-    """Chances from the first block model alone."""
-    import numpy
-
-    def chances(rows: list[list[float]]) -> list[float]:
-        if not rows:
-            return []
-        matrix = numpy.asarray(rows, dtype=numpy.float32).astype(numpy.float64)
-        return [float(v) for v in first.predict(matrix, num_threads=1)]
-
-    return chances
-
-
-def filtered(
-    chances: Chances, page: dict[str, Any], kind: str, thresholds: list[float]
-) -> list[str]:
-    """The ``kind`` candidate without the blocks ``chances`` finds unlikely to be content,
-    for each threshold (the blocks are described and scored once)."""
-    from spyglass.fetch.blocks import score_blocks
-
-    if page["rows"] is None:
-        return [page["texts"][kind]] * len(thresholds)
-    replay = Replay(page["places"][kind])
-    scored = score_blocks(kind, page["texts"], chances, context_of(page, kind), replay)
-    return [scored.kept(t) for t in thresholds]
-
-
 def figures(scored: Iterable[tuple[dict[str, Any], dict[str, float]]]) -> dict[str, Any]:
     """WCXB F1 per type, length ratio, `without` rate and trafilatura-eval snippet P/R/F1.
 
@@ -475,72 +227,6 @@ def report(title: str, pages: list[dict[str, Any]], chosen: list[str]) -> dict[s
         f"w/out {result['without']:.3f} | "
         f"traf-eval P {traf['precision']:.3f} R {traf['recall']:.3f} F1 {traf['f1']:.3f}"
     )
-    return result
-
-
-def block_data(pages: list[dict[str, Any]], truths: list[Truth], rebuild: bool) -> list[PageBlocks]:
-    """Every page's blocks with their labels, cached beside the readings."""
-    if BLOCK_CACHE.exists() and not rebuild:
-        with BLOCK_CACHE.open("rb") as handle:
-            cached: list[PageBlocks] = pickle.load(handle)
-            return cached
-    started = time.perf_counter()
-    per_page = [block_examples(p, t) for p, t in zip(pages, truths, strict=True)]
-    examples = [e for blocks in per_page if blocks is not None for e in blocks.values()]
-    count = sum(int((~numpy_isnan(e[1])).sum()) for e in examples)
-    total = sum(len(e[1]) for e in examples)
-    print(
-        f"  blocks: {total:,}, labelled {count:,} ({time.perf_counter() - started:.0f} s)",
-        flush=True,
-    )
-    with BLOCK_CACHE.open("wb") as handle:
-        pickle.dump(per_page, handle)
-    return per_page
-
-
-def numpy_isnan(values: Any) -> Any:
-    import numpy
-
-    return numpy.isnan(values)
-
-
-def filtered_pages(
-    pages: list[dict[str, Any]],
-    truths: list[Truth],
-    fold_of: list[int],
-    models: list[Any],
-    threshold: float,
-) -> list[dict[str, Any]]:
-    """The pages as the chooser sees them when it chooses among filtered readings: every
-    reading filtered by a block model that never saw the page's site, its chooser row
-    continued by what that model made of it (:data:`~spyglass.fetch.blocks.FILTER_FEATURES`),
-    and its score after filtering."""
-    from spyglass.fetch.blocks import FILTER_FEATURES, score_blocks
-    from spyglass.fetch.candidates import KINDS
-
-    result = []
-    names = next(p["names"] for p in pages if p["rows"] is not None)
-    for index, page in enumerate(pages):
-        if page["rows"] is None:
-            result.append(page)
-            continue
-        chances = one_pass(models[fold_of[index]])
-        rows, texts, scores = [], {}, {}
-        for position, kind in enumerate(KINDS):
-            replay = Replay(page["places"][kind])
-            scored = score_blocks(kind, page["texts"], chances, context_of(page, kind), replay)
-            texts[kind] = scored.kept(threshold)
-            scores[kind] = truths[index].page.score(texts[kind])
-            rows.append([*page["rows"][position], *scored.summary(threshold)])
-        result.append(
-            {
-                **page,
-                "rows": rows,
-                "texts": texts,
-                "scores": scores,
-                "names": [*names, *FILTER_FEATURES],
-            }
-        )
     return result
 
 

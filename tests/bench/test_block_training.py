@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy
-from bench.train_extraction import sampled
+from bench.block_training import sampled
 
 
 def rows(count: int, start: int = 0) -> numpy.ndarray:
