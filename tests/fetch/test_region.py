@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 from lxml import html as lxml_html
 
-from spyglass.fetch.region import element_and_part_markdown, element_markdown, region_markdown
+from spyglass.fetch.region import (
+    element_and_part_markdown,
+    element_markdown,
+    main_region,
+    region_markdown,
+)
 
 PAGE = """<html><body>
 <header><a href="/">Shop</a></header>
@@ -344,3 +349,36 @@ def test_a_main_element_that_holds_the_content_keeps_what_lies_beside_it_out() -
     text = markdown(page)
     assert prose in text
     assert "Spring sale" not in text
+
+
+WORDS = " ".join(["word"] * 60)
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (f"<main id='m'>{WORDS}</main>", "m"),
+        (f"<div id='r' role='main'>{WORDS}</div>", "r"),
+        (f"<main id='m' role='main'>{WORDS}</main>", "m"),
+        (f"<div id='r' role='main'><main id='m'>{WORDS}</main></div>", "r"),
+        (f"<main id='m'>{WORDS}</main><div id='r' role='main'>{WORDS}</div>", "m"),
+        (f"<div id='r' role='main'>{WORDS}</div><main id='m'>{WORDS}</main>", "r"),
+        (f"<main id='m'>{WORDS}</main><main id='n'>{WORDS}</main>", "m"),
+        (f"<div id='x' role='navigation'>{WORDS}</div>", "body"),
+    ],
+    ids=[
+        "a main element",
+        "a main landmark",
+        "both on one element",
+        "a landmark around a main element",
+        "a main element before a landmark",
+        "a landmark before a main element",
+        "two main elements",
+        "neither",
+    ],
+)
+def test_the_main_region_is_the_first_main_element_or_landmark_in_the_page(
+    body: str, expected: str
+) -> None:
+    tree = lxml_html.document_fromstring(f"<html><body id='body'>{body}</body></html>")
+    assert main_region(tree).get("id") == expected
