@@ -21,6 +21,7 @@ import argparse
 import pickle
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,21 +46,21 @@ def changed_pages(pages: list[dict[str, Any]], other: list[dict[str, Any]]) -> l
     ]
 
 
-def frozen_choice(
-    pages: list[dict[str, Any]], other: list[dict[str, Any]], fold_of: list[int], seed: int
-) -> list[str]:
-    """The reading of every page of ``other`` as picked by the chooser of its fold trained
-    on ``pages`` (the other folds'), with ``seed``."""
-    chosen = [""] * len(other)
-    for fold in range(extraction_data.FOLDS):
-        train = [i for i, f in enumerate(fold_of) if f != fold]
-        chooser = variants.fit_chooser(
-            pages, train, lambda i: chooser_targets(pages[i]), {"seed": seed}
-        )
-        for index, page in enumerate(other):
-            if fold_of[index] == fold:
-                chosen[index] = training.pick(chooser, page)
-    return chosen
+def chooser_fit(pages: list[dict[str, Any]], seed: int) -> Callable[[list[int]], Any]:
+    """The shipped chooser trained on the ``train`` pages of ``pages`` with ``seed``, for
+    :func:`bench.chooser_variants.held_out_choice`; each fold's is trained once, so the same
+    choosers decide this tree's readings and the other's."""
+    fitted: dict[tuple[int, ...], Any] = {}
+
+    def fit(train: list[int]) -> Any:
+        key = tuple(train)
+        if key not in fitted:
+            fitted[key] = variants.fit_chooser(
+                pages, train, lambda i: chooser_targets(pages[i]), {"seed": seed}
+            )
+        return fitted[key]
+
+    return fit
 
 
 def main() -> int:
@@ -92,9 +93,10 @@ def main() -> int:
     print(f"filtered ({time.perf_counter() - started:.0f} s)", flush=True)
     table = variants.Table()
     for seed in seeds:
-        base = frozen_choice(pages, pages, fold_of, seed)
+        fit = chooser_fit(pages, seed)
+        base = variants.held_out_choice(pages, fold_of, fit)
         table.row(f"this tree, seed {seed}", *variants.keep_held_out(pages, fold_of, base, grid))
-        moved = frozen_choice(pages, other, fold_of, seed)
+        moved = variants.held_out_choice(other, fold_of, fit)
         table.row(
             f"the other readings, seed {seed}",
             *variants.keep_held_out(other, fold_of, moved, other_grid),
