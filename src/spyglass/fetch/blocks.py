@@ -69,6 +69,13 @@ SHORT_WORDS = 30
 #: A reading shorter than this many characters is kept whole: a page of a few lines (a
 #: price and a button) has nothing around its content to leave out.
 KEEP_WHOLE_CHARS = 200
+#: What is left of a reading with fewer words than this is not content but what a page shows
+#: around none (a skip link, a script's "enable JavaScript", a shop's search prompt, a
+#: heading alone): the body is then empty and the reader gets the page's description.
+LEAST_WORDS = 10
+#: Characters of the scripts written without spaces between words (Chinese, Japanese): each
+#: counts as a word, so a sentence in them is never "fewer than ten words".
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 class Placer(Protocol):
@@ -279,7 +286,8 @@ class Scored:
             if whole or chance is None or chance >= threshold or index == title
         ]
         # Leaving every block out would answer "nothing here" for a page that has text.
-        return _joined(kept) or _joined(self.blocks)
+        text = _joined(kept) or _joined(self.blocks)
+        return "" if too_little(text) else text
 
     def summary(self, threshold: float) -> list[float]:
         """The :data:`FILTER_FEATURES` of this reading: how much of it (log words, share of
@@ -347,6 +355,14 @@ def keep_content(
     ``chances`` scores their rows (see :func:`block_rows` for ``context``), is below
     ``threshold``."""
     return score_blocks(reading, readings, chances, context, places).kept(threshold)
+
+
+def too_little(text: str) -> bool:
+    """Whether ``text`` has fewer than :data:`LEAST_WORDS` words (link targets not counted;
+    each Chinese or Japanese character counts as one)."""
+    if "](" in text:
+        text = _TARGET.sub("]", text)
+    return len(_WORD.findall(text)) + len(_UNSPACED.findall(text)) < LEAST_WORDS
 
 
 def _joined(blocks: Sequence[Block]) -> str:
