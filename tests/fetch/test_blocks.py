@@ -14,6 +14,7 @@ from spyglass.fetch.blocks import (
     line_keys,
     score_blocks,
     split_blocks,
+    too_little,
 )
 
 READING = """# Title
@@ -82,9 +83,44 @@ def test_the_top_heading_is_kept_when_the_model_gives_it_a_low_chance_and_others
 
 
 def test_a_reading_of_a_few_lines_is_kept_whole_whatever_the_model_says() -> None:
-    reading = "Price: 12 EUR\n\nBuy"
+    reading = "Price: 12 EUR, delivered within three working days\n\nAdd to basket"
     readings = {"article": reading, "region": "", "block": ""}
     assert keep_content("article", readings, lambda rows: [0.0] * len(rows), 0.5) == reading
+
+
+@pytest.mark.parametrize(
+    "reading",
+    [
+        "Skip to content",
+        "You need to enable JavaScript to run this app.",
+        "[Aliexpress](https://example.com/) I'm shopping for...",
+    ],
+)
+def test_a_reading_of_fewer_than_ten_words_is_no_body(reading: str) -> None:
+    readings = {"article": reading, "region": "", "block": ""}
+    assert keep_content("article", readings, lambda rows: [0.9] * len(rows), 0.5) == ""
+
+
+def test_what_the_model_keeps_of_a_reading_is_no_body_when_it_is_only_a_heading() -> None:
+    body = "A list of offers that the page builds with its scripts once they have run. " * 4
+    reading = f"# Best identity theft protection of 2026\n\n{body}"
+    readings = {"article": reading, "region": "", "block": ""}
+
+    def only_headings(rows: list[list[float]]) -> list[float]:
+        return [0.9 if row[BLOCK_FEATURES.index("block_kind")] == 1.0 else 0.1 for row in rows]
+
+    assert keep_content("article", readings, only_headings, 0.5) == ""
+
+
+def test_ten_words_or_a_sentence_in_chinese_or_japanese_is_a_body() -> None:
+    for reading in (
+        "Opening hours: Monday to Friday, nine to five, closed on holidays",
+        "子どもへの体罰を禁止する法律ができる",
+    ):
+        readings = {"article": reading, "region": "", "block": ""}
+        assert keep_content("article", readings, lambda rows: [0.9] * len(rows), 0.5) == reading
+    assert too_little("one two three four five six seven eight nine")
+    assert not too_little("one two three four five six seven eight nine ten")
 
 
 def test_what_is_kept_has_blank_lines_blank_and_one_marker_to_a_heading() -> None:

@@ -58,7 +58,10 @@ def test_the_parsed_tree_is_lxml_html_s_tree_with_every_element_an_html_element(
 
 
 def test_a_page_without_an_article_still_yields_its_visible_text() -> None:
-    html = "<html><body><div><span>Price: 12 EUR</span><button>Buy</button></div></body></html>"
+    html = (
+        "<html><body><div><span>Price: 12 EUR, delivered within three working days</span>"
+        "<button>Add to basket</button></div></body></html>"
+    )
     extracted = extract_html(html, "https://shop.example/item")
     assert "Price: 12 EUR" in extracted.markdown
 
@@ -285,6 +288,19 @@ def test_a_script_built_page_read_without_its_scripts_shows_its_own_description(
         '</head><body><section id="main"></section><script src="/app.js"></script></body></html>'
     )
     extracted = extract_html(shell, "https://forum.example/t/starting-out")
+    assert extracted.markdown == ""
+    assert extracted.text.endswith(f"Description: {description}")
+
+
+def test_a_shell_showing_only_a_line_about_javascript_has_no_body_but_its_description() -> None:
+    description = "Clearance dresses, tops and jeans for women, up to 70% off."
+    shell = (
+        f'<html><head><title>Clearance</title><meta name="description" content="{description}">'
+        '</head><body><div id="root"></div>'
+        "<noscript>You need to enable JavaScript to run this app.</noscript>"
+        '<script src="/app.js"></script></body></html>'
+    )
+    extracted = extract_html(shell, "https://shop.example/women/clearance")
     assert extracted.markdown == ""
     assert extracted.text.endswith(f"Description: {description}")
 
