@@ -69,9 +69,10 @@ SHORT_WORDS = 30
 #: A reading shorter than this many characters is kept whole: a page of a few lines (a
 #: price and a button) has nothing around its content to leave out.
 KEEP_WHOLE_CHARS = 200
-#: What is left of a reading with fewer words than this is not content but what a page shows
-#: around none (a skip link, a script's "enable JavaScript", a shop's search prompt, a
-#: heading alone): the body is then empty and the reader gets the page's description.
+#: A reading with fewer words than this is not content but what a page shows around none (a
+#: skip link, a script's "enable JavaScript", a shop's search prompt): the body is then
+#: empty and the reader gets the page's description. A filter that would leave fewer than
+#: this of a longer reading leaves it whole.
 LEAST_WORDS = 10
 #: Characters of the scripts written without spaces between words (Chinese, Japanese): each
 #: counts as a word, so a sentence in them is never "fewer than ten words".
@@ -277,7 +278,8 @@ class Scored:
     def kept(self, threshold: float) -> str:
         """The reading without the blocks whose chance is below ``threshold`` (the top
         heading always stays; a reading under :data:`KEEP_WHOLE_CHARS`, or one of which
-        nothing would stay, stays whole)."""
+        fewer than :data:`LEAST_WORDS` words would stay, stays whole); ``""`` when the
+        reading itself has fewer than :data:`LEAST_WORDS` words."""
         whole = len(self.markdown) < KEEP_WHOLE_CHARS
         title = _title_block(self.blocks)
         kept = [
@@ -285,8 +287,11 @@ class Scored:
             for index, (block, chance) in enumerate(zip(self.blocks, self.chances, strict=True))
             if whole or chance is None or chance >= threshold or index == title
         ]
-        # Leaving every block out would answer "nothing here" for a page that has text.
-        text = _joined(kept) or _joined(self.blocks)
+        text = _joined(kept)
+        if too_little(text):
+            # Leaving (almost) every block out would answer "nothing here" for a page that
+            # has text: the model doubts this reading, so it stands whole.
+            text = _joined(self.blocks)
         return "" if too_little(text) else text
 
     def summary(self, threshold: float) -> list[float]:
