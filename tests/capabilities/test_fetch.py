@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from spyglass.capabilities.fetch import CAPABILITY
+from spyglass.capabilities.fetch import CAPABILITY, NOTHING_TO_READ
 from spyglass.core.context import Turn
 from spyglass.core.outcome import Outcome
 from spyglass.core.policy import WEB_ACCESS
@@ -19,7 +19,7 @@ from spyglass.runtime import Runtime, build_runtime
 from spyglass.settings import Settings
 from tests.fetch.render.support import APP_JS, needs_browser, shell_with
 from tests.mcp.support import ERAS, text_of
-from tests.support.fetch_peers import Peer, page, serve_public
+from tests.support.fetch_peers import Peer, page, redirect, serve_public
 
 LONG = (
     "<html><head><title>Long read</title></head><body><article><h1>Long read</h1>"
@@ -145,6 +145,43 @@ async def test_a_turn_carried_on_by_another_process_reads_later_parts_without_fe
     for turn in (Turn(conversation_id="c1", id="t2"), Turn(conversation_id="c2", id="t1")):
         assert (await approved(elsewhere, later, turn)).status == "ok"
     assert site.requests["/"] == 3
+
+
+async def test_a_page_with_no_text_to_read_comes_back_empty_with_a_note_saying_so(
+    runtime: Runtime,
+) -> None:
+    empty = (
+        "<html><head><title>Clearance</title></head><body>"
+        '<a href="#main">Skip to content</a><div id="root"></div></body></html>'
+    )
+    runtime.policy.set(WEB_ACCESS, True)
+    with Peer({"/": page(empty)}) as peer:
+        serve_public(runtime.seams, {"shop.example.com": peer})
+        outcome = await approved(runtime, {"url": "http://shop.example.com/"}, Turn())
+    assert outcome.status == "ok", outcome.to_dict()
+    assert outcome.result is not None
+    assert outcome.result["text"] == ""
+    assert outcome.result["total_chars"] == 0
+    assert outcome.result["note"] == NOTHING_TO_READ
+
+
+async def test_an_unfollowed_redirect_is_not_called_a_page_without_text(
+    runtime: Runtime,
+) -> None:
+    runtime.policy.set(WEB_ACCESS, True)
+    with Peer({"/go": redirect("https://other.example.org/landing")}) as peer:
+        serve_public(runtime.seams, {"shop.example.com": peer})
+        outcome = await approved(runtime, {"url": "http://shop.example.com/go"}, Turn())
+    assert outcome.result is not None
+    assert outcome.result["redirected"] is True and outcome.result["text"] == ""
+    assert "note" not in outcome.result
+
+
+async def test_a_page_with_text_has_no_note(runtime: Runtime, site: Peer) -> None:
+    runtime.policy.set(WEB_ACCESS, True)
+    outcome = await approved(runtime, {"url": "http://example.com/"}, Turn())
+    assert outcome.result is not None and outcome.result["text"]
+    assert "note" not in outcome.result
 
 
 async def test_an_offset_past_the_end_is_reported(runtime: Runtime, site: Peer) -> None:

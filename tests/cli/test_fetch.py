@@ -56,6 +56,30 @@ def test_web_text_cannot_send_terminal_control_sequences() -> None:
     assert clean("line\n\ttab") == "line\n\ttab"
 
 
+def test_a_read_with_a_note_prints_it_after_the_text() -> None:
+    from io import StringIO
+
+    from rich.console import Console
+
+    from spyglass.cli.fetch import _render
+    from spyglass.core.outcome import Outcome
+
+    result = {
+        "url": "https://shop.example/",
+        "final_url": "https://shop.example/",
+        "title": "Clearance",
+        "text": "",
+        "total_chars": 0,
+        "note": "No text could be read from this page.",
+    }
+    outcome = Outcome("ok", "web.fetch", 1, "0" * 32, "execute", result=result)
+    out = StringIO()
+    _render(outcome, Console(file=out, width=100))
+    printed = out.getvalue()
+    assert printed.startswith("Clearance\nhttps://shop.example/\n")
+    assert printed.rstrip().endswith("[No text could be read from this page.]")
+
+
 def test_without_a_terminal_a_private_address_is_refused_not_left_unconfirmed(home: Path) -> None:
     enable(home)
     result = run("fetch", "http://127.0.0.1/", home=home)

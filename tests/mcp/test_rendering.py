@@ -86,6 +86,15 @@ def test_the_last_part_has_no_next_part_hint() -> None:
     assert "call web_fetch" not in text
 
 
+def test_spyglass_s_note_on_a_read_follows_the_envelope() -> None:
+    empty = {**PAGE, "text": "", "total_chars": 0, "note": "No text could be read."}
+    del empty["next_offset"]
+    text = render_fetch(make("web.fetch"), empty)
+    match = ENVELOPE.match(text)
+    assert match and "No text could be read." not in match.group(0)
+    assert text[match.end() :] == "\n\n(Spyglass: No text could be read.)"
+
+
 def test_a_cross_site_redirect_names_the_target_as_web_content_and_needs_a_new_call() -> None:
     redirect = {
         **PAGE,

@@ -360,6 +360,14 @@ def fitted(
         chars = max(1, int(chars * max_bytes / size * 0.95))
 
 
+#: The note of a page read to no text at all, so a model neither takes the empty text for a
+#: failed call to retry nor makes up what the page says.
+NOTHING_TO_READ = (
+    "No text could be read from this page: what it shows may be built by scripts, be "
+    "images, or sit behind a login or a consent page."
+)
+
+
 def _result(page: FetchedPage, piece: Part, provider: str | None) -> JSON:
     result: dict[str, Any] = {
         "url": page.url,
@@ -391,6 +399,9 @@ def _result(page: FetchedPage, piece: Part, provider: str | None) -> JSON:
             result["requests_refused"] = rendering.refused
         if rendering.note:
             result["note"] = rendering.note
+    # An empty text after a redirect is the redirect not followed (the result says where to).
+    if not piece.total_chars and not page.redirected and "note" not in result:
+        result["note"] = NOTHING_TO_READ
     return result
 
 

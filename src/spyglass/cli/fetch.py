@@ -99,6 +99,10 @@ def _render(outcome: Outcome, console: Console) -> None:
         console.print(Markdown(text, hyperlinks=False))
     else:
         console.print(Text(text))
+    note = result.get("note")
+    if note:
+        console.print()
+        console.print(Text(f"[{clean(str(note))}]", style="yellow"))
     cut = result.get("cut_at_bytes")
     if cut is not None:
         console.print()

@@ -81,6 +81,10 @@ def render_fetch(capability: Capability, result: Mapping[str, Any]) -> str:
         f"URL: {final_url} (HTTP {result.get('status', '?')}, {result.get('content_type', '?')})"
     )
     body = wrap_untrusted("\n".join(header) + "\n\n" + str(result.get("text", "")))
+    note = result.get("note")
+    if note:
+        # Spyglass's own words about the read (no browser to render it, no text at all).
+        body += f"\n\n(Spyglass: {note})"
     offset = int(result.get("offset", 0))
     shown = len(str(result.get("text", "")))
     total = result.get("total_chars", shown)
