@@ -21,7 +21,6 @@ from typing import Protocol
 from spyglass.fetch.candidates import KINDS, LINK
 from spyglass.fetch.places import PLACE_FEATURES
 
-_WORD = re.compile(r"\w+")
 _BLANK_RUNS = re.compile(r"\n{3,}")
 #: A line of nothing but spaces and tabs (a page's indentation between paragraphs).
 _SPACES_ONLY = re.compile(r"^[ \t]+$", re.MULTILINE)
@@ -288,11 +287,12 @@ class Scored:
             if whole or chance is None or chance >= threshold or index == title
         ]
         text = _joined(kept)
-        if too_little(text):
-            # Leaving (almost) every block out would answer "nothing here" for a page that
-            # has text: the model doubts this reading, so it stands whole.
-            text = _joined(self.blocks)
-        return "" if too_little(text) else text
+        if not too_little(text):
+            return text
+        # Leaving (almost) every block out would answer "nothing here" for a page that has
+        # text: the model doubts this reading, so it stands whole.
+        whole_text = _joined(self.blocks)
+        return "" if too_little(whole_text) else whole_text
 
     def summary(self, threshold: float) -> list[float]:
         """The :data:`FILTER_FEATURES` of this reading: how much of it (log words, share of
@@ -365,9 +365,7 @@ def keep_content(
 def too_little(text: str) -> bool:
     """Whether ``text`` has fewer than :data:`LEAST_WORDS` words (link targets not counted;
     each Chinese or Japanese character counts as one)."""
-    if "](" in text:
-        text = _TARGET.sub("]", text)
-    return len(_WORD.findall(text)) + len(_UNSPACED.findall(text)) < LEAST_WORDS
+    return len(_tokens(text)) + len(_UNSPACED.findall(text)) < LEAST_WORDS
 
 
 def _joined(blocks: Sequence[Block]) -> str:
