@@ -281,6 +281,18 @@ def test_the_text_starts_with_a_header_of_the_declared_metadata_only() -> None:
     assert not extracted.markdown.startswith("Title:")
 
 
+def test_the_title_is_said_once_in_the_header_without_the_site_name() -> None:
+    html = story_page(
+        '<meta property="og:title" content="Depot becomes library | Town Herald">'
+        '<meta property="og:site_name" content="Town Herald">'
+    ).replace("<article>", "<article><h1>Depot becomes library</h1>")
+    extracted = extract_html(html, "https://herald.example/depot")
+    assert extracted.text.startswith(
+        f"Title: Depot becomes library\nSite: Town Herald\n\n{STORY[0]}"
+    )
+    assert extracted.text.count("Depot becomes library") == 1
+
+
 def test_a_script_built_page_read_without_its_scripts_shows_its_own_description() -> None:
     description = "I want to start making my home smart. Which hub should I buy first?"
     shell = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lxml import html as lxml_html
 
-from spyglass.fetch.metadata import Metadata, page_metadata
+from spyglass.fetch.metadata import Metadata, page_metadata, without_title
 
 DECLARED = """<html><head><title>Ignored title tag</title>
 <meta property="og:title" content="Kettles compared">
@@ -66,3 +66,101 @@ def test_a_declared_description_is_read_and_a_long_one_cut() -> None:
     assert found.description is not None
     assert found.description.startswith("Howdy everyone, I am new to astronomy")
     assert len(found.description) <= 600 and found.description.endswith("…")
+
+
+def metadata_of(head: str, url: str = "https://news.example/k") -> Metadata:
+    html = f"<html><head>{head}</head><body><p>Text.</p></body></html>"
+    return page_metadata(lxml_html.document_fromstring(html), url)
+
+
+def test_a_title_closed_by_the_site_name_leaves_the_name_to_the_site_line() -> None:
+    found = metadata_of(
+        '<meta property="og:title" content="Kettles compared | Kitchen Weekly">'
+        '<meta property="og:site_name" content="Kitchen Weekly">'
+    )
+    assert found.title == "Kettles compared"
+    assert found.site == "Kitchen Weekly"
+    assert found.header() == "Title: Kettles compared\nSite: Kitchen Weekly"
+
+
+def test_a_title_part_naming_the_host_is_dropped_when_no_site_name_is_declared() -> None:
+    found = metadata_of(
+        '<meta property="og:title" content="Peanut Butter Truffles - Elavegan">',
+        "https://elavegan.com/truffles/",
+    )
+    assert found.title == "Peanut Butter Truffles"
+    assert (
+        metadata_of(
+            '<meta property="og:title" content="Best Tax Software | Accounting.com">',
+            "https://www.accounting.com/tax/",
+        ).title
+        == "Best Tax Software"
+    )
+
+
+def test_a_title_opened_by_the_site_name_loses_it() -> None:
+    found = metadata_of(
+        '<meta property="og:title" content="Kitchen Weekly » Kettles compared">'
+        '<meta property="og:site_name" content="Kitchen Weekly">'
+    )
+    assert found.title == "Kettles compared"
+
+
+def test_title_parts_that_name_something_else_stay() -> None:
+    german = "Minions mit Schablonen malen - mit Malerrolle & bunter Farbe"
+    found = metadata_of(
+        f'<meta property="og:title" content="{german}">'
+        '<meta property="og:site_name" content="Papaganda">',
+        "https://www.papaganda.de/minions",
+    )
+    assert found.title == german
+    # A part with the site's name among other words stays where it opens the title.
+    local = metadata_of(
+        '<meta property="og:title" content="Local news roundup | Weather">'
+        '<meta property="og:site_name" content="News">'
+    )
+    assert local.title == "Local news roundup | Weather"
+
+
+def test_a_part_closing_the_title_that_holds_the_site_name_goes_with_it() -> None:
+    found = metadata_of(
+        '<meta property="og:title" content="Economy | Today&#39;s latest from Al Jazeera">'
+        '<meta property="og:site_name" content="Al Jazeera">'
+    )
+    assert found.title == "Economy"
+
+
+def test_a_site_name_that_is_the_whole_title_does_not_cut_the_title() -> None:
+    title = "Shop Furniture Online - Modern Options | Homes"
+    found = metadata_of(
+        f'<meta property="og:title" content="{title}">'
+        f'<meta property="og:site_name" content="{title}">',
+        "https://shop.example/furniture",
+    )
+    assert found.title == title
+
+
+def test_a_site_named_by_its_handle_loses_the_at_sign() -> None:
+    found = metadata_of('<meta name="twitter:site" content="@kitchenweekly">')
+    assert found.site == "kitchenweekly"
+
+
+def test_a_body_opening_with_the_title_as_its_heading_does_not_repeat_it() -> None:
+    body = "# Kettles compared\n\n \n\nWe boiled a litre in each."
+    assert without_title(body, "Kettles compared") == "We boiled a litre in each."
+    # Punctuation, case and a link around the heading's words do not matter.
+    linked = "## [Kettles, compared!](https://news.example/k)\n\nWe boiled a litre."
+    assert without_title(linked, "kettles compared") == "We boiled a litre."
+
+
+def test_a_body_keeps_a_heading_that_is_not_the_title() -> None:
+    body = "# Kettles compared for 2025\n\nWe boiled a litre in each."
+    assert without_title(body, "Kettles compared") == body
+    assert without_title("We boiled a litre.\n\n# Kettles compared", "Kettles compared") == (
+        "We boiled a litre.\n\n# Kettles compared"
+    )
+    assert without_title(body, None) == body
+
+
+def test_a_body_that_is_only_the_title_heading_is_left_empty() -> None:
+    assert without_title("# Kettles compared\n\n", "Kettles compared") == ""

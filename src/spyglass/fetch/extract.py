@@ -28,7 +28,7 @@ from spyglass.fetch.candidates import KINDS, Candidates, absolute_links, candida
 from spyglass.fetch.features import Described, page_features, rows
 from spyglass.fetch.keep import declared_type, keep_threshold
 from spyglass.fetch.learned import choose, content_chances
-from spyglass.fetch.metadata import Metadata, page_metadata
+from spyglass.fetch.metadata import Metadata, page_metadata, without_title
 from spyglass.fetch.places import Places, text_index
 from spyglass.fetch.region import web_url
 
@@ -125,7 +125,8 @@ def extract_html(html: str, url: str) -> Extracted:
     context = read.rows[KINDS.index(chosen)]
     threshold = keep_threshold(read.page)
     markdown = keep_content(chosen, texts, content_chances, threshold, context, read.places)
-    return Extracted(title, markdown, page_metadata(tree, url))
+    metadata = page_metadata(tree, url)
+    return Extracted(title, without_title(markdown, metadata.title), metadata)
 
 
 def parse(html: str) -> lxml_html.HtmlElement | None:

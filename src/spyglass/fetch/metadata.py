@@ -5,14 +5,23 @@ Read with trafilatura's metadata readers (OpenGraph and ``<meta>`` tags, then JS
 which wins where both speak) and htmldate's readers of declared publication dates (URL,
 ``<meta>``, JSON-LD, ``<time>``, ``<abbr>``; no guessing from the text). A field is left
 out when the page does not state it, so the header is never padded with guesses.
+
+Each field is said once: a title's parts that only name the site ("Kettles compared |
+Kitchen Weekly") are left to the ``Site:`` line, a site named by its social-media handle
+loses the ``@``, and a body that opens with the title as its heading does not repeat it
+under the header (:func:`without_title`).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from lxml import html as lxml_html
+
+from spyglass.fetch.linktext import link_text
 
 logger = logging.getLogger(__name__)
 
@@ -20,6 +29,13 @@ logger = logging.getLogger(__name__)
 _MAX_FIELD = 160
 #: Longest description kept: a forum's is the opening post's first few sentences.
 _MAX_DESCRIPTION = 600
+#: What sites put between a page's own title and their name ("Kettles | Kitchen Weekly",
+#: "Kettles - Kitchen Weekly", "Kitchen Weekly » Kettles"); a colon or a hyphen inside a
+#: word is the title's own punctuation.
+_TITLE_SEPARATOR = re.compile(r"(\s+(?:[|\-–—·•»/]|::)\s+)")
+_WORD = re.compile(r"\w+")
+_HEADING = re.compile(r"#{1,6}[ \t]+(.+)")
+_LEADING_BLANK_LINES = re.compile(r"\A\s*\n")
 
 
 @dataclass(frozen=True)
@@ -57,13 +73,71 @@ def page_metadata(tree: lxml_html.HtmlElement, url: str) -> Metadata:
         published = _declared_date(tree, url)
     except (ValueError, TypeError, AttributeError, OverflowError):
         published = None
+    site = _clean(found.sitename)
+    if site is not None:
+        # A social-media handle (twitter:site) stands for the site's name.
+        site = site.lstrip("@") or None
+    title = _clean(found.title)
     return Metadata(
-        title=_clean(found.title),
+        title=_own_title(title, site, url) if title else None,
         author=_clean(found.author),
         published=_clean(published),
-        site=_clean(found.sitename),
+        site=site,
         description=_clean(found.description, _MAX_DESCRIPTION),
     )
+
+
+def without_title(markdown: str, title: str | None) -> str:
+    """``markdown`` without its opening heading when that heading says ``title`` (the
+    header above the body says it already)."""
+    if not title or not markdown:
+        return markdown
+    first, _, rest = markdown.partition("\n")
+    heading = _HEADING.fullmatch(first.strip())
+    if heading is None or _words(link_text(heading.group(1))) != _words(title):
+        return markdown
+    # Blank lines (and lines of spaces) between the heading and the text go with it.
+    return _LEADING_BLANK_LINES.sub("", rest) if rest.strip() else ""
+
+
+def _own_title(title: str, site: str | None, url: str) -> str:
+    """``title`` without the parts before or after it that only name the site: its declared
+    name, or the host it is served from ("Peanut Butter Truffles - Elavegan")."""
+    pieces = _TITLE_SEPARATOR.split(title)
+    parts, separators = pieces[0::2], pieces[1::2]
+    if len(parts) == 1:
+        return title
+    host = (urlsplit(url).hostname or "").lower().removeprefix("www.")
+    names = {host.replace(".", ""), *host.split(".")[:-1]} - {""}
+    site_words = _words(site or "")
+    if site_words == _words(title):
+        # A site "named" by the page's whole title names nothing: only the host is asked.
+        site_words = []
+    start, end = 0, len(parts)
+    # A part naming the site among other words ("Economy | Today's latest from Al
+    # Jazeera") goes when it closes the title, where sites put their name; opening it, such
+    # a part is more likely the page's own words.
+    while end - start > 1 and _names_site(parts[end - 1], site_words, names, trailing=True):
+        end -= 1
+    while end - start > 1 and _names_site(parts[start], site_words, names, trailing=False):
+        start += 1
+    return parts[start] + "".join(separators[i - 1] + parts[i] for i in range(start + 1, end))
+
+
+def _names_site(part: str, site: list[str], hosts: set[str], *, trailing: bool) -> bool:
+    words = _words(part)
+    if not words:
+        return False
+    if "".join(words) in hosts:
+        return True
+    if not site:
+        return False
+    inside = set(words) <= set(site)
+    return inside or (trailing and set(site) <= set(words))
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
 
 
 def _declared_date(tree: lxml_html.HtmlElement, url: str) -> str | None:
