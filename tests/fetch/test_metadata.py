@@ -153,12 +153,17 @@ def test_a_body_opening_with_the_title_as_its_heading_does_not_repeat_it() -> No
     assert without_title(linked, "kettles compared") == "We boiled a litre."
 
 
+def test_the_title_heading_after_a_category_line_is_not_repeated_either() -> None:
+    body = "Reviews\n\n# Kettles compared\n\nWe boiled a litre in each."
+    assert without_title(body, "Kettles compared") == "Reviews\n\nWe boiled a litre in each."
+    # Further down, a heading that says the title again is the body's own.
+    later = "Reviews\n\nIn short.\n\n# Kettles compared\n\nWe boiled a litre."
+    assert without_title(later, "Kettles compared") == later
+
+
 def test_a_body_keeps_a_heading_that_is_not_the_title() -> None:
     body = "# Kettles compared for 2025\n\nWe boiled a litre in each."
     assert without_title(body, "Kettles compared") == body
-    assert without_title("We boiled a litre.\n\n# Kettles compared", "Kettles compared") == (
-        "We boiled a litre.\n\n# Kettles compared"
-    )
     assert without_title(body, None) == body
 
 

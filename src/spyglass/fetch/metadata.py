@@ -36,6 +36,8 @@ _TITLE_SEPARATOR = re.compile(r"(\s+(?:[|\-–—·•»/]|::)\s+)")
 _WORD = re.compile(r"\w+")
 _HEADING = re.compile(r"#{1,6}[ \t]+(.+)")
 _LEADING_BLANK_LINES = re.compile(r"\A\s*\n")
+#: How many blocks open a body: the title's heading may follow a category or breadcrumb.
+_OPENING_BLOCKS = 2
 
 
 @dataclass(frozen=True)
@@ -88,16 +90,20 @@ def page_metadata(tree: lxml_html.HtmlElement, url: str) -> Metadata:
 
 
 def without_title(markdown: str, title: str | None) -> str:
-    """``markdown`` without its opening heading when that heading says ``title`` (the
-    header above the body says it already)."""
+    """``markdown`` without the heading that opens it saying ``title`` (the header above
+    the body says it already); the heading may follow one block (a category, a
+    breadcrumb, a kicker)."""
     if not title or not markdown:
         return markdown
-    first, _, rest = markdown.partition("\n")
-    heading = _HEADING.fullmatch(first.strip())
-    if heading is None or _words(link_text(heading.group(1))) != _words(title):
-        return markdown
-    # Blank lines (and lines of spaces) between the heading and the text go with it.
-    return _LEADING_BLANK_LINES.sub("", rest) if rest.strip() else ""
+    wanted = _words(title)
+    opening = markdown.split("\n\n", _OPENING_BLOCKS)
+    for position, block in enumerate(opening[:_OPENING_BLOCKS]):
+        heading = _HEADING.fullmatch(block.strip())
+        if heading is not None and _words(link_text(heading.group(1))) == wanted:
+            rest = "\n\n".join(opening[:position] + opening[position + 1 :])
+            # Blank lines (and lines of spaces) the heading leaves at the start go with it.
+            return _LEADING_BLANK_LINES.sub("", rest) if rest.strip() else ""
+    return markdown
 
 
 def _own_title(title: str, site: str | None, url: str) -> str:
