@@ -100,6 +100,15 @@ def test_a_title_part_naming_the_host_is_dropped_when_no_site_name_is_declared()
     assert tax == "Best Tax Software"
 
 
+def test_a_copy_served_from_elsewhere_is_judged_by_the_address_it_declares() -> None:
+    found = metadata_of(
+        '<link rel="canonical" href="https://elavegan.com/truffles/">'
+        '<meta property="og:title" content="Peanut Butter Truffles - Elavegan">',
+        "http://mirror.example/copy/1",
+    )
+    assert found.title == "Peanut Butter Truffles"
+
+
 def test_a_title_opened_by_the_site_name_loses_it() -> None:
     assert title_of("Kitchen Weekly » Kettles compared", "Kitchen Weekly") == "Kettles compared"
 

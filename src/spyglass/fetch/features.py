@@ -105,7 +105,7 @@ def page_features(tree: lxml_html.HtmlElement, url: str) -> dict[str, float]:
     og = " ".join(str(v) for v in _OG_TYPE(tree)).lower()
     for name in _OG_TYPES:
         features[f"og_{name}"] = float(name in og)
-    path = urlsplit(_own_url(tree, url)).path.lower()
+    path = urlsplit(own_url(tree, url)).path.lower()
     segments = [s for s in path.split("/") if s]
     features["path_depth"] = float(len(segments))
     features["path_digits"] = float(bool(_DIGITS.search(path)))
@@ -116,7 +116,7 @@ def page_features(tree: lxml_html.HtmlElement, url: str) -> dict[str, float]:
     return features
 
 
-def _own_url(tree: lxml_html.HtmlElement, url: str) -> str:
+def own_url(tree: lxml_html.HtmlElement, url: str) -> str:
     """The page's address as it declares it (canonical link, else ``og:url``), else ``url``:
     a copy served from a mirror, a proxy or a test server keeps the path that says what
     kind of page it is (``/products/…``, ``/t/…``)."""

@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 from lxml import html as lxml_html
 
+from spyglass.fetch.features import own_url
 from spyglass.fetch.linktext import link_text
 
 logger = logging.getLogger(__name__)
@@ -80,8 +81,11 @@ def page_metadata(tree: lxml_html.HtmlElement, url: str) -> Metadata:
         # A social-media handle (twitter:site) stands for the site's name.
         site = site.lstrip("@") or None
     title = _clean(found.title)
+    # The host the page says it is from as well as the one it was read from: a copy served
+    # from a mirror, a proxy or a test server still names its own site in its title.
+    hosts = {urlsplit(address).hostname or "" for address in (url, own_url(tree, url))}
     return Metadata(
-        title=_own_title(title, site, url) if title else None,
+        title=_own_title(title, site, hosts) if title else None,
         author=_clean(found.author),
         published=_clean(published),
         site=site,
@@ -106,15 +110,17 @@ def without_title(markdown: str, title: str | None) -> str:
     return markdown
 
 
-def _own_title(title: str, site: str | None, url: str) -> str:
+def _own_title(title: str, site: str | None, hosts: set[str]) -> str:
     """``title`` without the parts before or after it that only name the site: its declared
-    name, or the host it is served from ("Peanut Butter Truffles - Elavegan")."""
+    name, or one of its ``hosts`` ("Peanut Butter Truffles - Elavegan")."""
     pieces = _TITLE_SEPARATOR.split(title)
     parts, separators = pieces[0::2], pieces[1::2]
     if len(parts) == 1:
         return title
-    host = (urlsplit(url).hostname or "").lower().removeprefix("www.")
-    names = {host.replace(".", ""), *host.split(".")[:-1]} - {""}
+    names: set[str] = set()
+    for host in hosts:
+        host = host.lower().removeprefix("www.")
+        names |= {host.replace(".", ""), *host.split(".")[:-1]} - {""}
     site_words = _words(site or "")
     if site_words == _words(title):
         # A site "named" by the page's whole title names nothing: only the host is asked.
