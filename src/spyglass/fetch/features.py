@@ -21,7 +21,7 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from spyglass.fetch.candidates import KINDS, LINK, Candidates
-from spyglass.fetch.region import web_url
+from spyglass.fetch.metadata import own_url
 
 #: schema.org types grouped by the page type they announce.
 _TYPE_GROUPS = {
@@ -83,11 +83,6 @@ _TAG_COUNTS = {
 _JSON_LD = etree.XPath("//script[@type='application/ld+json']/text()")
 _ITEMTYPES = etree.XPath("//*[@itemtype]/@itemtype")
 _OG_TYPE = etree.XPath("//meta[@property='og:type']/@content")
-#: Where the page says it lives: its canonical link, then its OpenGraph URL.
-_DECLARED_URLS = (
-    etree.XPath("//link[@rel='canonical']/@href"),
-    etree.XPath("//meta[@property='og:url']/@content"),
-)
 _BODY_TEXT = etree.XPath("string-length(normalize-space(//body))")
 _LINK_TEXTS = etree.XPath("//a//text()")
 
@@ -114,18 +109,6 @@ def page_features(tree: lxml_html.HtmlElement, url: str) -> dict[str, float]:
     for name, pattern in _PATH_HINTS.items():
         features[name] = float(bool(pattern.search(path)))
     return features
-
-
-def own_url(tree: lxml_html.HtmlElement, url: str) -> str:
-    """The page's address as it declares it (canonical link, else ``og:url``), else ``url``:
-    a copy served from a mirror, a proxy or a test server keeps the path that says what
-    kind of page it is (``/products/…``, ``/t/…``)."""
-    for found in _DECLARED_URLS:
-        for declared in found(tree):
-            joined = web_url(url, str(declared).strip())
-            if joined is not None:
-                return joined
-    return url
 
 
 def _counts(tree: lxml_html.HtmlElement) -> dict[str, float]:

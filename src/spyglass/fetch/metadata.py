@@ -19,10 +19,11 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from lxml import etree
 from lxml import html as lxml_html
 
-from spyglass.fetch.features import own_url
 from spyglass.fetch.linktext import link_text
+from spyglass.fetch.region import web_url
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +38,11 @@ _TITLE_SEPARATOR = re.compile(r"(\s+(?:[|\-–—·•»/]|::)\s+)")
 _WORD = re.compile(r"\w+")
 _HEADING = re.compile(r"#{1,6}[ \t]+(.+)")
 _LEADING_BLANK_LINES = re.compile(r"\A\s*\n")
+#: Where the page says it lives: its canonical link, then its OpenGraph URL.
+_DECLARED_URLS = (
+    etree.XPath("//link[@rel='canonical']/@href"),
+    etree.XPath("//meta[@property='og:url']/@content"),
+)
 #: How many blocks open a body: the title's heading may follow a category or breadcrumb.
 _OPENING_BLOCKS = 2
 
@@ -91,6 +97,18 @@ def page_metadata(tree: lxml_html.HtmlElement, url: str) -> Metadata:
         site=site,
         description=_clean(found.description, _MAX_DESCRIPTION),
     )
+
+
+def own_url(tree: lxml_html.HtmlElement, url: str) -> str:
+    """The page's address as it declares it (canonical link, else ``og:url``), else ``url``:
+    a copy served from a mirror, a proxy or a test server keeps the path that says what
+    kind of page it is (``/products/…``, ``/t/…``) and the host that names its site."""
+    for found in _DECLARED_URLS:
+        for declared in found(tree):
+            joined = web_url(url, str(declared).strip())
+            if joined is not None:
+                return joined
+    return url
 
 
 def without_title(markdown: str, title: str | None) -> str:
