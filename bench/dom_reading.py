@@ -8,8 +8,8 @@ out on WCXB dev and trafilatura-eval (issue #12; not shipped, see docs/benchmark
 Needs the readings and block caches of ``bench/train_extraction.py`` (run it first, with
 ``--rebuild`` on a fresh checkout). Steps:
 
-1. Segments every page's body (:func:`spyglass.fetch.segments.segments`) and describes each
-   block (:func:`~spyglass.fetch.segments.segment_rows`, ending with the chooser's context
+1. Segments every page's body (:func:`bench.segments.segments`) and describes each
+   block (:func:`~bench.segments.segment_rows`, ending with the chooser's context
    row of the page); labels as the block filter's (a WCXB block is content when half of its
    word trigrams, or its phrase when short, are in the reference; on trafilatura-eval a
    block holding a ``without`` snippet is boilerplate, one holding a ``with`` snippet
@@ -147,10 +147,10 @@ def segment_page(
     """One page's blocks: feature rows, labels, weights, and what assembling needs."""
     import numpy
 
+    from bench.segments import SEGMENT_FEATURES, segment_rows, segments
     from spyglass.fetch.container import content_container
     from spyglass.fetch.extract import _base_url, parse
     from spyglass.fetch.places import Places, text_index
-    from spyglass.fetch.segments import SEGMENT_FEATURES, segment_rows, segments
 
     corpus, page_id, texts, context, chrome = item
     page = load(corpus, page_id)
@@ -215,7 +215,7 @@ def segment_all(
 
 
 def segment_names(pages: list[dict[str, Any]]) -> list[str]:
-    from spyglass.fetch.segments import SEGMENT_FEATURES
+    from bench.segments import SEGMENT_FEATURES
 
     names = next(p["names"] for p in pages if p["rows"] is not None)
     return [*SEGMENT_FEATURES, *(f"page_{n}" for n in names[CONTEXT_START:])]
@@ -243,8 +243,8 @@ def fit_segments(data: list[dict[str, Any]], names: list[str]) -> Any:
 
 
 def assembled(data: dict[str, Any], chances: Any, threshold: float) -> str:
+    from bench.segments import Segment, assemble, kept
     from spyglass.fetch.candidates import finish
-    from spyglass.fetch.segments import Segment, assemble, kept
 
     found = [
         Segment(None, kind, markdown, tuple(cells), table=table)
@@ -396,7 +396,7 @@ def summary(chances: Any, data: dict[str, Any], threshold: float) -> list[float]
 
     if chances is None or not len(chances):
         return [0.0, 0.0, 0.0]
-    from spyglass.fetch.segments import SEGMENT_FEATURES
+    from bench.segments import SEGMENT_FEATURES
 
     column = SEGMENT_FEATURES.index("words")
     words = numpy.expm1(data["rows"][:, column].astype("float64")) + 1.0
@@ -484,6 +484,7 @@ def timing(
 
     from bench.extraction_data import page_ids
     from bench.fetch_extraction import pick as spread
+    from bench.segments import dom_reading, segment_rows, segments
     from spyglass.fetch.blocks import keep_content
     from spyglass.fetch.candidates import finish
     from spyglass.fetch.extract import (
@@ -497,7 +498,6 @@ def timing(
     from spyglass.fetch.keep import keep_threshold
     from spyglass.fetch.learned import content_chances
     from spyglass.fetch.metadata import page_metadata
-    from spyglass.fetch.segments import dom_reading, segment_rows, segments
 
     model = fit_segments(data, names)
 
@@ -623,6 +623,7 @@ def timing_free(
 
     from bench.extraction_data import page_ids
     from bench.fetch_extraction import pick as spread
+    from bench.segments import dom_candidate
     from spyglass.fetch.blocks import keep_content
     from spyglass.fetch.candidates import finish
     from spyglass.fetch.extract import _base_url, _title, parse
@@ -632,7 +633,6 @@ def timing_free(
     from spyglass.fetch.metadata import page_metadata
     from spyglass.fetch.places import Places, text_index
     from spyglass.fetch.region import region_markdown
-    from spyglass.fetch.segments import dom_candidate
 
     features, kinds = NO_TRAFILATURA["free"]
     reduced = without_columns(data, names, features)

@@ -1,7 +1,7 @@
 """Which elements of a page a reader sees, and which are the page's chrome.
 
 The region and block readings (:mod:`spyglass.fetch.region`) and the page's segments
-(:mod:`spyglass.fetch.segments`) leave out the same things: what is never shown (scripts,
+(:mod:`bench.segments`) leave out the same things: what is never shown (scripts,
 styles, form controls), what is hidden (the ``hidden`` attribute, ``display: none``) and
 the boxes around the content (navigation, headers, footers, asides, forms, and blocks whose
 id, class or ARIA landmark names them as chrome). What only looks like chrome is kept: a

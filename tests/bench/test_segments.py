@@ -7,10 +7,7 @@ import math
 
 import numpy
 import pytest
-from lxml import html as lxml_html
-
-from spyglass.fetch.places import Places, text_index
-from spyglass.fetch.segments import (
+from bench.segments import (
     SEGMENT_FEATURES,
     Segment,
     assemble,
@@ -19,6 +16,9 @@ from spyglass.fetch.segments import (
     segment_rows,
     segments,
 )
+from lxml import html as lxml_html
+
+from spyglass.fetch.places import Places, text_index
 
 BASE = "https://shop.example/widgets/3000"
 

@@ -2,7 +2,7 @@
 computed once per element and page.
 
 Many blocks share a parent (the paragraphs of an article, the cards of a grid), and the
-features of :mod:`spyglass.fetch.segments` describe a block by its surroundings: its
+features of :mod:`bench.segments` describe a block by its surroundings: its
 element's signature (tag and class), how many siblings share it at its level and the two
 above, the link density of the text around it, and how far up the nearest navigation,
 header, footer, aside or form is. Each is memoised per element here, so describing a page

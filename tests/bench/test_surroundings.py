@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
+from bench.surroundings import Surroundings
 from lxml import html as lxml_html
-
-from spyglass.fetch.surroundings import Surroundings
 
 PAGE = """<html><body><header><nav><ul><li><a href="/">Home</a></li></ul></nav></header>
 <div class="grid"><div class="card"><h3><a href="/1">One</a></h3><p>First card text.</p></div>

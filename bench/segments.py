@@ -19,10 +19,11 @@ element and page, and the rows come back as one matrix. The blocks a model keeps
 back together in document order as Markdown (headings, list items, tables, code fences,
 absolute links), finished as the other readings are (:func:`dom_candidate`).
 
-This reading is not on ``web.fetch``'s path yet: ``bench/dom_reading.py`` trains the model,
-measures the reading held out as a fourth candidate of the chooser and times it (better on
-both corpora, and precise enough at a threshold of 0.7, but still about a third of
-trafilatura's time on top of the shipped path, past the time target; docs/benchmarks.md).
+This reading is not on ``web.fetch``'s path, so it lives with the benchmarks rather than
+in the package: ``bench/dom_reading.py`` trains the model, measures the reading held out
+as a fourth candidate of the chooser and times it (better on both corpora, and precise
+enough at a threshold of 0.7, but still about a third of trafilatura's time on top of
+the shipped path, past the time target; docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -36,13 +37,13 @@ from dataclasses import dataclass
 import numpy
 from lxml import html as lxml_html
 
+from bench.surroundings import SIBLING_LEVELS, Surroundings
 from spyglass.fetch.blocks import LONG_WORDS, SHORT_WORDS, names_a_box
 from spyglass.fetch.candidates import finish
 from spyglass.fetch.linktext import link_text
 from spyglass.fetch.places import CHAIN_FEATURES, Places, owner_tag
 from spyglass.fetch.region import code_markdown, run_markdown, table_rows
 from spyglass.fetch.shown import hidden, skipped
-from spyglass.fetch.surroundings import SIBLING_LEVELS, Surroundings
 
 #: Elements that end a run of text: a block of their own, or a container of blocks.
 _BLOCK_TAGS = frozenset(
