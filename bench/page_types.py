@@ -1,6 +1,7 @@
 """A page-type model the chooser can lean on: held out, by page type (issue #12, round eight).
 
     .venv/bin/python bench/page_types.py [--jobs 2] [--rebuild] [--seeds 20261130,7,99]
+    .venv/bin/python bench/page_types.py --variants shipped --chooser '{"extra_trees": false}'
 
 WCXB labels every page with its type (article, service, product, collection, forum,
 listing, documentation); the chooser only ever learned from per-reading score differences.
@@ -17,6 +18,10 @@ is then judged exactly as in ``bench/chooser_variants.py``: every reading filter
 fold's block model (that script's cache), keep thresholds by declared type chosen per fold
 on the other folds at precision 0.907, the objective per fold against the first row.
 
+The ``shipped`` rows are the shipped chooser retrained per fold with each seed, the
+resolution every other row is read against; ``--chooser`` changes its LightGBM settings for
+those rows, so a setting of the chooser is measured the way the shipped one is.
+
 trafilatura-eval's pages are all labelled ``news/blog``, a corpus label rather than a
 page's: by default they are not used to train the type model (only given its
 probabilities); ``article`` rows train it on them as articles as well.
@@ -25,6 +30,7 @@ probabilities); ``article`` rows train it on them as articles as well.
 from __future__ import annotations
 
 import argparse
+import json
 import pickle
 import sys
 import time
@@ -338,6 +344,14 @@ def main() -> int:
         "--variants", default=",".join(VARIANTS), help="which rows, of " + ",".join(VARIANTS)
     )
     parser.add_argument("--losses", action="store_true", help="where the choice loses, per row")
+    parser.add_argument(
+        "--chooser",
+        type=json.loads,
+        default={},
+        metavar="JSON",
+        help="LightGBM settings over the shipped chooser's for the `shipped` rows, "
+        'e.g. \'{"min_data_in_leaf": 80}\' ("rounds": the number of trees)',
+    )
     options = parser.parse_args()
     seeds = [int(s) for s in options.seeds.split(",")]
     wanted = options.variants.split(",")
@@ -360,7 +374,7 @@ def main() -> int:
             pages,
             fold_of,
             lambda t: variants.fit_chooser(
-                pages, t, lambda i: chooser_targets(pages[i]), {"seed": seed}
+                pages, t, lambda i: chooser_targets(pages[i]), {**options.chooser, "seed": seed}
             ),
         )
 
