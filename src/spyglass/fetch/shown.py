@@ -1,14 +1,15 @@
 """Which elements of a page a reader sees, and which are the page's chrome.
 
 The region and block readings (:mod:`spyglass.fetch.region`) and the page's segments
-(:mod:`bench.segments`) leave out the same things: what is never shown (scripts,
-styles, form controls), what is hidden (the ``hidden`` attribute, ``display: none``) and
-the boxes around the content (navigation, headers, footers, asides, forms, and blocks whose
-id, class or ARIA landmark names them as chrome). What only looks like chrome is kept: a
-hidden box the page shows on demand (a tab's panel, an accordion's answer), a form or a
-header that holds the content, a button that opens a disclosure, a class naming a state
-or a layout (``has-sidebar``), a tag that already says what it holds, and a box holding the
-page's ``<h1>``. ``aria-hidden`` hides from screen readers only: its text is on screen.
+(``bench/segments.py``, the unshipped DOM reading) leave out the same things: what is never
+shown (scripts, styles, form controls), what is hidden (the ``hidden`` attribute,
+``display: none``) and the boxes around the content (navigation, headers, footers, asides,
+forms, and blocks whose id, class or ARIA landmark names them as chrome). What only looks
+like chrome is kept: a hidden box the page shows on demand (a tab's panel, an accordion's
+answer), a form or a header that holds the content, a button that opens a disclosure, a
+class naming a state or a layout (``has-sidebar``), a tag that already says what it holds,
+and a box holding the page's ``<h1>``. ``aria-hidden`` hides from screen readers only: its
+text is on screen.
 """
 
 from __future__ import annotations
