@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from bench.chooser_variants import Soft, labels_of
+from bench.chooser_variants import Soft, fit_chooser, labels_of
 from bench.extraction_data import Page
+
+from bench import train_extraction as training
 
 
 def test_regression_labels_are_each_reading_minus_the_page_mean() -> None:
@@ -44,3 +46,22 @@ def test_soft_labels_leave_trafilatura_eval_blocks_as_the_snippets_say() -> None
     assert truth.label("High tide at noon, said the harbour master.") == 1.0
     assert truth.label("Subscribe now for more") == 0.0
     assert truth.label("Nothing either snippet names") is None
+
+
+def test_chooser_settings_given_are_laid_over_the_shipped_ones_and_rounds_sets_the_trees() -> None:
+    names = ["kind", "length"]
+    pages = [
+        {"rows": [[0.0, float(i)], [1.0, float(i % 7)], [2.0, 3.0]], "names": names}
+        for i in range(60)
+    ]
+    chooser = fit_chooser(
+        pages,
+        list(range(60)),
+        lambda i: [i / 60, (i % 7) / 7, 0.5],
+        {"rounds": 7, "min_data_in_leaf": 5},
+    )
+    assert chooser.num_trees() == 7
+    assert chooser.params["min_data_in_leaf"] == 5
+    # What is not given stays as shipped.
+    assert chooser.params["extra_trees"] is training.PARAMS["extra_trees"]
+    assert chooser.params["num_leaves"] == training.PARAMS["num_leaves"]
