@@ -159,3 +159,72 @@ def test_a_body_keeps_a_heading_that_is_not_the_title() -> None:
 
 def test_a_body_that_is_only_the_title_heading_is_left_empty() -> None:
     assert without_title("# Kettles compared\n\n", "Kettles compared") == ""
+
+
+def site_of(
+    site: str, title: str = "Kettles compared", url: str = "https://news.example/k"
+) -> str | None:
+    """The header's site of a page declaring ``title`` and ``site`` in OpenGraph tags."""
+    head = (
+        f'<meta property="og:title" content="{title}">'
+        f'<meta property="og:site_name" content="{site}">'
+    )
+    return metadata_of(head, url).site
+
+
+def test_a_site_name_with_its_slogan_keeps_the_part_that_names_the_host() -> None:
+    slogan = "KFF - The independent source for health policy research, polling, and news"
+    assert site_of(slogan, url="https://www.kff.org/health-costs/") == "KFF"
+    # Hyphens and dots in the host are not letters of the name.
+    assert site_of("Head-Fi Reviews | Head-Fi.org", url="https://www.head-fi.org/t/1") == (
+        "Head-Fi.org"
+    )
+    # A part that opens with the domain's name names it too.
+    assert (
+        site_of("Stacy Blackman Consulting - MBA Admissions", url="https://stacyblackman.com/b")
+        == "Stacy Blackman Consulting"
+    )
+
+
+def test_a_subdomain_like_forum_or_blog_names_no_site_the_domain_does() -> None:
+    found = site_of("MS Society UK | Forum", url="https://forum.mssociety.org.uk/t/1")
+    assert found == "MS Society UK"
+    found = site_of("Admissions | Blog", url="https://blog.college.example.edu/a")
+    assert found == "Admissions | Blog"
+
+
+def test_a_site_name_holding_the_page_title_keeps_only_the_rest() -> None:
+    title = "Do you need 14 USB ports on your Raspberry Pi 5?"
+    assert site_of(f"{title} - CNX Software", title, "https://example.org/p") == "CNX Software"
+
+
+def test_a_site_name_that_is_only_the_page_title_is_left_out() -> None:
+    title = "39 Best Electrician Tools for Your Tool Belt"
+    found = metadata_of(
+        f'<meta property="og:title" content="{title}">'
+        f'<meta property="og:site_name" content="{title}">',
+        "https://tools.example/best",
+    )
+    assert found.site is None
+    assert found.header() == f"Title: {title}"
+
+
+def test_a_site_name_without_a_slogan_or_a_title_stays_whole() -> None:
+    assert site_of("Kitchen Weekly") == "Kitchen Weekly"
+    assert site_of("Tech Blog | Mobile Apps and Insights") == "Tech Blog | Mobile Apps and Insights"
+
+
+def test_markup_escaped_twice_in_a_field_is_read_as_text() -> None:
+    assert site_of("Monkey Wrench Plumbing, Heating, Air &amp;amp; Electrical") == (
+        "Monkey Wrench Plumbing, Heating, Air & Electrical"
+    )
+    assert title_of("Harper&amp;#039;s letter") == "Harper's letter"
+
+
+def test_a_site_name_read_from_a_copyright_notice_keeps_only_the_holder() -> None:
+    assert site_of("© 2000-2026 Newegg Inc.") == "Newegg Inc"
+    assert site_of("Copyright 2026 taxslayerpro - all rights reserved.") == "taxslayerpro"
+    assert site_of("Copyright UC Regents. For more information, visit our terms.") == ("UC Regents")
+    # A notice naming no one names no site; a year that is part of a name stays.
+    assert site_of("Copyright © 2001-2009") is None
+    assert site_of("Columbia Star, weekly since 1963") == "Columbia Star, weekly since 1963"

@@ -14,6 +14,7 @@ under the header (:func:`without_title`).
 
 from __future__ import annotations
 
+import html
 import logging
 import re
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from spyglass.fetch.linktext import link_text
+from spyglass.fetch.redirects import registrable_domain
 from spyglass.fetch.region import web_url
 
 logger = logging.getLogger(__name__)
@@ -36,6 +38,14 @@ _MAX_DESCRIPTION = 600
 #: word is the title's own punctuation.
 _TITLE_SEPARATOR = re.compile(r"(\s+(?:[|\-–—·•»/]|::)\s+)")
 _WORD = re.compile(r"\w+")
+_NOT_ALPHANUMERIC = re.compile(r"[\W_]+")
+#: A part of a site's name opening with a host's name this long or longer names the host.
+_HOST_PREFIX = 5
+#: What a copyright notice says besides the holder's name.
+_COPYRIGHT = re.compile(r"©|\(c\)|\bcopyright\b|\ball rights reserved\b", re.IGNORECASE)
+_YEARS = re.compile(r"\b(?:19|20)\d\d(?:\s*[-–]\s*(?:19|20)?\d\d)?\b")
+_SENTENCE_END = re.compile(r"(?<=[a-z\)])\.\s+(?=[A-Z])")
+_NOT_A_NAME_EDGE = re.compile(r"^[\s,.;:|\-–—]+|[\s,.;:|\-–—]+$")
 _HEADING = re.compile(r"#{1,6}[ \t]+(.+)")
 _LEADING_BLANK_LINES = re.compile(r"\A\s*\n")
 #: Where the page says it lives: its canonical link, then its OpenGraph URL.
@@ -90,11 +100,12 @@ def page_metadata(tree: lxml_html.HtmlElement, url: str) -> Metadata:
     # The host the page says it is from as well as the one it was read from: a copy served
     # from a mirror, a proxy or a test server still names its own site in its title.
     hosts = {urlsplit(address).hostname or "" for address in (url, own_url(tree, url))}
+    title = _own_title(title, site, _host_names(hosts)) if title else None
     return Metadata(
-        title=_own_title(title, site, hosts) if title else None,
+        title=title,
         author=_clean(found.author),
         published=_clean(published),
-        site=site,
+        site=_own_site(site, title, _domain_names(hosts)) if site else None,
         description=_clean(found.description, _MAX_DESCRIPTION),
     )
 
@@ -128,17 +139,85 @@ def without_title(markdown: str, title: str | None) -> str:
     return markdown
 
 
-def _own_title(title: str, site: str | None, hosts: set[str]) -> str:
+def _host_names(hosts: set[str]) -> set[str]:
+    """What the site may be called after its ``hosts``, in letters and digits only:
+    ``www.cnx-software.com`` gives ``cnxsoftwarecom`` and ``cnxsoftware``."""
+    names: set[str] = set()
+    for host in hosts:
+        labels = [_NOT_ALPHANUMERIC.sub("", label) for label in host.lower().split(".")]
+        labels = [label for label in labels if label]
+        if labels and labels[0] == "www":
+            labels = labels[1:]
+        names |= {"".join(labels), *labels[:-1]} - {""}
+    return names
+
+
+def _domain_names(hosts: set[str]) -> set[str]:
+    """What the site is called after its registrable domain, in letters and digits only:
+    ``forum.ms-society.org.uk`` gives ``mssociety`` and ``mssocietyorguk`` (a subdomain's
+    ``forum``, ``blog`` or ``shop`` names no site)."""
+    names: set[str] = set()
+    for host in hosts:
+        domain = registrable_domain(host.lower())
+        labels = [_NOT_ALPHANUMERIC.sub("", label) for label in domain.split(".")]
+        names |= {labels[0], "".join(labels)} - {""}
+    return names
+
+
+def _without_copyright(site: str) -> str | None:
+    """A "site name" read from a copyright notice ("© 2000-2026 Newegg Inc.", "Copyright UC
+    Regents. For more information…") as the name alone; None when the notice names no one."""
+    if not (_COPYRIGHT.search(site) or _YEARS.match(site)):
+        return site
+    name = _YEARS.sub(" ", _COPYRIGHT.sub(" ", site))
+    name = _SENTENCE_END.split(name, maxsplit=1)[0]
+    name = _NOT_A_NAME_EDGE.sub("", " ".join(name.split()))
+    return name.removeprefix("by ").strip() or None
+
+
+def _own_site(site: str, title: str | None, names: set[str]) -> str | None:
+    """The site's name without what pages put beside it: its slogan ("KFF - The
+    independent source for health policy research") when one part of it names the host, or
+    the page's own title ("Do you need 14 USB ports? - CNX Software"). None when the
+    "name" is nothing but the page's title."""
+    bare = _without_copyright(site)
+    if bare is None:
+        return None
+    site = bare
+    pieces = _TITLE_SEPARATOR.split(site)
+    parts = [part for part in pieces[0::2] if _words(part)]
+    if len(parts) > 1:
+        # A part that spells the host wins over one that only opens with its name.
+        for exact in (True, False):
+            for part in parts:
+                if _names_host(_words(part), names, exact=exact):
+                    return part.strip()
+    title_words = _words(title or "")
+    if title_words and _words(site) == title_words:
+        return None
+    if len(parts) > 1 and title_words:
+        rest = [part for part in parts if _words(part) != title_words]
+        if rest and len(rest) < len(parts):
+            return " - ".join(part.strip() for part in rest)
+    return site
+
+
+def _names_host(words: list[str], names: set[str], *, exact: bool) -> bool:
+    """Whether ``words`` spell one of the host's ``names`` (``exact``), or open with a long
+    one ("Stacy Blackman Consulting" on stacyblackman.com)."""
+    joined = "".join(words)
+    if exact:
+        return joined in names
+    return any(len(name) >= _HOST_PREFIX and joined.startswith(name) for name in names)
+
+
+def _own_title(title: str, site: str | None, names: set[str]) -> str:
     """``title`` without the parts before or after it that only name the site: its declared
-    name, or one of its ``hosts`` ("Peanut Butter Truffles - Elavegan")."""
+    name, or one of its hosts' ``names`` ("Peanut Butter Truffles - Elavegan")."""
     pieces = _TITLE_SEPARATOR.split(title)
     parts, separators = pieces[0::2], pieces[1::2]
     if len(parts) == 1:
         return title
-    names: set[str] = set()
-    for host in hosts:
-        host = host.lower().removeprefix("www.")
-        names |= {host.replace(".", ""), *host.split(".")[:-1]} - {""}
     site_words = _words(site or "")
     if site_words == _words(title):
         # A site "named" by the page's whole title names nothing: only the host is asked.
@@ -200,7 +279,8 @@ def _declared_date(tree: lxml_html.HtmlElement, url: str) -> str | None:
 def _clean(value: object, longest: int = _MAX_FIELD) -> str | None:
     if not isinstance(value, str):
         return None
-    text = " ".join(value.split())
+    # Some pages escape their markup twice ("Heating, Air &amp; Electrical").
+    text = " ".join(html.unescape(value).split())
     if not text:
         return None
     return text if len(text) <= longest else text[: longest - 1].rstrip() + "…"

@@ -48,6 +48,24 @@ async def test_a_page_whose_text_exists_only_after_a_script_runs_is_read() -> No
     assert peer.requests == {"/": 1, "/app.js": 1}
 
 
+async def test_a_shell_that_mounts_nowhere_known_is_rendered_and_read() -> None:
+    # No application root, no framework, no <noscript>: a body showing only "Loading…"
+    # whose script builds the article into the body itself.
+    shell = (
+        "<!doctype html><html><head><title>Otters</title></head><body>"
+        '<div class="spinner">Loading…</div><script src="/build.js"></script></body></html>'
+    )
+    build = APP_JS.replace(
+        "const root = document.getElementById('root');", "const root = document.body;"
+    )
+    with Peer({"/": page(shell), "/build.js": script(build)}) as peer:
+        site = Site.of({"otters.example.com": peer})
+        read = await site.read("http://otters.example.com/")
+    assert read.rendering is not None and read.rendering.rendered is True
+    assert "How otters use tools" in read.document.text
+    assert SENTENCE in read.document.text
+
+
 async def test_a_page_that_reads_fine_statically_is_not_rendered_in_auto() -> None:
     with Peer({"/": page(STATIC), "/analytics.js": script("")}) as peer:
         site = Site.of({"otters.example.com": peer})

@@ -86,3 +86,59 @@ def test_text_inside_scripts_styles_and_templates_is_not_visible_text() -> None:
 @pytest.mark.parametrize("html", ["", "   ", "<script>", "not html at all"])
 def test_markup_that_is_empty_or_broken_is_never_a_shell(html: str) -> None:
     assert looks_like_shell(html).shell is False
+
+
+def test_an_xhtml_shell_that_declares_its_encoding_is_judged_like_any_other() -> None:
+    html = (
+        '<?xml version="1.0" encoding="utf-8"?>\n'
+        '<html xmlns="http://www.w3.org/1999/xhtml"><body><div id="root"></div>'
+        '<script src="/main.js"></script></body></html>'
+    )
+    verdict = looks_like_shell(html)
+    assert verdict.shell is True
+    assert "empty_app_root" in verdict.signs
+
+
+def test_an_xhtml_page_with_text_is_measured_not_taken_for_empty() -> None:
+    html = (
+        '<?xml version="1.0" encoding="utf-8"?>\n'
+        f"<html><body><article>{ARTICLE}</article><script src=/a.js></script></body></html>"
+    )
+    verdict = looks_like_shell(html)
+    assert verdict.shell is False
+    assert verdict.visible_chars > 400
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '<script src="/bundle.js"></script>',
+        '<div id="page-7f3a"></div><script type="module">import("/app.js")</script>',
+        '<div class="spinner">Loading…</div><script src="/app.js"></script>',
+        "<section id=main><p> Please wait </p></section><script src=/start.js></script>",
+    ],
+)
+def test_a_body_that_shows_nothing_but_runs_a_script_is_a_shell_wherever_it_mounts(
+    body: str,
+) -> None:
+    verdict = looks_like_shell(f"<html><head><title>App</title></head><body>{body}</body></html>")
+    assert verdict.shell is True
+    assert "nothing_shown" in verdict.signs
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # Data, not code: a browser runs none of it.
+        '<script type="application/ld+json">{"@type": "Article"}</script>',
+        '<script type="text/template"><p>{{ title }}</p></script>',
+        # A script element with nothing to run.
+        "<script></script>",
+        # Scripts, but the reader without them is given the thread.
+        f"<noscript><div>{ARTICLE}</div></noscript><script src=/forum.js></script>",
+    ],
+)
+def test_an_empty_body_without_code_to_run_or_with_its_text_in_noscript_is_not_a_shell(
+    body: str,
+) -> None:
+    assert looks_like_shell(f"<html><body>{body}</body></html>").shell is False

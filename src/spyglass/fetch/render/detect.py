@@ -3,8 +3,9 @@
 ``fetch.render = "auto"`` renders a page only when this says so. A shell has almost no
 visible text *and* a positive sign that scripts build the page: an empty application root
 (``<div id="root">``, ``#app``, ``#__next``, ``<app-root>``), a ``<noscript>`` asking for
-JavaScript, or a framework's markers with a script to run. Little text alone is not enough
-(a short page is just short), and a page with readable text is never rendered, however many
+JavaScript, a framework's markers with a script to run, or a body that shows nothing at all
+(or only a loading notice) while it has a script to run. Little text alone is not enough (a
+short page is just short), and a page with readable text is never rendered, however many
 scripts it carries. The thresholds were chosen on the extraction corpora (docs/fetch.md,
 "Rendering"): no ordinary page of WCXB dev or trafilatura-eval is taken for a shell.
 """
@@ -16,7 +17,8 @@ from dataclasses import dataclass
 
 from lxml import etree
 from lxml import html as lxml_html
-from lxml.etree import ParserError
+
+from spyglass.fetch.extract import parse
 
 #: Fewer visible characters than this (outside scripts, styles and ``<noscript>``) is "little".
 MAX_SHELL_TEXT = 400
@@ -53,6 +55,24 @@ _FRAMEWORK_MARKERS = re.compile(
     r"__NEXT_DATA__|window\.__NUXT__|__INITIAL_STATE__|__APOLLO_STATE__|__remixContext"
     r"|data-server-rendered|ng-version|webpackJsonp|/_next/static/|/_nuxt/|\bcreateRoot\(",
 )
+#: All a body shows while its scripts load, when it shows anything (a page that is only this
+#: is nothing without them), in the languages the corpora's pages are mostly written in.
+_LOADING = re.compile(
+    r"^(?:loading|please wait|one moment|initiali[sz]ing|starting|wird geladen|laden|"
+    r"chargement|cargando|carregando|caricamento|ładowanie)\W*$",
+    re.IGNORECASE,
+)
+#: ``<script type>`` values a browser runs; any other type is data (JSON-LD, templates).
+_RUNNABLE = frozenset(
+    {
+        "",
+        "module",
+        "text/javascript",
+        "application/javascript",
+        "application/ecmascript",
+        "text/ecmascript",
+    }
+)
 _INVISIBLE = ("script", "style", "noscript", "template", "svg", "head")
 _SPACE = re.compile(r"\s+")
 #: A ``<noscript>`` at least this long is content, not a note asking for JavaScript.
@@ -73,13 +93,12 @@ def looks_like_shell(html: str) -> Verdict:
     if "<script" not in html.lower():
         # Nothing would run in a browser either: the static read is all there is.
         return Verdict(False, -1, ())
-    try:
-        tree = lxml_html.document_fromstring(html) if html.strip() else None
-    except (ParserError, ValueError):
-        tree = None
+    # Parsed as extraction parses it: an XHTML page declaring its encoding is read too.
+    tree = parse(html) if html.strip() else None
     if tree is None:
         return Verdict(False, 0, ())
     signs: list[str] = []
+    runs = _runs_a_script(tree)
     if tree.xpath("//script") and _FRAMEWORK_MARKERS.search(html):
         signs.append("framework_markers")
     noscript_text = 0
@@ -98,9 +117,23 @@ def looks_like_shell(html: str) -> Verdict:
     if _empty_root(tree):
         signs.append("empty_app_root")
     bodies = tree.xpath("//body")
-    visible = _chars(bodies[0] if bodies else tree) + noscript_text
+    shown = _SPACE.sub(" ", (bodies[0] if bodies else tree).text_content() or "").strip()
+    visible = len(shown) + noscript_text
+    if runs and not noscript_text and (not shown or _LOADING.match(shown)):
+        # Whatever the page is, a reader without scripts sees nothing of it, whichever
+        # framework (or none) builds it and wherever it mounts.
+        signs.append("nothing_shown")
     signs = list(dict.fromkeys(signs))
     return Verdict(bool(signs) and visible < MAX_SHELL_TEXT, visible, tuple(signs))
+
+
+def _runs_a_script(tree: lxml_html.HtmlElement) -> bool:
+    """Whether the page has a script a browser would run (not JSON or a template)."""
+    for script in tree.iter("script"):
+        kind = (script.get("type") or "").strip().lower().split(";")[0].strip()
+        if kind in _RUNNABLE and (script.get("src") or (script.text or "").strip()):
+            return True
+    return False
 
 
 def _chars(element: lxml_html.HtmlElement) -> int:
