@@ -21,6 +21,7 @@ The seed rows say how far a retrained model moves by chance: the resolution of e
 from __future__ import annotations
 
 import argparse
+import itertools
 import pickle
 import sys
 import time
@@ -254,6 +255,38 @@ def losses(pages: list[dict[str, Any]], chosen: list[str], grid: Grid, at: list[
         worst = sorted(pairs.items(), key=lambda kv: -sum(kv[1]))[:3]
         parts = ", ".join(f"chose {c} for {b}: {sum(v):.1f} ({len(v)})" for (c, b), v in worst)
         print(f"  {kind} ({count} pages): {total:.1f}, mean {total / count:.3f}; {parts}")
+    tails(pages, chosen, grid, at)
+
+
+#: Bounds of the bands :func:`tails` counts pages in: chosen F1, and F1 lost to the best.
+SCORE_BANDS = [0.1 * step for step in range(11)]
+GAP_BANDS = [0.0, 0.03, 0.1, 0.3, 0.5, 1.0]
+
+
+def tails(pages: list[dict[str, Any]], chosen: list[str], grid: Grid, at: list[float]) -> None:
+    """How the WCXB mean is lost page by page: pages in bands of their chosen F1 and of the
+    F1 the choice lost against the best filtered reading, with each band's share of the
+    mean lost (what fixing every page of that band would give)."""
+    from spyglass.fetch.candidates import KINDS
+
+    scored = [
+        (grid[i][chosen[i]][at[i]]["f1"], max(grid[i][k][at[i]]["f1"] for k in KINDS))
+        for i, page in enumerate(pages)
+        if page["corpus"] == "wcxb"
+    ]
+    count = len(scored)
+    chosen_mean = sum(c for c, _ in scored) / count
+    best_mean = sum(b for _, b in scored) / count
+    print(f"\nWCXB pages by chosen F1 (mean {chosen_mean:.4f}; best reading {best_mean:.4f}):")
+    for low, high in itertools.pairwise(SCORE_BANDS):
+        band = [c for c, _ in scored if low <= c < high or (high == 1.0 and c == 1.0)]
+        lost = sum(1 - c for c in band) / count
+        print(f"  F1 {low:.1f}-{high:.1f}: {len(band):5d} pages, {lost:.4f} of the mean lost")
+    print("WCXB pages by F1 lost to the best filtered reading:")
+    for low, high in itertools.pairwise(GAP_BANDS):
+        band = [b - c for c, b in scored if low < b - c <= high or (low == 0.0 and b == c)]
+        share = sum(band) / count
+        print(f"  lost {low:.2f}-{high:.2f}: {len(band):5d} pages, {share:.4f} of the mean")
 
 
 def traf_weight(factor: float) -> Weight:
