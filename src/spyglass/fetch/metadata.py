@@ -9,7 +9,8 @@ out when the page does not state it, so the header is never padded with guesses.
 Each field is said once: a title's parts that only name the site ("Kettles compared |
 Kitchen Weekly") are left to the ``Site:`` line, a site named by its social-media handle
 loses the ``@``, and a body that opens with the title as its heading does not repeat it
-under the header (:func:`without_title`).
+under the header (:func:`without_title`). The ``Site:`` line names the site alone: not its
+slogan, the page's title or a copyright notice declared with it.
 """
 
 from __future__ import annotations
