@@ -28,6 +28,16 @@ ARTICLE = "<p>Sea otters crack open shellfish with rocks they keep under their f
             "<noscript>This site requires JavaScript.</noscript><script src=/b.js></script>",
             "noscript_asks_for_javascript",
         ),
+        (
+            "<noscript>Bitte aktivieren Sie JavaScript, um diese Seite zu nutzen.</noscript>"
+            '<div id="seite"></div><script src=/app.js></script>',
+            "noscript_asks_for_javascript",
+        ),
+        (
+            "<noscript>Veuillez activer Java-Script dans votre navigateur.</noscript>"
+            "<script src=/app.js></script>",
+            "noscript_asks_for_javascript",
+        ),
     ],
 )
 def test_an_empty_shell_with_a_script_is_taken_for_a_shell(body: str, sign: str) -> None:

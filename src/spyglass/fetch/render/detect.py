@@ -46,11 +46,9 @@ APP_ROOT_IDS = frozenset(
 APP_ROOT_TAGS = frozenset({"app-root", "my-app", "ion-app"})
 #: Attributes that mark a framework's mount point.
 APP_ROOT_ATTRIBUTES = ("ng-app", "data-reactroot", "ng-version", "data-v-app", "x-data")
-_NOSCRIPT_ASKS = re.compile(
-    r"\b(?:enable|turn on|activate|requires?|needs?|use|allow)\b.{0,40}\bjava\s*script\b"
-    r"|\bjava\s*script\b.{0,60}\b(?:required|enabled?|disabled|needed|turned off|not available)",
-    re.IGNORECASE | re.DOTALL,
-)
+#: A short ``<noscript>`` that speaks of JavaScript is a note asking for it, in whatever
+#: language it asks ("Bitte aktivieren Sie JavaScript", "Veuillez activer JavaScript").
+_NOSCRIPT_ASKS = re.compile(r"\bjava\s*-?\s*script\b", re.IGNORECASE)
 _FRAMEWORK_MARKERS = re.compile(
     r"__NEXT_DATA__|window\.__NUXT__|__INITIAL_STATE__|__APOLLO_STATE__|__remixContext"
     r"|data-server-rendered|ng-version|webpackJsonp|/_next/static/|/_nuxt/|\bcreateRoot\(",
