@@ -73,12 +73,17 @@ def metadata_of(head: str, url: str = "https://news.example/k") -> Metadata:
     return page_metadata(lxml_html.document_fromstring(html), url)
 
 
-def title_of(title: str, site: str | None = None, url: str = "https://news.example/k") -> str:
-    """The header's title of a page declaring ``title`` and ``site`` in OpenGraph tags."""
+def declaring(title: str, site: str | None, url: str) -> Metadata:
+    """The metadata of a page declaring ``title`` and ``site`` in OpenGraph tags."""
     head = f'<meta property="og:title" content="{title}">'
     if site is not None:
         head += f'<meta property="og:site_name" content="{site}">'
-    found = metadata_of(head, url).title
+    return metadata_of(head, url)
+
+
+def title_of(title: str, site: str | None = None, url: str = "https://news.example/k") -> str:
+    """The header's title of a page declaring ``title`` and ``site`` in OpenGraph tags."""
+    found = declaring(title, site, url).title
     assert found is not None
     return found
 
@@ -165,11 +170,7 @@ def site_of(
     site: str, title: str = "Kettles compared", url: str = "https://news.example/k"
 ) -> str | None:
     """The header's site of a page declaring ``title`` and ``site`` in OpenGraph tags."""
-    head = (
-        f'<meta property="og:title" content="{title}">'
-        f'<meta property="og:site_name" content="{site}">'
-    )
-    return metadata_of(head, url).site
+    return declaring(title, site, url).site
 
 
 def test_a_site_name_with_its_slogan_keeps_the_part_that_names_the_host() -> None:
@@ -200,11 +201,7 @@ def test_a_site_name_holding_the_page_title_keeps_only_the_rest() -> None:
 
 def test_a_site_name_that_is_only_the_page_title_is_left_out() -> None:
     title = "39 Best Electrician Tools for Your Tool Belt"
-    found = metadata_of(
-        f'<meta property="og:title" content="{title}">'
-        f'<meta property="og:site_name" content="{title}">',
-        "https://tools.example/best",
-    )
+    found = declaring(title, title, "https://tools.example/best")
     assert found.site is None
     assert found.header() == f"Title: {title}"
 

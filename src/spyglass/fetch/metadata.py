@@ -238,7 +238,7 @@ def _names_site(part: str, site: list[str], hosts: set[str], *, trailing: bool) 
     words = _words(part)
     if not words:
         return False
-    if "".join(words) in hosts:
+    if _names_host(words, hosts, exact=True):
         return True
     if not site:
         return False

@@ -115,7 +115,7 @@ def looks_like_shell(html: str) -> Verdict:
     if _empty_root(tree):
         signs.append("empty_app_root")
     bodies = tree.xpath("//body")
-    shown = _SPACE.sub(" ", (bodies[0] if bodies else tree).text_content() or "").strip()
+    shown = _shown(bodies[0] if bodies else tree)
     visible = len(shown) + noscript_text
     if runs and not noscript_text and (not shown or _LOADING.match(shown)):
         # Whatever the page is, a reader without scripts sees nothing of it, whichever
@@ -134,8 +134,9 @@ def _runs_a_script(tree: lxml_html.HtmlElement) -> bool:
     return False
 
 
-def _chars(element: lxml_html.HtmlElement) -> int:
-    return len(_SPACE.sub(" ", element.text_content() or "").strip())
+def _shown(element: lxml_html.HtmlElement) -> str:
+    """The text of ``element``, its runs of white space as one space."""
+    return _SPACE.sub(" ", element.text_content() or "").strip()
 
 
 def _empty_root(tree: lxml_html.HtmlElement) -> bool:
@@ -149,6 +150,6 @@ def _empty_root(tree: lxml_html.HtmlElement) -> bool:
             or tag.lower() in APP_ROOT_TAGS
             or any(element.get(a) is not None for a in APP_ROOT_ATTRIBUTES)
         )
-        if is_root and _chars(element) < MAX_ROOT_TEXT:
+        if is_root and len(_shown(element)) < MAX_ROOT_TEXT:
             return True
     return False
