@@ -40,3 +40,14 @@ def test_an_escape_that_keeps_a_line_from_becoming_a_list_item_or_rule_stays() -
 def test_markdown_without_backslashes_is_returned_unchanged() -> None:
     markdown = "# Title\n\n- item with a_b\n\n| a | b |"
     assert unescape_prose(markdown) is markdown
+
+
+def test_underline_tags_go_in_prose_and_labels_and_stay_in_code_and_the_pages_text() -> None:
+    markdown = (
+        "says [<u>Beth</u>](https://example.org/b) that **<u>it works</u>**, 12<sup>th</sup>\n"
+        "the tag \\<u> and `<u>x</u>`\n```\n<u>fenced</u>\n```"
+    )
+    assert unescape_prose(markdown) == (
+        "says [Beth](https://example.org/b) that **it works**, 12<sup>th</sup>\n"
+        "the tag <u> and `<u>x</u>`\n```\n<u>fenced</u>\n```"
+    )

@@ -9,7 +9,10 @@ reading (which writes text as it is) looks like a different line. So the article
 takes those backslashes out again, except where taking one out would change what the
 Markdown says: inside code (where a backslash is the page's own), in a link's label (where
 a bracket would end the label), and in front of the first character of a line that would
-otherwise begin a list item, a rule or a code fence.
+otherwise begin a list item, a rule or a code fence. Its ``<u>`` tags around underlined
+text go too: underlining is how a page draws a link or an emphasis, which the Markdown
+already says, and the other readings write the words alone. (``<sup>`` and ``<sub>`` stay:
+"x<sup>2</sup>" means something "x2" does not.)
 """
 
 from __future__ import annotations
@@ -21,10 +24,13 @@ __all__ = ["unescape_prose"]
 # One pass, leftmost first: a code span, a link or image, or an escaped character (with any
 # backslashes of the page's own before it, which trafilatura doubled).
 _ESCAPED = re.compile(r"(?P<run>\\+)(?P<char>[*_`~\[\]<])")
+# trafilatura's underline tags: the page's own "<" is always escaped, so a bare tag is its.
+_UNDERLINE = re.compile(r"(?<!\\)</?u>")
 _TOKENS = re.compile(
     r"(?P<code>(?<!\\)(?P<ticks>`+)(?!`).*?(?<!`)(?P=ticks)(?!`))"
     r"|(?P<link>!?\[(?:\\.|[^\]\\\n])*\]\([^)\n]*\))"
     rf"|{_ESCAPED.pattern}"
+    rf"|(?P<underline>{_UNDERLINE.pattern})"
 )
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 # What a line may not begin with once unescaped: a list item ("* "), a rule ("***",
@@ -33,9 +39,10 @@ _BLOCK_START = re.compile(r"\s{0,3}(?:\*(?:\s|$)|(?:[*_]\s*){3,}$|~~~)")
 
 
 def unescape_prose(markdown: str) -> str:
-    """``markdown`` with trafilatura's escapes of inline characters undone where the text
-    means the same without them; fenced code blocks are left as they are."""
-    if "\\" not in markdown:
+    """``markdown`` with trafilatura's escapes of inline characters and its underline tags
+    undone where the text means the same without them; fenced code blocks are left as they
+    are."""
+    if "\\" not in markdown and "u>" not in markdown:
         return markdown
     lines = markdown.split("\n")
     fenced = False
@@ -43,7 +50,7 @@ def unescape_prose(markdown: str) -> str:
         if _FENCE.match(line):
             fenced = not fenced
             continue
-        if fenced or "\\" not in line:
+        if fenced or ("\\" not in line and "u>" not in line):
             continue
         unescaped = _TOKENS.sub(_token, line)
         if _BLOCK_START.match(unescaped) and not _BLOCK_START.match(line):
@@ -61,7 +68,9 @@ def _token(match: re.Match[str]) -> str:
         # The label's other characters are prose; its brackets stay escaped.
         label_end = match.group(0).rindex("](")
         label = _ESCAPED.sub(lambda m: _undone(m, keep="[]"), match.group(0)[:label_end])
-        return label + match.group(0)[label_end:]
+        return _UNDERLINE.sub("", label) + match.group(0)[label_end:]
+    if match.group("underline") is not None:
+        return ""
     return _undone(match)
 
 

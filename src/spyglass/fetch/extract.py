@@ -15,13 +15,10 @@ the model can cite or fetch them.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import trafilatura
-from lxml import etree
 from lxml import html as lxml_html
-from lxml.etree import ParserError
 
 from spyglass.fetch.blocks import keep_content
 from spyglass.fetch.candidates import KINDS, Candidates, absolute_links, candidates
@@ -31,36 +28,12 @@ from spyglass.fetch.learned import choose, content_chances
 from spyglass.fetch.metadata import Metadata, page_metadata, without_title
 from spyglass.fetch.places import Places, text_index
 from spyglass.fetch.region import web_url
+from spyglass.fetch.tree import parse
 
 __all__ = ["Extracted", "absolute_links", "extract_html", "readings"]
 
 #: Below this many characters an extraction is treated as "no main content found".
 _MIN_CONTENT_CHARS = 200
-_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
-
-
-def _html_parser() -> etree.HTMLParser:
-    """lxml.html's parser, but every element an :class:`~lxml.html.HtmlElement`.
-
-    lxml.html picks each element's class in Python (forms and inputs get their own), once
-    for every element object created, and extraction creates hundreds of thousands of them
-    (ours and trafilatura's walks, trafilatura's copies); a lookup done in C gives the same
-    tree and text in about a tenth of the time. Nothing here uses the form classes' extras.
-    """
-    parser = etree.HTMLParser()
-    parser.set_element_class_lookup(
-        etree.ElementDefaultClassLookup(
-            element=lxml_html.HtmlElement,
-            comment=lxml_html.HtmlComment,
-            pi=lxml_html.HtmlProcessingInstruction,
-            entity=lxml_html.HtmlEntity,
-        )
-    )
-    return parser
-
-
-# Shared like lxml.html's own: lxml serialises parses on one parser object.
-_PARSER = _html_parser()
 
 
 @dataclass(frozen=True)
@@ -127,17 +100,6 @@ def extract_html(html: str, url: str) -> Extracted:
     markdown = keep_content(chosen, texts, content_chances, threshold, context, read.places)
     metadata = page_metadata(tree, url)
     return Extracted(title, without_title(markdown, metadata.title), metadata)
-
-
-def parse(html: str) -> lxml_html.HtmlElement | None:
-    """The document tree of ``html``, or None when there is none to read."""
-    # lxml refuses text that still declares a byte encoding; the text is decoded already.
-    html = _XML_DECLARATION.sub("", html, count=1)
-    try:
-        tree: lxml_html.HtmlElement = lxml_html.document_fromstring(html, parser=_PARSER)
-    except (ParserError, ValueError):
-        return None
-    return tree
 
 
 def with_fallback(found: Candidates, tree: lxml_html.HtmlElement) -> dict[str, str]:

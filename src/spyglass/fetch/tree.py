@@ -1,0 +1,207 @@
+"""A page's document tree, as a browser builds it.
+
+Pages are parsed by libxml2 (through lxml), whose trees every reading and trafilatura walk.
+On most pages its tree is the one a browser builds; on a few it is not, and then what the
+page shows can end up inside its header, navigation or a closed pop-up, or outside the
+document altogether, where no reading looks:
+
+- libxml2 ignores the end tag of a block (``</header>``, ``</aside>``, ``</section>``,
+  ``</ul>``, …) while an element it ranks higher (a ``<div>``, a table's parts) is still
+  open inside it, so everything after stays in that block; the HTML standard closes the
+  block there (about one page in twenty of the benchmark pages; on one in seventy the
+  page's text lands in its header or navigation);
+- markup after ``</html>`` (a template that closed the page above its article) becomes a
+  second root beside the document's, where a browser parses it into the body.
+
+libxml2 reports the first in its error log, and those pages are parsed again by lexbor
+(through selectolax), an HTML parser that follows the standard, its tree copied into lxml's
+elements; the second is mended in libxml2's tree, the second root's content moved into the
+body. The rest keep libxml2's tree, which is faster to build and which the models learned
+on (a standard tree also differs in how it places text misplaced in tables, and on pages
+that only end late, moving that text cost more than it gained: docs/benchmarks.md, round
+twenty-three).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+from lxml import etree
+from lxml import html as lxml_html
+from lxml.etree import ParserError
+
+__all__ = ["parse"]
+
+_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+# Characters lxml will not hold in text (libxml2 leaves them out of its own trees).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+# libxml2's report of an end tag it ignored because another element is open inside.
+_MISMATCH = re.compile(r"Opening and ending tag mismatch: ([a-z0-9]+) and ")
+# Elements whose end tag closes whatever is open inside them (the HTML standard's "an end
+# tag whose tag name is one of …", and p and list items), which libxml2 may ignore instead.
+_CLOSES_INSIDE = frozenset(
+    (  # noqa: SIM905 (one list of words reads better than one name a line)
+        "address article aside blockquote center details dialog dir dl fieldset figcaption "
+        "figure footer header hgroup listing main menu nav ol pre search section summary ul "
+        "li dd dt p"
+    ).split()
+)
+_LOCAL = threading.local()
+
+
+def _html_parser() -> etree.HTMLParser:
+    """lxml.html's parser, but every element an :class:`~lxml.html.HtmlElement`.
+
+    lxml.html picks each element's class in Python (forms and inputs get their own), once
+    for every element object created, and extraction creates hundreds of thousands of them
+    (ours and trafilatura's walks, trafilatura's copies); a lookup done in C gives the same
+    tree and text in about a tenth of the time. Nothing here uses the form classes' extras.
+    """
+    parser = etree.HTMLParser()
+    parser.set_element_class_lookup(
+        etree.ElementDefaultClassLookup(
+            element=lxml_html.HtmlElement,
+            comment=lxml_html.HtmlComment,
+            pi=lxml_html.HtmlProcessingInstruction,
+            entity=lxml_html.HtmlEntity,
+        )
+    )
+    return parser
+
+
+def _parser() -> etree.HTMLParser:
+    # One per thread: a parser's error log, read after the parse, is its last parse's.
+    parser: etree.HTMLParser | None = getattr(_LOCAL, "parser", None)
+    if parser is None:
+        parser = _LOCAL.parser = _html_parser()
+    return parser
+
+
+def parse(html: str) -> lxml_html.HtmlElement | None:
+    """The document tree of ``html`` as a browser builds it, or None when there is none to
+    read."""
+    # lxml refuses text that still declares a byte encoding; the text is decoded already.
+    html = _XML_DECLARATION.sub("", html, count=1)
+    parser = _parser()
+    try:
+        tree: lxml_html.HtmlElement = lxml_html.document_fromstring(html, parser=parser)
+    except (ParserError, ValueError):
+        return None
+    if _closed_late(parser.error_log):
+        standard = _standard_tree(html, parser)
+        if standard is not None:
+            return standard
+    _adopt_trailing(tree)
+    return tree
+
+
+def _adopt_trailing(tree: lxml_html.HtmlElement) -> None:
+    """Move what libxml2 put in a second root after ``</html>`` into the body."""
+    following = tree.getnext()
+    if following is None:
+        return
+    body = tree.find("body")
+    if body is None:
+        body = etree.SubElement(tree, "body")
+    while following is not None:
+        after = following.getnext()
+        if following.tag == "html":
+            # The second root's own head holds no shown text; its body's content, or its
+            # other content, is the page's.
+            _append_text(body, following.text)
+            following.text = None
+            for child in list(following):
+                if child.tag == "body":
+                    _append_text(body, child.text)
+                    child.text = None
+                    body.extend(list(child))
+                elif child.tag != "head":
+                    body.append(child)
+            # The emptied second root stays where it is: lxml cannot remove a root.
+        elif isinstance(following.tag, str):
+            body.append(following)
+        following = after
+
+
+def _closed_late(log: etree._ListErrorLog) -> bool:
+    """Whether libxml2 left a block open past its end tag."""
+    for error in log:
+        match = _MISMATCH.match(error.message or "")
+        if match and match.group(1) in _CLOSES_INSIDE:
+            return True
+    return False
+
+
+def _standard_tree(html: str, parser: etree.HTMLParser) -> lxml_html.HtmlElement | None:
+    """``html`` parsed by lexbor, copied into lxml's elements (None if lexbor reads no
+    document)."""
+    from selectolax.lexbor import LexborHTMLParser
+
+    document = LexborHTMLParser(_NOT_XML.sub("", html))
+    source = document.root
+    if source is None or source.tag != "html":
+        return None
+    root: lxml_html.HtmlElement = parser.makeelement("html", _attributes(source))
+    # In document order, each element's children before its next sibling (text joins the
+    # last thing copied), with a stack, not recursion: a page may nest deeper than Python's
+    # recursion limit.
+    stack = [(source.iter(include_text=True), root)]
+    while stack:
+        children, element = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            continue
+        tag = child.tag
+        if tag == "-text":
+            _append_text(element, child.text_content)
+        elif tag == "-comment":
+            _append_comment(element, child.comment_content)
+        elif tag and tag[0] != "-":
+            # An element lxml will not name (a tag run into its attribute,
+            # ``<metaname="x">``) gives its content to its parent, where it is shown.
+            copy = _element(element, tag, _attributes(child))
+            stack.append((child.iter(include_text=True), element if copy is None else copy))
+    return root
+
+
+def _attributes(node: object) -> dict[str, str]:
+    attributes = getattr(node, "attributes", None) or {}
+    return {str(name): "" if value is None else str(value) for name, value in attributes.items()}
+
+
+def _element(
+    parent: lxml_html.HtmlElement, tag: str, attributes: dict[str, str]
+) -> lxml_html.HtmlElement | None:
+    """A child element of ``parent``; attributes lxml will not name are left out, and an
+    element it will not name is none."""
+    try:
+        child: lxml_html.HtmlElement = etree.SubElement(parent, tag)
+    except ValueError:
+        return None
+    for name, value in attributes.items():
+        try:
+            child.set(name, value)
+        except (ValueError, TypeError):
+            continue
+    return child
+
+
+def _append_text(element: lxml_html.HtmlElement, text: str | None) -> None:
+    """``text`` after everything ``element`` holds."""
+    if not text:
+        return
+    if len(element):
+        last = element[-1]
+        last.tail = (last.tail or "") + text
+    else:
+        element.text = (element.text or "") + text
+
+
+def _append_comment(element: lxml_html.HtmlElement, text: str | None) -> None:
+    try:
+        element.append(etree.Comment(text or ""))
+    except ValueError:
+        # A comment lxml cannot write ("--" inside it) is nothing a reader sees.
+        return
