@@ -111,3 +111,11 @@ def test_an_element_with_a_name_no_tree_can_hold_gives_its_content_to_its_parent
     )
     assert body.text_content() == "openonetwothree"
     assert [child.tag for child in body] == ["section", "p", "p"]
+
+
+def test_no_tree_is_nested_deeper_than_libxml2_builds_one() -> None:
+    # A block left open (which asks for the standard's tree) on a page nested past
+    # libxml2's limit: the readers' walks never get a deeper tree than libxml2's.
+    tree = parse("<body><section>" + "<div>" * 300 + "deep</section><p>after</p></body>")
+    assert tree is not None
+    assert max(sum(1 for _ in element.iterancestors()) for element in tree.iter()) <= 256

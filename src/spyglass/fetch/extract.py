@@ -1,8 +1,9 @@
 """HTML to readable Markdown: the main content, chosen among candidate readings by a model.
 
-Three candidates are read from one parsed tree (see :mod:`spyglass.fetch.candidates`):
-trafilatura's article extraction, the visible text of the page's main region, and the
-visible text of the element enclosing the article's paragraphs. A small learned model
+Three candidates are read from one tree, parsed as a browser parses the page
+(:mod:`spyglass.fetch.tree`; see :mod:`spyglass.fetch.candidates`): trafilatura's article
+extraction, the visible text of the page's main region, and the visible text of the
+element enclosing the article's paragraphs. A small learned model
 (:mod:`spyglass.fetch.learned`) predicts from the page's structure and the candidates'
 shapes which one a reader would want; a second one then scores every block of that
 reading (its shape, where it sits in the page's markup, what kind of page it is on, see

@@ -47,6 +47,8 @@ _CLOSES_INSIDE = frozenset(
         "li dd dt p"
     ).split()
 )
+#: libxml2's own limit (without its "huge" option); a rebuilt tree goes no deeper.
+_MAX_DEPTH = 256
 _LOCAL = threading.local()
 
 
@@ -135,7 +137,7 @@ def _closed_late(log: etree._ListErrorLog) -> bool:
 
 def _standard_tree(html: str, parser: etree.HTMLParser) -> lxml_html.HtmlElement | None:
     """``html`` parsed by lexbor, copied into lxml's elements (None if lexbor reads no
-    document)."""
+    document, or one nested deeper than :data:`_MAX_DEPTH`)."""
     from selectolax.lexbor import LexborHTMLParser
 
     document = LexborHTMLParser(_NOT_XML.sub("", html))
@@ -144,8 +146,7 @@ def _standard_tree(html: str, parser: etree.HTMLParser) -> lxml_html.HtmlElement
         return None
     root: lxml_html.HtmlElement = parser.makeelement("html", _attributes(source))
     # In document order, each element's children before its next sibling (text joins the
-    # last thing copied), with a stack, not recursion: a page may nest deeper than Python's
-    # recursion limit.
+    # last thing copied), with a stack, not recursion.
     stack = [(source.iter(include_text=True), root)]
     while stack:
         children, element = stack[-1]
@@ -159,6 +160,10 @@ def _standard_tree(html: str, parser: etree.HTMLParser) -> lxml_html.HtmlElement
         elif tag == "-comment":
             _append_comment(element, child.comment_content)
         elif tag and tag[0] != "-":
+            if len(stack) > _MAX_DEPTH:
+                # As deep as libxml2 reads: deeper trees are for pathological markup, and
+                # the readers' walks are not made for them.
+                return None
             # An element lxml will not name (a tag run into its attribute,
             # ``<metaname="x">``) gives its content to its parent, where it is shown.
             copy = _element(element, tag, _attributes(child))
