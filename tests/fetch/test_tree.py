@@ -45,9 +45,12 @@ def test_markup_after_the_closing_html_tag_is_parsed_into_the_body() -> None:
     body = _body(
         "<html><head><title>T</title></head><body><nav>Home</nav></body></html>\n"
         "<div class='post'><p>The article, after the page was closed.</p></div>trailing words"
+        "<html><head><title>U</title></head><body><p>A second document.</p></body></html>"
     )
-    assert [child.tag for child in body] == ["nav", "div"]
-    assert body.text_content().endswith("The article, after the page was closed.trailing words")
+    assert [child.tag for child in body] == ["nav", "div", "p"]
+    assert body.text_content().endswith(
+        "The article, after the page was closed.trailing wordsA second document."
+    )
 
 
 def test_the_rebuilt_tree_keeps_elements_attributes_text_tails_and_comments_in_order() -> None:
