@@ -149,8 +149,9 @@ def segment_page(
 
     from bench.segments import SEGMENT_FEATURES, segment_rows, segments
     from spyglass.fetch.container import content_container
-    from spyglass.fetch.extract import _base_url, parse
+    from spyglass.fetch.extract import _base_url
     from spyglass.fetch.places import Places, text_index
+    from spyglass.fetch.tree import parse
 
     corpus, page_id, texts, context, chrome = item
     page = load(corpus, page_id)
@@ -487,17 +488,12 @@ def timing(
     from bench.segments import dom_reading, segment_rows, segments
     from spyglass.fetch.blocks import keep_content
     from spyglass.fetch.candidates import finish
-    from spyglass.fetch.extract import (
-        _base_url,
-        _title,
-        parse,
-        readings,
-        with_fallback,
-    )
+    from spyglass.fetch.extract import _base_url, _title, readings, with_fallback
     from spyglass.fetch.features import reading_rows
     from spyglass.fetch.keep import keep_threshold
     from spyglass.fetch.learned import content_chances
     from spyglass.fetch.metadata import page_metadata
+    from spyglass.fetch.tree import parse
 
     model = fit_segments(data, names)
 
@@ -626,13 +622,14 @@ def timing_free(
     from bench.segments import dom_candidate
     from spyglass.fetch.blocks import keep_content
     from spyglass.fetch.candidates import finish
-    from spyglass.fetch.extract import _base_url, _title, parse
+    from spyglass.fetch.extract import _base_url, _title
     from spyglass.fetch.features import page_features, reading_rows
     from spyglass.fetch.keep import keep_threshold
     from spyglass.fetch.learned import content_chances
     from spyglass.fetch.metadata import page_metadata
     from spyglass.fetch.places import Places, text_index
     from spyglass.fetch.region import region_markdown
+    from spyglass.fetch.tree import parse
 
     features, kinds = NO_TRAFILATURA["free"]
     reduced = without_columns(data, names, features)

@@ -69,7 +69,7 @@ TYPE_ROUNDS = 200
 
 def read_types(item: tuple[str, str]) -> dict[str, float]:
     from bench.page_markup import type_features
-    from spyglass.fetch.extract import parse
+    from spyglass.fetch.tree import parse
 
     page = load(*item)
     tree = parse(page.html)

@@ -256,7 +256,8 @@ def describe(
 
 
 def analyse(item: tuple[str, tuple[str, ...]]) -> dict[str, Any] | None:
-    from spyglass.fetch.extract import parse, readings, with_fallback
+    from spyglass.fetch.extract import readings, with_fallback
+    from spyglass.fetch.tree import parse
 
     page_id, kinds = item
     page = load("wcxb", page_id)

@@ -85,8 +85,9 @@ def read_page(item: tuple[str, str]) -> dict[str, Any]:
 
     from spyglass.fetch.blocks import split_blocks
     from spyglass.fetch.candidates import KINDS
-    from spyglass.fetch.extract import parse, readings, with_fallback
+    from spyglass.fetch.extract import readings, with_fallback
     from spyglass.fetch.features import feature_names
+    from spyglass.fetch.tree import parse
 
     corpus, page_id = item
     page = load(corpus, page_id)

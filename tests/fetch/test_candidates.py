@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from spyglass.fetch.candidates import candidates
-from spyglass.fetch.extract import parse
+from spyglass.fetch.tree import parse
 
 STORY = [
     f"The new depot library opened on Monday with {n} thousand books on its shelves, the "

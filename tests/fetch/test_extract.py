@@ -5,7 +5,8 @@ from __future__ import annotations
 from lxml import etree
 from lxml import html as lxml_html
 
-from spyglass.fetch.extract import absolute_links, extract_html, parse, readings
+from spyglass.fetch.extract import absolute_links, extract_html, readings
+from spyglass.fetch.tree import parse
 
 ARTICLE = (
     """<html><head><title>T</title><base href="/docs/"><script>var secret=1;</script>

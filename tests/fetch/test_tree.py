@@ -122,3 +122,21 @@ def test_no_tree_is_nested_deeper_than_libxml2_builds_one() -> None:
     tree = parse("<body><section>" + "<div>" * 300 + "deep</section><p>after</p></body>")
     assert tree is not None
     assert max(sum(1 for _ in element.iterancestors()) for element in tree.iter()) <= 256
+
+
+def test_a_block_libxml2_closed_as_a_browser_does_keeps_libxml2s_tree() -> None:
+    # libxml2 reports </section> over the open <b> but closes both, as the standard does;
+    # its tree stays (the standard's would also move the stray text out of the table).
+    body = _body("<body><section><b>bold</section><table><tr><td>cell</td></tr>x</table></body>")
+    assert [child.tag for child in body] == ["section", "table"]
+    table = body.find("table")
+    assert table is not None
+    assert table.text_content() == "cellx"
+
+
+def test_a_button_closed_around_an_open_div_holds_nothing_after_it() -> None:
+    # libxml2 ignores </button> while the <div> is open, and the button then holds the page.
+    body = _body("<body><button><div>Menu</button> and</div><main><p>Text.</p></main></body>")
+    main = body.find("main")
+    assert main is not None
+    assert main.getparent() is body

@@ -36,15 +36,17 @@ __all__ = ["parse"]
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 # Characters lxml will not hold in text (libxml2 leaves them out of its own trees).
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-# libxml2's report of an end tag it ignored because another element is open inside.
-_MISMATCH = re.compile(r"Opening and ending tag mismatch: ([a-z0-9]+) and ")
+# libxml2's report of an end tag met while another element is open inside: it closes that
+# element too unless it ranks it higher (its end priorities), and then ignores the end tag.
+_MISMATCH = re.compile(r"Opening and ending tag mismatch: ([a-z0-9]+) and ([a-z0-9]+)")
+_RANKED_HIGHER = frozenset(["div", "td", "th", "tr", "thead", "tbody", "tfoot", "table"])
 # Elements whose end tag closes whatever is open inside them (the HTML standard's "an end
 # tag whose tag name is one of …", and p and list items), which libxml2 may ignore instead.
 _CLOSES_INSIDE = frozenset(
     (  # noqa: SIM905 (one list of words reads better than one name a line)
-        "address article aside blockquote center details dialog dir dl fieldset figcaption "
-        "figure footer header hgroup listing main menu nav ol pre search section summary ul "
-        "li dd dt p"
+        "address article aside blockquote button center details dialog dir dl fieldset "
+        "figcaption figure footer header hgroup listing main menu nav ol pre search section "
+        "summary ul li dd dt p"
     ).split()
 )
 #: libxml2's own limit (without its "huge" option); a rebuilt tree goes no deeper.
@@ -130,7 +132,7 @@ def _closed_late(log: etree._ListErrorLog) -> bool:
     """Whether libxml2 left a block open past its end tag."""
     for error in log:
         match = _MISMATCH.match(error.message or "")
-        if match and match.group(1) in _CLOSES_INSIDE:
+        if match and match.group(1) in _CLOSES_INSIDE and match.group(2) in _RANKED_HIGHER:
             return True
     return False
 
