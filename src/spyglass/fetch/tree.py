@@ -26,10 +26,14 @@ from __future__ import annotations
 
 import re
 import threading
+from typing import TYPE_CHECKING
 
 from lxml import etree
 from lxml import html as lxml_html
 from lxml.etree import ParserError
+
+if TYPE_CHECKING:
+    from selectolax.lexbor import LexborNode
 
 __all__ = ["parse"]
 
@@ -173,9 +177,9 @@ def _standard_tree(html: str, parser: etree.HTMLParser) -> lxml_html.HtmlElement
     return root
 
 
-def _attributes(node: object) -> dict[str, str]:
-    attributes = getattr(node, "attributes", None) or {}
-    return {str(name): "" if value is None else str(value) for name, value in attributes.items()}
+def _attributes(node: LexborNode) -> dict[str, str]:
+    """``node``'s attributes, a bare one (``hidden``) as an empty value."""
+    return {name: value or "" for name, value in node.attributes.items()}
 
 
 def _element(
