@@ -7,7 +7,7 @@ Reads the caches ``bench/train_extraction.py`` writes (run it first). Every read
 page is filtered by the block model of its fold (trained on the other four folds' sites) and
 scored at every keep threshold of ``KEEP_GRID``; cached in ``bench/results/`` (``--rebuild``).
 Then each chooser variant is trained per fold as ``train_extraction.py`` trains the shipped
-one, picks a reading for every held-out page, and the keep thresholds by declared type are
+one, picks a reading for every held-out page, and the keep thresholds of the shipped rule are
 chosen per fold on the other folds keeping trafilatura-eval precision at 0.907, as shipped
 (``bench/keep_rules.py``): one table row per variant, the objective per fold against the
 shipped chooser, and where the shipped choice loses against the best reading, by page type.
@@ -200,14 +200,18 @@ def records_of(
 
 
 def keep_held_out(
-    pages: list[dict[str, Any]], fold_of: list[int], chosen: list[str], grid: Grid
+    pages: list[dict[str, Any]],
+    fold_of: list[int],
+    chosen: list[str],
+    grid: Grid,
+    rule: str = keep_rules.SHIPPED,
 ) -> tuple[dict[str, Any], list[float]]:
     """Figures of the chosen readings with the shipped keep rule (thresholds by declared
     type chosen per fold on the other folds at the precision floor), and the objective per
     fold."""
     records = records_of(pages, fold_of, chosen, grid)
     names = {name: i for i, name in enumerate(next(p["names"] for p in pages if p["rows"]))}
-    groups = [keep_rules.RULES[keep_rules.SHIPPED](r, names) for r in records]
+    groups = [keep_rules.RULES[rule](r, names) for r in records]
     picked, _ = keep_rules.held_out(records, groups, training.KEEP_GRID, FLOOR)
     per_fold = []
     for fold in range(extraction_data.FOLDS):
@@ -236,16 +240,18 @@ class Table:
         print(keep_rules.row_of(title, figures) + f" {moved} |", flush=True)
 
 
-def losses(pages: list[dict[str, Any]], chosen: list[str], grid: Grid, at: list[float]) -> None:
+def losses(
+    pages: list[dict[str, Any]], chosen: list[str], grid: Grid, at: list[dict[str, float]]
+) -> None:
     """WCXB F1 the choice loses against the best filtered reading, by type and by (chosen,
-    best) pair; ``at`` is each page's keep threshold."""
+    best) pair; ``at`` is each page's keep threshold of each reading."""
     from spyglass.fetch.candidates import KINDS
 
     lost: dict[str, dict[tuple[str, str], list[float]]] = defaultdict(lambda: defaultdict(list))
     for index, page in enumerate(pages):
         if page["corpus"] != "wcxb":
             continue
-        scores = {k: grid[index][k][at[index]]["f1"] for k in KINDS}
+        scores = {k: grid[index][k][at[index][k]]["f1"] for k in KINDS}
         best = max(KINDS, key=lambda k, s=scores: s[k])  # type: ignore[misc]
         lost[page["type"]][(chosen[index], best)].append(scores[best] - scores[chosen[index]])
     print("\nWCXB F1 lost against the best filtered reading (sum over pages, pages):")
@@ -263,14 +269,19 @@ SCORE_BANDS = [0.1 * step for step in range(11)]
 GAP_BANDS = [0.0, 0.03, 0.1, 0.3, 0.5, 1.0]
 
 
-def tails(pages: list[dict[str, Any]], chosen: list[str], grid: Grid, at: list[float]) -> None:
+def tails(
+    pages: list[dict[str, Any]], chosen: list[str], grid: Grid, at: list[dict[str, float]]
+) -> None:
     """How the WCXB mean is lost page by page: pages in bands of their chosen F1 and of the
     F1 the choice lost against the best filtered reading, with each band's share of the
     mean lost (what fixing every page of that band would give)."""
     from spyglass.fetch.candidates import KINDS
 
     scored = [
-        (grid[i][chosen[i]][at[i]]["f1"], max(grid[i][k][at[i]]["f1"] for k in KINDS))
+        (
+            grid[i][chosen[i]][at[i][chosen[i]]]["f1"],
+            max(grid[i][k][at[i][k]]["f1"] for k in KINDS),
+        )
         for i, page in enumerate(pages)
         if page["corpus"] == "wcxb"
     ]
@@ -293,21 +304,26 @@ def traf_weight(factor: float) -> Weight:
     return lambda page: factor if page["corpus"] != "wcxb" else 1.0
 
 
+def shipped_thresholds(pages: list[dict[str, Any]]) -> list[dict[str, float]]:
+    """Each page's shipped keep threshold of each reading, by kind."""
+    from spyglass.fetch.keep import page_thresholds
+
+    names = next(p["names"] for p in pages if p["rows"])
+    # A page without rows declares nothing: its readings are cut as a silent page's are.
+    silent = page_thresholds({})
+    return [
+        page_thresholds(dict(zip(names, p["rows"][0], strict=True))) if p["rows"] else silent
+        for p in pages
+    ]
+
+
 def chooser_rows(pages: list[dict[str, Any]], fold_of: list[int], grid: Grid) -> None:
     from spyglass.fetch.candidates import KINDS
-    from spyglass.fetch.keep import declared_type, thresholds
 
     def unfiltered(index: int) -> list[float]:
         return [pages[index]["scores"][k]["f1"] for k in KINDS]
 
-    shipped = thresholds()
-    names = next(p["names"] for p in pages if p["rows"])
-    at = [
-        shipped[declared_type(dict(zip(names, p["rows"][0], strict=True)))]
-        if p["rows"]
-        else shipped["none"]
-        for p in pages
-    ]
+    at = shipped_thresholds(pages)
 
     def utility(index: int) -> list[float]:
         # trafilatura-eval is scored on snippets summed over pages: near today's counts a
@@ -319,7 +335,7 @@ def chooser_rows(pages: list[dict[str, Any]], fold_of: list[int], grid: Grid) ->
         return [0.3 * (page["scores"][k]["tp"] - 0.86 * page["scores"][k]["fp"]) for k in KINDS]
 
     def output(index: int) -> list[float]:
-        return [grid[index][k][at[index]]["f1"] for k in KINDS]
+        return [grid[index][k][at[index][k]]["f1"] for k in KINDS]
 
     rank = {"objective": "lambdarank", "lambdarank_truncation_level": 3, "label_gain": [0, 1, 3]}
     linear = {
@@ -494,7 +510,7 @@ def snippets(
         if page["corpus"] == "wcxb" or page["rows"] is None:
             continue
         kind = chosen[index]
-        threshold = keep_threshold(dict(zip(page["names"], page["rows"][0], strict=True)))
+        threshold = keep_threshold(dict(zip(page["names"], page["rows"][0], strict=True)), kind)
         chances = block_training.one_pass(models[fold_of[index]])
         output = block_training.filtered(chances, page, kind, [threshold])[0]
         seen = normalised(plain(output))

@@ -378,7 +378,7 @@ def shipped_scores(
                 if not filters:
                     per_page = block_data(pages, truths, False)
                     filters.extend(out_of_fold(per_page, fold_of, block_names(pages), pages)[1])
-                threshold = keep_threshold(page_dict(page))
+                threshold = keep_threshold(page_dict(page), kind)
                 text = filtered(one_pass(filters[fold_of[index]]), page, kind, [threshold])[0]
                 cache[key] = truths[index].page.score(text)
         return cache[key]
@@ -526,7 +526,12 @@ def timing(
         if chosen != "dom":
             context = read.rows[READINGS.index(chosen)]
             markdown = keep_content(
-                chosen, texts, content_chances, keep_threshold(read.page), context, read.places
+                chosen,
+                texts,
+                content_chances,
+                keep_threshold(read.page, chosen),
+                context,
+                read.places,
             )
         page_metadata(tree, url)
         return markdown
@@ -668,7 +673,7 @@ def timing_free(
         markdown = dom
         if chosen == "region":
             markdown = keep_content(
-                "region", three, content_chances, keep_threshold(page), rows[1], places
+                "region", three, content_chances, keep_threshold(page, "region"), rows[1], places
             )
         page_metadata(tree, url)
         return markdown

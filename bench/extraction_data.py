@@ -75,6 +75,42 @@ def f1(predicted: str, reference: str) -> tuple[float, float, float]:
     return 2 * precision * recall / (precision + recall), precision, recall
 
 
+#: Words of a shingle, as the article-extraction benchmark counts them (four in a row).
+SHINGLE = 4
+
+
+def shingles(text: str) -> Counter[tuple[str, ...]]:
+    """Every run of :data:`SHINGLE` words of ``text``, counted; case kept, as the Scrapinghub
+    article-extraction benchmark (181 news pages, the issue's "shingle F1") compares them."""
+    words = _WORD.findall(text)
+    if not words:
+        return Counter()
+    # Fewer words than a shingle are one shorter shingle, as the benchmark counts them.
+    return Counter(tuple(words[i : i + SHINGLE]) for i in range(max(1, len(words) - SHINGLE + 1)))
+
+
+def shingle_counts(predicted: str, reference: str) -> tuple[float, float, float]:
+    """True positive, false positive and false negative shingles of one page, as shares of
+    their sum, so that a long page weighs no more than a short one (the benchmark's way)."""
+    ours, theirs = shingles(predicted), shingles(reference)
+    tp = sum((ours & theirs).values())
+    fp = sum((ours - theirs).values())
+    fn = sum((theirs - ours).values())
+    total = tp + fp + fn
+    return (tp / total, fp / total, fn / total) if total else (0.0, 0.0, 0.0)
+
+
+def shingle_figures(counts: list[tuple[float, float, float]]) -> dict[str, float]:
+    """The benchmark's precision and recall (means over the pages where each is defined) and
+    its F1 of those two means, from each page's :func:`shingle_counts`."""
+    precisions = [tp / (tp + fp) for tp, fp, _ in counts if tp + fp]
+    recalls = [tp / (tp + fn) for tp, _, fn in counts if tp + fn]
+    precision = sum(precisions) / len(precisions) if precisions else 0.0
+    recall = sum(recalls) / len(recalls) if recalls else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"shingle_f1": f1, "shingle_precision": precision, "shingle_recall": recall}
+
+
 def normalised(text: str) -> str:
     return _SPACE.sub(" ", text.lower()).strip()
 
@@ -110,6 +146,8 @@ class Page:
         }
         if self.corpus == "wcxb":
             result["f1"], result["precision"], result["recall"] = f1(text, self.reference)
+            counts = shingle_counts(text, self.reference)
+            result["shingle_tp"], result["shingle_fp"], result["shingle_fn"] = counts
         else:
             # A per-page F1 over the snippet counts, the target the chooser learns from.
             denominator = 2 * tp + result["fn"] + fp

@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.extraction_data import load, page_ids  # noqa: E402
+from bench.extraction_data import load, page_ids, shingle_figures  # noqa: E402
 
 # -- the systems ----------------------------------------------------------------------------
 
@@ -162,6 +162,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
                 entry["f1"] = mean([r["f1"] for r in items])
                 entry["precision"] = mean([r["precision"] for r in items])
                 entry["recall"] = mean([r["recall"] for r in items])
+                counts = [(r["shingle_tp"], r["shingle_fp"], r["shingle_fn"]) for r in items]
+                entry.update(shingle_figures(counts))
+                entry["longer_than_1_5"] = sum(r["length_ratio"] > 1.5 for r in items)
             summary[system][group] = entry
     return summary
 
@@ -279,6 +282,8 @@ def print_summary(corpus: str, pages: int, summary: dict[str, Any]) -> None:
                 f"{system:<17} peak memory growth per page: median {m['median'] / 1024:.1f} MiB, "
                 f"max {m['max'] / 1024:.1f} MiB ({m['pages']} pages, fresh process each)"
             )
+    if any("shingle_f1" in groups["overall"] for groups in summary.values()):
+        print_shingles(summary)
     if "ours" in summary and "trafilatura" in summary:
         a, b = summary["ours"]["overall"], summary["trafilatura"]["overall"]
         key = "f1" if "f1" in a else "snippet_f1"
@@ -286,6 +291,22 @@ def print_summary(corpus: str, pages: int, summary: dict[str, Any]) -> None:
             f"\nours vs trafilatura: {key} {a[key] - b[key]:+.3f}, "
             f"median time x{a['median_ms'] / b['median_ms']:.2f}"
         )
+
+
+def print_shingles(summary: dict[str, Any]) -> None:
+    """The article-extraction benchmark's figures (four-word shingles) by group, and how many
+    pages come out longer than one and a half times their reference."""
+    print("\nshingle F1 (four words in a row, case kept; Scrapinghub's benchmark's measure)")
+    print(f"{'system':<17} {'group':<14} {'pages':>5} {'F1':>6} {'P':>6} {'R':>6} {'>1.5x':>6}")
+    for system, groups in summary.items():
+        order = ["overall", *sorted(g for g in groups if g not in ("overall", "memory_kib"))]
+        for group in order:
+            g = groups[group]
+            print(
+                f"{system:<17} {group:<14} {g['pages']:>5} {g['shingle_f1']:>6.3f} "
+                f"{g['shingle_precision']:>6.3f} {g['shingle_recall']:>6.3f} "
+                f"{g['longer_than_1_5']:>6}"
+            )
 
 
 if __name__ == "__main__":

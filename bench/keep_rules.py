@@ -34,7 +34,9 @@ if str(ROOT) not in sys.path:
 
 _KEYS = ("tp", "fn", "fp", "tn", "f1", "length_ratio")
 #: The rule ``web.fetch`` uses (:mod:`spyglass.fetch.keep`); ``--write`` ships its thresholds.
-SHIPPED = "declared type (article/other/none)"
+SHIPPED = "declared article x reading (article/not-article x article/region/block)"
+#: The rule shipped before round twenty-four, which the page-type experiments build on.
+DECLARED_TYPE = "declared type (article/other/none)"
 #: The single threshold used before, the baseline every rule is compared with.
 BASELINE = 0.4
 KEEP_FILE = ROOT / "src" / "spyglass" / "fetch" / "models" / "keep.json"
@@ -89,13 +91,20 @@ def _declared_article(record: dict[str, Any], names: dict[str, int]) -> bool:
 
 
 def _declared(record: dict[str, Any], names: dict[str, int]) -> str:
-    """The shipped rule's group: the runtime's own :func:`declared_type` of the page's
-    features, read back from the chooser's row."""
+    """The runtime's own :func:`declared_type` of the page's features, read back from the
+    chooser's row."""
     from spyglass.fetch.keep import declared_type
 
     if record["row"] is None:
         return "none"
     return declared_type({name: record["row"][i] for name, i in names.items()})
+
+
+def _shipped(record: dict[str, Any], names: dict[str, int]) -> str:
+    """The shipped rule's group: whether the page declares an article and the chosen
+    reading, as the runtime's :func:`~spyglass.fetch.keep.group` names it."""
+    declared = "article" if _declared(record, names) == "article" else "not-article"
+    return f"{declared}/{record['reading']}"
 
 
 def _articles(record: dict[str, Any], names: dict[str, int]) -> str:
@@ -109,14 +118,25 @@ def _link_density(record: dict[str, Any], names: dict[str, int]) -> str:
     return "low" if density < 0.15 else "mid" if density < 0.3 else "high"
 
 
+def _declared_product(record: dict[str, Any], names: dict[str, int]) -> str:
+    declared = _declared(record, names)
+    if declared == "other" and (
+        _feature(record, names, "ld_product") or _feature(record, names, "og_product")
+    ):
+        return "product"
+    return declared
+
+
 RULES: dict[str, Rule] = {
     "one threshold": lambda r, n: "all",
     "per reading": lambda r, n: r["reading"],
     "declared article (JSON-LD/og:type)": lambda r, n: str(_declared_article(r, n)),
-    SHIPPED: _declared,
+    DECLARED_TYPE: _declared,
+    "declared type, products apart (article/product/other/none)": _declared_product,
+    "declared type x reading": lambda r, n: f"{_declared(r, n)}/{r['reading']}",
+    SHIPPED: _shipped,
     "<article> count (0/1/2+)": _articles,
     "page link density (<0.15/<0.3/more)": _link_density,
-    "reading x declared article": lambda r, n: f"{r['reading']}/{_declared_article(r, n)}",
     "reading x <article> count": lambda r, n: f"{r['reading']}/{_articles(r, n)}",
     "declared article x link density": lambda r, n: (
         f"{_declared_article(r, n)}/{_link_density(r, n)}"

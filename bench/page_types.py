@@ -15,7 +15,7 @@ the other four folds' sites, and the chooser's training pages of each fold get t
 a type model trained on the folds that are neither the held-out one nor their own (nested,
 so no type label of the held-out fold reaches the chooser that decides it). Every chooser
 is then judged exactly as in ``bench/chooser_variants.py``: every reading filtered by its
-fold's block model (that script's cache), keep thresholds by declared type chosen per fold
+fold's block model (that script's cache), keep thresholds of the shipped rule chosen per fold
 on the other folds at precision 0.907, the objective per fold against the first row.
 
 The ``shipped`` rows are the shipped chooser retrained per fold with each seed, the
@@ -241,9 +241,9 @@ def chooser_targets(page: dict[str, Any]) -> list[float]:
 
 
 def predicted_group(record: dict[str, Any], names: dict[str, int], article: float) -> str:
-    """The shipped rule's group where the page declares a type; otherwise whether the type
-    model calls it an article (``article`` is its chance)."""
-    declared = keep_rules.RULES[keep_rules.SHIPPED](record, names)
+    """The declared type's group (round twenty-three's rule) where the page declares a type;
+    otherwise whether the type model calls it an article (``article`` is its chance)."""
+    declared = keep_rules.RULES[keep_rules.DECLARED_TYPE](record, names)
     if declared != "none":
         return declared
     return "none/article" if article >= 0.5 else "none/other"
@@ -345,6 +345,18 @@ def main() -> int:
     )
     parser.add_argument("--losses", action="store_true", help="where the choice loses, per row")
     parser.add_argument(
+        "--keep-rule",
+        default=keep_rules.SHIPPED,
+        choices=sorted(keep_rules.RULES),
+        help="how the `shipped` rows group pages for their keep thresholds",
+    )
+    parser.add_argument(
+        "--shingles",
+        action="store_true",
+        help="under each row, WCXB's shingle F1 (P, R) by type and the pages longer than "
+        "1.5 times their reference",
+    )
+    parser.add_argument(
         "--chooser",
         type=json.loads,
         default={},
@@ -361,11 +373,13 @@ def main() -> int:
     markup, markup_names = markup_features(pages, options.jobs, options.rebuild)
     print(f"markup features read ({time.perf_counter() - started:.0f} s)", flush=True)
     grid = filtered_grid(pages, fold_of)
-    at = shipped_thresholds(pages)
+    at = variants.shipped_thresholds(pages)
     table = variants.Table()
 
     def row(title: str, chosen: list[str], kept: tuple[dict[str, Any], list[float]]) -> None:
         table.row(title, *kept)
+        if options.shingles:
+            print(shingle_line(kept[0]))
         if options.losses:
             variants.losses(pages, chosen, grid, at)
 
@@ -383,7 +397,7 @@ def main() -> int:
         row(
             f"shipped chooser, seed {seed}",
             chosen,
-            variants.keep_held_out(pages, fold_of, chosen, grid),
+            variants.keep_held_out(pages, fold_of, chosen, grid, options.keep_rule),
         )
     models: dict[str, Callable[[int], Source]] = {
         "markup": lambda s: TypeModels(pages, fold_of, type_inputs(pages, markup), False, s),
@@ -424,18 +438,19 @@ def main() -> int:
     return 0
 
 
-def shipped_thresholds(pages: list[dict[str, Any]]) -> list[float]:
-    """Each page's keep threshold as shipped (for where the choice loses)."""
-    from spyglass.fetch.keep import declared_type, thresholds
-
-    shipped = thresholds()
-    names = next(p["names"] for p in pages if p["rows"])
-    return [
-        shipped[declared_type(dict(zip(names, p["rows"][0], strict=True)))]
-        if p["rows"]
-        else shipped["none"]
-        for p in pages
+def shingle_line(figures: dict[str, Any]) -> str:
+    """WCXB's figures by the article-extraction benchmark's measure (four-word shingles),
+    overall and by type, as one line under a table row."""
+    shingles = figures.get("shingles") or {}
+    if not shingles:
+        return "  (no shingle counts: remove bench/results/extraction-filtered*.pkl and rerun)"
+    cells = [
+        f"{group} {s['shingle_f1']:.3f} (P {s['shingle_precision']:.3f}, "
+        f"R {s['shingle_recall']:.3f}, {s['longer_than_1_5']} > 1.5x)"
+        for group in ["overall", *keep_rules.TYPES]
+        if (s := shingles.get(group))
     ]
+    return "  shingle F1: " + "; ".join(cells)
 
 
 if __name__ == "__main__":

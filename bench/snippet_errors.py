@@ -6,7 +6,8 @@
 Every page is read with the models of the folds its site is not in, as
 ``bench/train_extraction.py`` measures (same five site-grouped folds, same caches): the
 chooser trained on the other folds picks a reading, that fold's block model filters it at
-the shipped keep threshold of the page's declared type (``models/keep.json``). Then, per
+the shipped keep threshold of what the page declares and that reading
+(``models/keep.json``). Then, per
 page, the `without` snippets the output still has (false positives) and the `with` snippets
 it lacks (false negatives), each missed one told by where it is: in the chosen reading but
 dropped by the block filter, in another reading only, or in no reading. Prints the counts
@@ -75,7 +76,7 @@ def held_out_outputs(jobs: int, rebuild: bool) -> list[tuple[dict[str, Any], str
     from bench import block_training, extraction_data
     from bench import train_extraction as training
     from spyglass.fetch.candidates import KINDS
-    from spyglass.fetch.keep import declared_type, thresholds
+    from spyglass.fetch.keep import keep_threshold
 
     pages = training.collect(jobs, rebuild)
     truths = [block_training.Truth(load_truth(p["corpus"], p["id"])) for p in pages]
@@ -84,7 +85,6 @@ def held_out_outputs(jobs: int, rebuild: bool) -> list[tuple[dict[str, Any], str
     _, models = block_training.out_of_fold(
         per_page, fold_of, block_training.block_names(pages), pages
     )
-    keep = thresholds()
     result = []
     for fold in range(extraction_data.FOLDS):
         chooser = training.fit([pages[i] for i, f in enumerate(fold_of) if f != fold])
@@ -92,12 +92,13 @@ def held_out_outputs(jobs: int, rebuild: bool) -> list[tuple[dict[str, Any], str
             if fold_of[index] != fold or page["corpus"] != "trafilatura":
                 continue
             chosen = training.pick(chooser, page)
-            group = "none"
+            declared: dict[str, float] = {}
             if page["rows"] is not None:
                 row = page["rows"][KINDS.index(chosen)]
-                group = declared_type(dict(zip(page["names"], row, strict=True)))
+                declared = dict(zip(page["names"], row, strict=True))
             chances = block_training.one_pass(models[fold])
-            output = block_training.filtered(chances, page, chosen, [keep[group]])[0]
+            threshold = keep_threshold(declared, chosen)
+            output = block_training.filtered(chances, page, chosen, [threshold])[0]
             result.append((page, chosen, output))
     return result
 

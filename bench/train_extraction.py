@@ -54,7 +54,14 @@ from bench.block_training import (  # noqa: E402
     out_of_fold,
     readings_of,
 )
-from bench.extraction_data import FOLDS, folds, load, load_truth, page_ids  # noqa: E402
+from bench.extraction_data import (  # noqa: E402
+    FOLDS,
+    folds,
+    load,
+    load_truth,
+    page_ids,
+    shingle_figures,
+)
 
 CACHE = ROOT / "bench" / "results" / "extraction-readings.pkl"
 MODELS = ROOT / "src" / "spyglass" / "fetch" / "models"
@@ -200,11 +207,19 @@ def figures(scored: Iterable[tuple[dict[str, Any], dict[str, float]]]) -> dict[s
     ratios: list[float] = []
     without_rates: list[float] = []
     counts = {"tp": 0.0, "fn": 0.0, "fp": 0.0, "tn": 0.0}
+    shingled: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
+    longer: dict[str, int] = defaultdict(int)
     for page, score in scored:
         if page["corpus"] == "wcxb":
             by_type["overall"].append(score["f1"])
             by_type[page["type"]].append(score["f1"])
             ratios.append(score["length_ratio"])
+            # Scores cached before the shingle counts existed have none.
+            if "shingle_tp" in score:
+                shingles = (score["shingle_tp"], score["shingle_fp"], score["shingle_fn"])
+                for group in ("overall", page["type"]):
+                    shingled[group].append(shingles)
+                    longer[group] += score["length_ratio"] > 1.5
             if score["fp"] + score["tn"]:
                 without_rates.append(score["fp"] / (score["fp"] + score["tn"]))
         else:
@@ -218,6 +233,10 @@ def figures(scored: Iterable[tuple[dict[str, Any], dict[str, float]]]) -> dict[s
         "length_ratio": statistics.median(ratios),
         "without": statistics.fmean(without_rates),
         "trafilatura_eval": {"precision": precision, "recall": recall, "f1": f1},
+        "shingles": {
+            group: {**shingle_figures(values), "longer_than_1_5": longer[group]}
+            for group, values in shingled.items()
+        },
     }
 
 

@@ -81,7 +81,8 @@ def test_tails_count_pages_by_chosen_score_and_by_what_the_choice_lost(
 
     pages = [{"corpus": "wcxb"}, {"corpus": "wcxb"}, {"corpus": "trafilatura"}]
     grid = [scores(0.05, 0.95, 0.5), scores(1.0, 0.2, 0.2), scores(0.0, 0.0, 0.0)]
-    variants.tails(pages, ["article", "article", "region"], grid, [0.4, 0.4, 0.4])
+    at = [dict.fromkeys(("article", "region", "block"), 0.4)] * 3
+    variants.tails(pages, ["article", "article", "region"], grid, at)
     out = capsys.readouterr().out
     assert "mean 0.5250; best reading 0.9750" in out
     # One page chose 0.05 where 0.95 was there: it loses 0.475 of the mean of two pages.

@@ -85,6 +85,15 @@ def test_markup_that_cannot_be_parsed_gives_empty_text_not_an_error() -> None:
     assert extract_html("", "https://example.com/").markdown == ""
 
 
+def test_a_page_address_that_does_not_parse_reads_the_page_as_one_without_an_address() -> None:
+    para = "The council voted on Tuesday to turn the old depot into a public library. " * 5
+    html = f'<html><body><p>{para}</p><p><a href="/minutes">Minutes</a></p></body></html>'
+    extracted = extract_html(html, "http://[::1")
+    assert "old depot into a public library" in extracted.markdown
+    # Without a base the relative link cannot be made absolute: its words stay.
+    assert "](/minutes)" not in extracted.markdown
+
+
 def test_relative_and_protocol_relative_targets_become_absolute() -> None:
     base = "https://example.com/a/b"
     assert absolute_links("[x](../c)", base) == "[x](https://example.com/c)"

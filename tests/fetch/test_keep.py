@@ -1,13 +1,21 @@
-"""The keep threshold depends on what the page declares itself to be."""
+"""The keep threshold depends on what the page declares itself to be and on the reading."""
 
 from __future__ import annotations
 
 from lxml import html as lxml_html
 
 from spyglass.fetch.blocks import Scored, split_blocks
+from spyglass.fetch.candidates import KINDS
 from spyglass.fetch.extract import extract_html
 from spyglass.fetch.features import page_features
-from spyglass.fetch.keep import GROUPS, declared_type, keep_threshold, thresholds
+from spyglass.fetch.keep import (
+    GROUPS,
+    declared_type,
+    group,
+    keep_threshold,
+    page_thresholds,
+    thresholds,
+)
 
 URL = "https://news.example/2026/harbour"
 NEWS_ARTICLE = '<script type="application/ld+json">{"@type": "NewsArticle"}</script>'
@@ -47,12 +55,32 @@ def test_a_page_declaring_a_product_is_another_type_and_a_silent_page_is_none() 
     assert declared_type(features("")) == "none"
 
 
-def test_the_shipped_thresholds_cut_declared_articles_more_strictly() -> None:
+def test_every_declared_type_and_reading_has_a_shipped_threshold() -> None:
     shipped = thresholds()
     assert set(shipped) == set(GROUPS)
+    assert len(GROUPS) == 2 * len(KINDS)
     assert all(0.0 < value < 1.0 for value in shipped.values())
-    assert keep_threshold(features(OG_ARTICLE)) > keep_threshold(features(""))
-    assert keep_threshold(features(NEWS_ARTICLE)) > keep_threshold(features(PRODUCT))
+
+
+def test_the_threshold_is_the_one_of_the_pages_declared_type_and_the_chosen_reading() -> None:
+    shipped = thresholds()
+    for head, declared in (
+        (NEWS_ARTICLE, "article"),
+        (PRODUCT, "not-article"),
+        ("", "not-article"),
+    ):
+        described = features(head)
+        for kind in KINDS:
+            assert group(described, kind) == f"{declared}/{kind}"
+            assert keep_threshold(described, kind) == shipped[f"{declared}/{kind}"]
+        assert page_thresholds(described) == {k: shipped[f"{declared}/{k}"] for k in KINDS}
+
+
+def test_the_article_reading_of_a_declared_article_is_cut_more_strictly() -> None:
+    assert keep_threshold(features(OG_ARTICLE), "article") > keep_threshold(features(""), "article")
+    assert keep_threshold(features(NEWS_ARTICLE), "article") > keep_threshold(
+        features(PRODUCT), "article"
+    )
 
 
 def test_a_declared_article_keeps_its_paragraphs_and_drops_its_read_more_link() -> None:
@@ -70,7 +98,8 @@ def test_a_doubtful_line_is_left_out_of_a_declared_article_but_kept_otherwise() 
     # and the others': the strict threshold leaves it out, a product or a silent page keeps
     # it. (Which lines a given model doubts changes with every retraining; the rule does not.)
     shipped = thresholds()
-    doubtful = (shipped["article"] + max(shipped["other"], shipped["none"])) / 2
+    strict = shipped["article/article"]
+    doubtful = (strict + shipped["not-article/article"]) / 2
     markdown = (
         "# The harbour reopens after the storm\n\n"
         "The harbour master said the quay was repaired over the winter, and the first ferry "
@@ -82,7 +111,7 @@ def test_a_doubtful_line_is_left_out_of_a_declared_article_but_kept_otherwise() 
         None if not b.text.strip() else doubtful if "Read more" in b.text else 0.95 for b in blocks
     ]
     scored = Scored(markdown, blocks, chances)
-    assert "Storm closes" not in scored.kept(keep_threshold(features(NEWS_ARTICLE)))
-    assert "Storm closes" not in scored.kept(keep_threshold(features(OG_ARTICLE)))
-    assert "Storm closes" in scored.kept(keep_threshold(features(PRODUCT)))
-    assert "Storm closes" in scored.kept(keep_threshold(features("")))
+    assert "Storm closes" not in scored.kept(keep_threshold(features(NEWS_ARTICLE), "article"))
+    assert "Storm closes" not in scored.kept(keep_threshold(features(OG_ARTICLE), "article"))
+    assert "Storm closes" in scored.kept(keep_threshold(features(PRODUCT), "article"))
+    assert "Storm closes" in scored.kept(keep_threshold(features(""), "article"))

@@ -8,8 +8,8 @@ element enclosing the article's paragraphs. A small learned model
 shapes which one a reader would want; a second one then scores every block of that
 reading (its shape, where it sits in the page's markup, what kind of page it is on, see
 :mod:`spyglass.fetch.blocks` and :mod:`spyglass.fetch.places`) and the unlikely ones are
-left out, more strictly on a page that declares itself an article
-(:mod:`spyglass.fetch.keep`). The result comes with the page's declared metadata as a
+left out, more strictly on a page that declares itself an article and in the article
+reading (:mod:`spyglass.fetch.keep`). The result comes with the page's declared metadata as a
 short header. Links are absolute against the page's final URL (or its ``<base href>``) so
 the model can cite or fetch them.
 """
@@ -17,6 +17,7 @@ the model can cite or fetch them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 import trafilatura
 from lxml import html as lxml_html
@@ -89,6 +90,7 @@ def extract_html(html: str, url: str) -> Extracted:
     tree = parse(html)
     if tree is None:
         return Extracted(None, "")
+    url = _parsable(url)
     title = _title(tree)
     read = readings(tree, url)
     texts = with_fallback(read.found, tree)
@@ -97,7 +99,7 @@ def extract_html(html: str, url: str) -> Extracted:
         # An empty reading is never the answer while another one has text.
         chosen = max(KINDS, key=lambda kind: len(texts[kind]))
     context = read.rows[KINDS.index(chosen)]
-    threshold = keep_threshold(read.page)
+    threshold = keep_threshold(read.page, chosen)
     markdown = keep_content(chosen, texts, content_chances, threshold, context, read.places)
     metadata = page_metadata(tree, url)
     return Extracted(title, without_title(markdown, metadata.title), metadata)
@@ -121,6 +123,16 @@ def _title(tree: lxml_html.HtmlElement) -> str | None:
         if text:
             return " ".join(text.split())[:300]
     return None
+
+
+def _parsable(url: str) -> str:
+    """``url``, or ``""`` when it does not parse (an unclosed IPv6 bracket): the page is then
+    read as one without an address rather than not read."""
+    try:
+        urlsplit(url)
+    except ValueError:
+        return ""
+    return url
 
 
 def _base_url(tree: lxml_html.HtmlElement, url: str) -> str:

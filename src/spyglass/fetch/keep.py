@@ -1,13 +1,15 @@
-"""How sure the block model must be before a block of the chosen reading is kept, by what
-the page declares itself to be.
+"""How sure the block model must be before a block of the chosen reading is kept, by
+whether the page declares itself an article and by which reading was chosen.
 
 A page that declares itself an article (schema.org ``Article``/``NewsArticle``/
 ``BlogPosting``/… in JSON-LD or microdata, or ``og:type`` article) is cut more strictly:
-the boxes around a single article are what the reader does not want. A page declaring
-another type (product, forum, listing, service, recipe-like) keeps more, since its link
-lists and short lines are often the content. The thresholds of each group are chosen by
-``bench/keep_rules.py`` on held-out outputs of both training corpora and shipped in
-``models/keep.json``; the same :func:`declared_type` groups pages there and here.
+the boxes around a single article are what the reader does not want. Any other page keeps
+more, since its link lists and short lines are often the content. Within each, every
+reading has a threshold of its own: what the block model doubts is not the same in
+trafilatura's article reading, in the main region and in the block enclosing the article.
+The thresholds are chosen by ``bench/keep_rules.py`` on held-out outputs of both training
+corpora and shipped in ``models/keep.json``; the same :func:`group` puts readings in them
+there and here.
 """
 
 from __future__ import annotations
@@ -17,11 +19,14 @@ import json
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from spyglass.fetch.candidates import KINDS
 from spyglass.fetch.learned import model_text
 
 KEEP_FILE = "keep.json"
-#: The groups :func:`declared_type` puts a page in.
-GROUPS = ("article", "other", "none")
+#: A page that declares itself an article, and every other page.
+DECLARED = ("article", "not-article")
+#: The groups with a threshold of their own: what the page declares and the reading's kind.
+GROUPS = tuple(f"{declared}/{kind}" for declared in DECLARED for kind in KINDS)
 #: Page features (``spyglass.fetch.features.page_features``) that declare a non-article type.
 _OTHER_TYPES = ("ld_product", "ld_forum", "ld_listing", "ld_service", "ld_recipe", "og_product")
 
@@ -36,6 +41,14 @@ def declared_type(page: Mapping[str, float]) -> str:
     return "none"
 
 
+def group(page: Mapping[str, float], reading: str) -> str:
+    """The group of ``reading`` (one of :data:`~spyglass.fetch.candidates.KINDS`) of
+    ``page``: ``"article/<reading>"`` on a page declaring an article, else
+    ``"not-article/<reading>"``."""
+    declared = "article" if declared_type(page) == "article" else "not-article"
+    return f"{declared}/{reading}"
+
+
 def thresholds() -> dict[str, float]:
     """The shipped threshold of every group."""
     return dict(_shipped())
@@ -45,9 +58,15 @@ def thresholds() -> dict[str, float]:
 def _shipped() -> Mapping[str, float]:
     # Read once per process; two fetch threads reading it at once would only read it twice.
     loaded = json.loads(model_text(KEEP_FILE))["thresholds"]
-    return MappingProxyType({group: float(loaded[group]) for group in GROUPS})
+    return MappingProxyType({name: float(loaded[name]) for name in GROUPS})
 
 
-def keep_threshold(page: Mapping[str, float]) -> float:
-    """The chance of being content below which a block of this page is left out."""
-    return _shipped()[declared_type(page)]
+def keep_threshold(page: Mapping[str, float], reading: str) -> float:
+    """The chance of being content below which a block of ``reading`` of this page is left
+    out."""
+    return _shipped()[group(page, reading)]
+
+
+def page_thresholds(page: Mapping[str, float]) -> dict[str, float]:
+    """:func:`keep_threshold` of each reading of this page, by kind."""
+    return {kind: keep_threshold(page, kind) for kind in KINDS}
