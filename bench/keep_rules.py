@@ -135,6 +135,9 @@ RULES: dict[str, Rule] = {
     "declared type, products apart (article/product/other/none)": _declared_product,
     "declared type x reading": lambda r, n: f"{_declared(r, n)}/{r['reading']}",
     SHIPPED: _shipped,
+    "declared article x reading x page link density": lambda r, n: (
+        f"{_shipped(r, n)}/{_link_density(r, n)}"
+    ),
     "<article> count (0/1/2+)": _articles,
     "page link density (<0.15/<0.3/more)": _link_density,
     "reading x <article> count": lambda r, n: f"{r['reading']}/{_articles(r, n)}",
