@@ -22,6 +22,31 @@ def test_an_unknown_declared_charset_falls_through_to_detection() -> None:
     assert decode(body, "x-no-such-charset", markup=False) == GREEK
 
 
+def test_a_python_codec_that_is_no_web_charset_is_unknown_not_fatal() -> None:
+    # Python names these codecs; a browser knows none of them: the page reads as undeclared.
+    body = "café au lait".encode()
+    for label in ("rot13", "hex", "base64", "zlib", "undefined", "idna", "punycode"):
+        assert known(label) is None
+        assert decode(body, label, markup=False) == "café au lait"
+        declared = f'<meta charset="{label}"><p>café</p>'.encode()
+        assert decode(declared, None, markup=True) == '<meta charset="' + label + '"><p>café</p>'
+
+
+def test_a_charset_that_would_rewrite_the_text_is_not_applied() -> None:
+    # As UTF-7 these bytes are "<script>"; as unicode_escape a backslash sequence is a
+    # character. Neither is a charset of the web, so the bytes read as written.
+    assert decode(b"+ADw-script+AD4-", "utf-7", markup=False) == "+ADw-script+AD4-"
+    assert decode(b"a\\u0041", "unicode_escape", markup=False) == "a\\u0041"
+    assert decode(b"plain", "x-user-defined", markup=False) == "plain"
+
+
+def test_web_labels_name_the_codecs_browsers_read_them_with() -> None:
+    assert known("latin1") == "cp1252"
+    assert known("shift_jis") == "cp932"
+    assert known(" UTF8 ") == "utf-8"
+    assert known('"gb2312"') == "gbk"
+
+
 def test_meta_and_xml_declarations_are_found_in_the_head() -> None:
     assert (
         declared_in_document(

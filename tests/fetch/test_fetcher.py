@@ -215,6 +215,15 @@ async def test_plain_text_and_markdown_pass_through_unchanged() -> None:
         assert fetched.content_type == kind
 
 
+async def test_a_charset_no_browser_knows_does_not_stop_the_page_from_being_read() -> None:
+    # Python's "rot13" codec is no text encoding: decoding by it raised before the page was
+    # read. A browser ignores the label, and so does the fetch.
+    fetched = await fetch_from({"/": page(ARTICLE, "text/html; charset=rot13")})
+    assert "Article" in (fetched.document.title or "")
+    fetched = await fetch_from({"/": page("plain words, as sent", "text/plain; charset=undefined")})
+    assert fetched.document.text == "plain words, as sent"
+
+
 async def test_pdf_text_and_title_are_extracted() -> None:
     pdf = pdf_with_text(["Quarterly report", "Revenue grew by ten percent."], title="Report")
     fetched = await fetch_from({"/": page(pdf, "application/pdf")})
@@ -226,6 +235,20 @@ async def test_pdf_text_and_title_are_extracted() -> None:
 async def test_a_damaged_pdf_is_reported_not_raised() -> None:
     error = await failure({"/": page(b"%PDF-1.4\nnot really", "application/pdf")})
     assert error.code == "FETCH_UNSUPPORTED_CONTENT"
+
+
+async def test_json_nested_deeper_than_python_reads_is_returned_as_received() -> None:
+    body = b"[" * 100_000 + b"]" * 100_000
+    fetched = await fetch_from({"/": page(body, "application/json")})
+    assert fetched.document.text == body.decode()
+
+
+async def test_a_pdf_that_breaks_the_parser_is_reported_as_unreadable_not_raised() -> None:
+    # A reference where a content stream holds operators: pypdf fails an assertion on it.
+    damaged = pdf_with_text(["Quarterly report"]).replace(b"BT\n", b"BT\n9 0 R\n", 1)
+    error = await failure({"/": page(damaged, "application/pdf")})
+    assert error.code == "FETCH_UNSUPPORTED_CONTENT"
+    assert "could not be read" in error.message
 
 
 async def test_a_pdf_has_its_own_larger_cap() -> None:

@@ -90,14 +90,14 @@ def to_document(body: bytes, media: MediaType, url: str) -> Document:
     if essence in JSON_TYPES or essence.endswith("+json"):
         try:
             return Document(None, json.dumps(json.loads(text), indent=2, ensure_ascii=False))
-        except ValueError:
+        # Not JSON after all, or nested deeper than Python's recursion reads: as received.
+        except (ValueError, RecursionError):
             return Document(None, text)
     return Document(None, text)
 
 
 def _pdf(body: bytes) -> Document:
     from pypdf import PdfReader
-    from pypdf.errors import PyPdfError
 
     try:
         reader = PdfReader(io.BytesIO(body))
@@ -105,7 +105,10 @@ def _pdf(body: bytes) -> Document:
         title = None
         if reader.metadata is not None and reader.metadata.title:
             title = str(reader.metadata.title).strip() or None
-    except (PyPdfError, ValueError, KeyError, TypeError, OSError) as exc:
+    # The PDF is the web's, and pypdf raises more than its own errors on a damaged one (an
+    # AssertionError for a reference inside a content stream, an AttributeError for an
+    # object numbered twice): whatever the parser raises means it could not be read.
+    except Exception as exc:
         logger.info("PDF could not be read: %s", type(exc).__name__)
         raise CapabilityError(
             UNSUPPORTED_CONTENT,

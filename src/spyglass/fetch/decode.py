@@ -1,12 +1,14 @@
 """Bytes to text: the charset from the header, then the document's own meta tag, then
 detection, so a page that does not declare its encoding still reads correctly; a page
-labelled with a single-byte Western charset whose bytes are UTF-8 is read as UTF-8."""
+labelled with a single-byte Western charset whose bytes are UTF-8 is read as UTF-8. A
+charset is known by the labels of the WHATWG Encoding Standard, as a browser knows it."""
 
 from __future__ import annotations
 
 import codecs
 import re
 
+import webencodings
 from charset_normalizer import from_bytes
 
 _META_CHARSET = re.compile(
@@ -24,14 +26,20 @@ def known(name: str | None) -> str | None:
     """The Python codec for a declared charset name, or ``None`` if it is unknown."""
     if not name:
         return None
-    try:
-        codec = codecs.lookup(name.strip().strip("\"'"))
-    except LookupError:
+    # The standard's labels, not Python's codec names: a server declaring "rot13", "hex" or
+    # "undefined" made the page undecodable, and "utf-7" or "unicode_escape" would rewrite
+    # its text. The standard also reads ISO-8859-1 and ASCII as windows-1252, as browsers do.
+    encoding = webencodings.lookup(name.strip().strip("\"'"))
+    if encoding is None:
         return None
-    # Browsers read a page labelled ISO-8859-1 or ASCII as windows-1252 (WHATWG Encoding).
-    if codec.name in ("latin-1", "iso8859-1", "ascii"):
-        return "cp1252"
-    return codec.name
+    codec: str = encoding.codec_info.name
+    try:
+        codecs.lookup(codec)
+    except LookupError:
+        # "x-user-defined" and the standard's "replacement" have no Python codec: the page
+        # is read as undeclared.
+        return None
+    return codec
 
 
 def declared_in_document(body: bytes) -> str | None:
