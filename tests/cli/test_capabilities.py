@@ -58,6 +58,13 @@ def test_arguments_that_are_not_json_are_a_usage_error_with_a_hint(home: Path) -
     assert "Traceback" not in result.stderr
 
 
+def test_arguments_nested_too_deeply_are_a_usage_error_not_a_traceback(home: Path) -> None:
+    result = run("invoke", "system.health", "[" * 50_000 + "]" * 50_000, home=home)
+    assert result.code == 2
+    assert "deeper than can be read" in result.stderr and "hint:" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_policy_off_rejects_a_web_call_with_how_to_enable_it(home: Path) -> None:
     result = run("invoke", "web.fetch", '{"url": "https://example.com/"}', home=home)
     assert result.code == 3

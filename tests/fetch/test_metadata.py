@@ -23,6 +23,16 @@ def test_declared_title_author_date_and_site_are_read() -> None:
     assert found.site == "Kitchen Weekly"
 
 
+def test_json_ld_nested_deeper_than_python_reads_leaves_the_page_without_metadata() -> None:
+    nested = "[" * 100_000 + "]" * 100_000
+    html = DECLARED.replace(
+        "</head>", f'<script type="application/ld+json">{nested}</script></head>'
+    )
+    assert (
+        page_metadata(lxml_html.document_fromstring(html), "https://news.example/k") == Metadata()
+    )
+
+
 def test_the_header_names_only_the_fields_present() -> None:
     assert Metadata(title="T", published="2024-01-01").header() == "Title: T\nPublished: 2024-01-01"
     assert Metadata().header() == ""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from spyglass.llm.toolcalls import LeakGuard, ToolCallAccumulator, salvage
+from spyglass.llm.toolcalls import LeakGuard, ToolCallAccumulator, parse_arguments, salvage
 
 
 def feed(*fragments: dict) -> list:
@@ -95,6 +95,24 @@ def test_a_malformed_leaked_block_is_dropped_never_shown() -> None:
     assert result.calls == []
     assert result.malformed == 2
     assert "tool_call" not in result.text and "web_search" not in result.text
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def test_arguments_nested_deeper_than_python_reads_are_kept_as_text_for_validation() -> None:
+    # A model a page has steered can write such arguments; they fail validation, not the turn.
+    assert parse_arguments('{"query": ' + DEEP + "}") == '{"query": ' + DEEP + "}"
+
+
+def test_a_leaked_block_nested_too_deeply_is_dropped_and_its_parameters_kept_as_text() -> None:
+    assert salvage(f"Answer.<tool_call>{DEEP}</tool_call>").malformed == 1
+    result = salvage(
+        f"<tool_call><function=web_search><parameter=query>{DEEP}</parameter></function>"
+        "</tool_call>"
+    )
+    [call] = result.calls
+    assert call.arguments == {"query": DEEP}
 
 
 def test_the_leak_guard_releases_plain_text_and_holds_back_a_block() -> None:

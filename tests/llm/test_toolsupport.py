@@ -48,3 +48,8 @@ def test_a_refusal_is_remembered_per_model_until_its_time_is_up() -> None:
     assert memory.refused("gemma3:270m")
     now[0] += 2
     assert not memory.refused("gemma3:270m")
+
+
+def test_an_error_body_nested_deeper_than_python_reads_is_shown_as_its_text() -> None:
+    body = b"[" * 5_000 + b"]" * 5_000
+    assert error_message(body).startswith("[[[")

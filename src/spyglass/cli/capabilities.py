@@ -81,6 +81,12 @@ def invoke(name: str, arguments: str, version: int | None, yes: bool, json_outpu
             EXIT_USAGE,
             hint='write it as a JSON object, e.g. \'{"query": "llama.cpp release notes"}\'',
         )
+    except RecursionError:
+        fail(
+            "ARGUMENTS nests arrays or objects deeper than can be read",
+            EXIT_USAGE,
+            hint='write it as a flat JSON object, e.g. \'{"query": "llama.cpp release notes"}\'',
+        )
     run_capability(name, parsed, json_output=json_output, yes=yes, version=version)
 
 

@@ -86,12 +86,13 @@ def page_metadata(tree: lxml_html.HtmlElement, url: str) -> Metadata:
 
     try:
         found = extract_meta_json(tree, examine_meta(tree))
-    except (ValueError, TypeError, AttributeError) as exc:  # malformed markup or JSON-LD
+    # Malformed markup or JSON-LD, or JSON-LD nested deeper than Python's recursion reads.
+    except (ValueError, TypeError, AttributeError, RecursionError) as exc:
         logger.info("page metadata could not be read: %s", type(exc).__name__)
         return Metadata()
     try:
         published = _declared_date(tree, url)
-    except (ValueError, TypeError, AttributeError, OverflowError):
+    except (ValueError, TypeError, AttributeError, OverflowError, RecursionError):
         published = None
     site = _clean(found.sitename)
     if site is not None:

@@ -211,7 +211,7 @@ class ModelClient:
                 break
             try:
                 chunk = json.loads(data)
-            except ValueError:
+            except (ValueError, RecursionError):
                 raise self._unavailable("sent a response that is not JSON") from None
             if not isinstance(chunk, dict):
                 continue

@@ -57,7 +57,8 @@ def parse_arguments(raw: str) -> dict[str, Any] | str:
     text = raw.strip() or "{}"
     try:
         value = json.loads(text)
-    except ValueError:
+    # RecursionError: nested deeper than Python reads (text a web page may have steered).
+    except (ValueError, RecursionError):
         return raw
     return value if isinstance(value, dict) else raw
 
@@ -146,7 +147,7 @@ class Salvage:
 def _json_call(body: str) -> ToolCall | None:
     try:
         data = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(data, dict) or not isinstance(data.get("name"), str):
         return None
@@ -164,7 +165,7 @@ def _function_call(name: str, body: str) -> ToolCall:
         value = raw.strip()
         try:
             arguments[key] = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             arguments[key] = value
     return ToolCall(new_call_id(), name, arguments, recovered=True)
 

@@ -57,7 +57,7 @@ def error_message(body: bytes) -> str:
     text = body[:MAX_ERROR_BYTES].decode("utf-8", "replace")
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return text
     if isinstance(data, dict):
         error = data.get("error")

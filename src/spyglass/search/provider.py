@@ -70,7 +70,8 @@ class Provider(ABC):
         """The decoded JSON document, or ``SEARCH_INVALID_OUTPUT`` naming this provider."""
         try:
             return json.loads(body)
-        except (UnicodeDecodeError, ValueError):
+        # RecursionError: nested deeper than Python reads, which no API answers with.
+        except (UnicodeDecodeError, ValueError, RecursionError):
             raise SearchFailure(
                 INVALID_OUTPUT,
                 f"{self.name} answered with something that is not JSON; "
@@ -97,7 +98,7 @@ def json_or_none(body: bytes) -> Any:
     """The JSON document in ``body``, or ``None`` when it is not JSON."""
     try:
         return json.loads(body)
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return None
 
 

@@ -79,4 +79,6 @@ async def test_temporary_failures_are_retryable(replay: ReplayServer, status: in
 
 async def test_malformed_answers_are_invalid_output(replay: ReplayServer) -> None:
     assert (await _failure(replay, Reply(body=b"nope"))).code == "FETCH_INVALID_OUTPUT"
+    deep = b"[" * 100_000 + b"]" * 100_000
+    assert (await _failure(replay, Reply(body=deep))).code == "FETCH_INVALID_OUTPUT"
     assert (await _failure(replay, Reply(body={"answer": 1}))).code == "FETCH_INVALID_OUTPUT"

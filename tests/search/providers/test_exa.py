@@ -94,4 +94,6 @@ async def test_malformed_json_and_missing_results_are_invalid_output(
     replay: ReplayServer,
 ) -> None:
     assert (await _failure(replay, Reply(body=b"[1,"))).code == "SEARCH_INVALID_OUTPUT"
+    deep = b"[" * 100_000 + b"]" * 100_000
+    assert (await _failure(replay, Reply(body=deep))).code == "SEARCH_INVALID_OUTPUT"
     assert (await _failure(replay, Reply(body={"requestId": "r"}))).code == "SEARCH_INVALID_OUTPUT"

@@ -85,7 +85,8 @@ class Reader(ABC):
         """The decoded JSON document, or ``FETCH_INVALID_OUTPUT`` naming this reader."""
         try:
             return json.loads(body)
-        except (UnicodeDecodeError, ValueError):
+        # RecursionError: nested deeper than Python reads, which no API answers with.
+        except (UnicodeDecodeError, ValueError, RecursionError):
             raise self.failure(
                 INVALID_OUTPUT,
                 f"{self.name} answered with something that is not JSON; "
