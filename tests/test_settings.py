@@ -107,6 +107,22 @@ def test_malformed_toml_names_the_file(tmp_path: Path) -> None:
         load_settings(_paths(tmp_path, "[fetch\n"), environ={})
 
 
+def test_a_file_nesting_deeper_than_can_be_read_names_the_file(tmp_path: Path) -> None:
+    deep = "[fetch]\nallowed_ports = " + "[" * 100_000 + "]" * 100_000 + "\n"
+    with pytest.raises(ConfigError, match=r"config\.toml: nests arrays or tables deeper"):
+        load_settings(_paths(tmp_path, deep), environ={})
+
+
+def test_a_list_variable_nesting_deeper_than_can_be_read_names_the_variable(
+    tmp_path: Path,
+) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    with pytest.raises(ConfigError) as info:
+        load_settings(_paths(tmp_path), environ={"SPYGLASS_FETCH__ALLOWED_PORTS": deep})
+    assert "SPYGLASS_FETCH__ALLOWED_PORTS" in str(info.value)
+    assert "nests deeper than can be read" in str(info.value)
+
+
 def test_invalid_value_names_the_source_key_and_expectation(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_settings(_paths(tmp_path), environ={"SPYGLASS_FETCH__REDIRECTS": "sometimes"})

@@ -46,7 +46,11 @@ def split_list_string(value: Any) -> Any:
     if isinstance(value, str):
         text = value.strip()
         if text.startswith("["):
-            return json.loads(text)
+            try:
+                return json.loads(text)
+            except RecursionError:
+                # A ValueError is what pydantic reports as this setting's error.
+                raise ValueError("the list nests deeper than can be read") from None
         return [part.strip() for part in text.split(",") if part.strip()]
     return value
 

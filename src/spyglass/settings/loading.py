@@ -144,6 +144,10 @@ def _read_toml(path: Path) -> dict[str, Any]:
             return tomllib.load(handle)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc}); fix or remove the file") from None
+    except RecursionError:
+        raise ConfigError(
+            f"{path}: nests arrays or tables deeper than can be read; fix or remove the file"
+        ) from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
 
