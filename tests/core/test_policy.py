@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import multiprocessing
 import os
@@ -54,7 +55,11 @@ def test_set_writes_a_file_that_is_read_back_on_the_next_call(tmp_path: Path) ->
     assert json.loads(policy.path.read_text()) == {WEB_ACCESS: True}
     PolicyFile(policy.path).set(WEB_ACCESS, False)
     assert not policy.enabled(WEB_ACCESS)
-    assert list(policy.path.parent.iterdir()) == [policy.path]  # no temp files left behind
+    # No temp files left behind: the file and the writers' lock file beside it.
+    assert sorted(policy.path.parent.iterdir()) == [
+        policy.path.parent / ".policy.lock",
+        policy.path,
+    ]
 
 
 def test_unknown_switch_cannot_be_set(tmp_path: Path) -> None:
@@ -84,6 +89,47 @@ def test_concurrent_writers_never_leave_a_torn_file(tmp_path: Path) -> None:
         writer.join(timeout=30)
         assert writer.exitcode == 0
     assert isinstance(reader.enabled(WEB_ACCESS), bool)
+
+
+def _held(lock_file: Path) -> bool:
+    """Whether another open file holds the lock (this process's own included)."""
+    fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+class _Watched(PolicyFile):
+    """Notes, at each read and write, whether the writers' locks were held."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.seen: list[tuple[str, bool]] = []
+
+    def read(self) -> dict[str, bool]:
+        self.seen.append(("read", _held(self.path.parent / ".policy.lock")))
+        return super().read()
+
+    def _write(self, values: dict[str, bool]) -> None:
+        self.seen.append(("write", _held(self.path.parent / ".policy.lock")))
+        super()._write(values)
+
+
+def test_a_switch_is_read_changed_and_written_under_a_lock_other_writers_wait_for(
+    tmp_path: Path,
+) -> None:
+    # Two switches flipped at once (two requests, two worker processes) each read the file
+    # before the other wrote it, and the second write undid the first change.
+    policy = _Watched(tmp_path / "policy.json")
+    policy.set(WEB_ACCESS, True)
+    assert policy.seen == [("read", True), ("write", True)]
+    policy.seen.clear()
+    assert policy.read() == {WEB_ACCESS: True, WEB_SEARCH: True, WEB_FETCH: True}
+    assert policy.seen == [("read", False)]
 
 
 def test_a_write_that_fails_raises_a_storage_error_naming_the_file(tmp_path: Path) -> None:

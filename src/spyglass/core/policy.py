@@ -10,13 +10,15 @@ no page reads switches fetch off.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import logging
 import os
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -190,6 +192,8 @@ class PolicyFile:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.Lock()
+        #: Held by a writer of this process for its read, change and write (see :meth:`set`).
+        self._writing = threading.Lock()
         self._problem: PolicyProblem | None = None
         #: The last parse and the file identity it came from (see :meth:`_load`).
         self._parsed: tuple[tuple[int, ...], dict[str, bool]] | None = None
@@ -282,19 +286,39 @@ class PolicyFile:
         """Change one switch, writing the file atomically. Returns the new state."""
         if key not in KNOWN_KEYS:
             raise KeyError(key)
-        values = self.read()
-        values[key] = value
-        # The file keeps the master switch, the one just set and any switch away from its
-        # default: a switch nobody touched follows its default.
-        kept = {k: v for k, v in values.items() if k in (WEB_ACCESS, key) or v != default(k)}
         try:
-            self._write(kept)
+            # Read, change and write as one step: two switches flipped at once (two requests,
+            # the service's worker processes, `spyglass policy` beside them) would otherwise
+            # each write the file as it was before the other's change, and one change is lost.
+            with self._writing, self._file_locked():
+                values = self.read()
+                values[key] = value
+                # The file keeps the master switch, the one just set and any switch away from
+                # its default: a switch nobody touched follows its default.
+                kept = {
+                    k: v for k, v in values.items() if k in (WEB_ACCESS, key) or v != default(k)
+                }
+                self._write(kept)
         except OSError as exc:
             raise StorageError(
                 f"cannot write the policy file {self.path} ({exc.strerror or exc}); "
                 "check that its folder exists and is writable"
             ) from exc
         return values
+
+    @contextlib.contextmanager
+    def _file_locked(self) -> Iterator[None]:
+        """Hold the lock file beside the policy file (other processes' writers wait)."""
+        make_private_dir(self.path.parent)
+        fd = os.open(self.path.parent / ".policy.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
 
     def _write(self, values: dict[str, bool]) -> None:
         make_private_dir(self.path.parent)
