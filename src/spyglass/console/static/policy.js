@@ -89,6 +89,7 @@ export class PolicySwitches {
     if (this.saving.has(key)) return;
     const previous = this.values[key];
     this.changes += 1;
+    const change = this.changes;
     this.saving.add(key);
     this.show({ [key]: !previous });
     button.classList.add("switch-saving");
@@ -97,7 +98,9 @@ export class PolicySwitches {
       this.saving.delete(key);
       // A successful write replaced the file, so whatever made it unreadable is gone.
       this.showProblem(state.problem || null);
-      this.show(state);
+      // A switch flipped since this one was sent has its own answer coming, and this answer
+      // was read before that change was written: it speaks only for its own switch.
+      this.show(change === this.changes ? state : { [key]: state[key] });
     } catch (error) {
       this.saving.delete(key);
       this.show({ [key]: previous });
