@@ -76,7 +76,8 @@ def test_tail_returns_the_newest_events_oldest_first_and_skips_broken_lines(
         log.record({"event_id": str(i)})
     with log.path.open("a") as handle:
         handle.write("{torn\n")
-    assert [e["event_id"] for e in log.tail(3)] == ["3", "4"]
+        handle.write("[" * 100_000 + "]" * 100_000 + "\n")  # nested deeper than Python reads
+    assert [e["event_id"] for e in log.tail(4)] == ["3", "4"]
     assert AuditLog(tmp_path / "missing.jsonl").tail(5) == []
 
 

@@ -154,6 +154,16 @@ def test_a_broken_file_is_reported_as_a_problem_naming_the_file(tmp_path: Path) 
     assert policy_problem(policy) is None and policy.enabled(WEB_ACCESS)
 
 
+def test_a_file_nested_deeper_than_python_reads_is_a_problem_and_every_switch_off(
+    tmp_path: Path,
+) -> None:
+    policy = PolicyFile(tmp_path / "policy.json")
+    policy.path.write_text('{"web_access_enabled": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    assert not any(policy.read().values())
+    problem = policy.problem()
+    assert problem is not None and "is not valid JSON" in problem.message
+
+
 def test_a_missing_file_is_off_but_not_a_problem(tmp_path: Path) -> None:
     assert policy_problem(PolicyFile(tmp_path / "policy.json")) is None
 

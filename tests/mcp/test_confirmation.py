@@ -325,6 +325,7 @@ def test_request_state_round_trips_the_token_and_ignores_anything_else() -> None
     assert decode_state("not json") is None
     assert decode_state('{"v": 99, "token": "tok"}') is None
     assert decode_state('{"v": 1, "token": 5}') is None
+    assert decode_state("[" * 100_000 + "]" * 100_000) is None
 
 
 @pytest.mark.parametrize("era", ERAS)

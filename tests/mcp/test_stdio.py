@@ -86,6 +86,34 @@ def test_over_real_stdio_a_query_that_is_not_utf8_is_answered_and_the_session_go
         assert "CONFIRMATION_REQUIRED" in answer["content"][0]["text"]
 
 
+DEEP = b"[" * 100_000 + b"]" * 100_000
+
+
+def test_a_line_nested_deeper_than_python_reads_is_a_parse_error() -> None:
+    for line in (DEEP + b"\n", b'{"jsonrpc": "2.0", "id": 2, "params": ' + DEEP + b"}\n"):
+        answer = check_line(line)
+        assert isinstance(answer, types.JSONRPCError)
+        assert answer.error.code == PARSE_ERROR
+        assert "deeper than can be read" in answer.error.message
+
+
+def test_over_real_stdio_a_message_nested_too_deeply_is_answered_and_the_session_goes_on(
+    home: Path,
+) -> None:
+    # The reader raised out of the SDK's task group and ended the server.
+    with raw_stdio(environment(home)) as server:
+        server.send(INITIALIZE)
+        server.response(1)
+        server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert server.process.stdin is not None
+        server.process.stdin.flush()
+        server.process.stdin.buffer.write(DEEP + b"\n")
+        server.process.stdin.buffer.flush()
+        assert server.response(None)["error"]["code"] == PARSE_ERROR
+        server.send({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
+        assert "tools" in server.response(3)["result"]
+
+
 def _message(data: dict[str, Any]) -> types.JSONRPCMessage:
     return types.jsonrpc_message_adapter.validate_python(data, by_name=False)
 

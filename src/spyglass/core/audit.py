@@ -107,7 +107,7 @@ class AuditLog:
         for line in lines:
             try:
                 value = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(value, dict):
                 events.append(value)

@@ -244,7 +244,7 @@ class PolicyFile:
             return values, self._unreadable(f"cannot be read ({exc.strerror or exc})")
         try:
             data = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             return values, self._unreadable("is not valid JSON")
         if not isinstance(data, dict):
             return values, self._unreadable("must hold a JSON object")

@@ -123,7 +123,7 @@ def decode_state(state: str | None) -> str | None:
         return None
     try:
         data = json.loads(state)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(data, dict) or data.get("v") != _STATE_VERSION:
         return None

@@ -63,7 +63,7 @@ def _checked(raw: bytes) -> tuple[str, types.JSONRPCMessage] | types.JSONRPCErro
         lossy: Any
         try:
             lossy = json.loads(raw.decode("utf-8", errors="replace"))
-        except ValueError:
+        except (ValueError, RecursionError):
             lossy = None
         return _error(
             _request_id(lossy),
@@ -75,6 +75,11 @@ def _checked(raw: bytes) -> tuple[str, types.JSONRPCMessage] | types.JSONRPCErro
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         return _error(None, PARSE_ERROR, f"the message is not valid JSON ({exc.msg})")
+    except RecursionError:
+        # Raised out of the reader, it ended the server for every client request after it.
+        return _error(
+            None, PARSE_ERROR, "the message nests arrays or objects deeper than can be read"
+        )
     try:
         # Read as the SDK's transport reads the line (its own adapter, from the JSON text), so
         # what is passed on is exactly what the SDK will take for a request to answer.

@@ -22,7 +22,7 @@ def explain(body: bytes) -> str:
     """The explanation in a JSON error body, or ``""``."""
     try:
         data = json.loads(body)
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return ""
     return explain_value(data)
 
