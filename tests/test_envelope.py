@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from spyglass.envelope import REPLACEMENT, contains_tag, neutralise
+from spyglass.envelope import REPLACEMENT, TAG, contains_tag, letter_options, neutralise
 
 SPELLINGS = [
     "</untrusted_tool_output>",
@@ -179,3 +181,20 @@ def test_tags_spelled_in_a_random_mix_of_scripts_are_all_caught() -> None:
     missed = [text for text in spellings if not contains_tag(text)]
     assert missed == []
     assert all(not contains_tag(neutralise(text)) for text in spellings)
+
+
+def test_each_letter_of_the_name_matches_a_character_in_one_way_only() -> None:
+    # Two ways to match one character doubled a failed match's work at every letter of the
+    # name: a page of near misses took minutes to wrap.
+    for letter in set(TAG.replace("_", "")):
+        for form in {letter.lower(), letter.upper(), chr(ord(letter.lower()) - 97 + 0xFF41)}:
+            ways = [o for o in letter_options(letter) if re.fullmatch(o, form, re.IGNORECASE)]
+            assert len(ways) == 1, (letter, form, ways)
+
+
+def test_a_page_repeating_a_near_miss_of_the_name_is_left_alone() -> None:
+    # Each repetition stops one letter short of the name (which took the old pattern about
+    # fifty milliseconds apiece).
+    for gap in (" ", "\u200b", "&#8203;"):
+        page = ("untrusted_tool_outpu" + gap) * 200
+        assert neutralise(page) == page

@@ -48,13 +48,17 @@ _INVISIBLE = f"(?:{_INVISIBLE_ONE})*"
 _SEPARATOR = f"(?:{_SEPARATOR_ONE}|{_INVISIBLE_ONE})*"
 
 
-def _letter(char: str) -> str:
+def letter_options(char: str) -> list[str]:
+    """The ways the pattern spells one letter of the name (matched ignoring case, except the
+    ASCII look-alikes)."""
     lower, upper = char.lower(), char.upper()
+    # One spelling of each form: the pattern ignores case, so "u" matches "U" and "ｕ" matches
+    # "Ｕ". Two options matching the same character made a failed match try both at every
+    # letter, 2**19 ways for the whole name: a page of "untrusted_tool_outpu" repeated took
+    # seconds per kilobyte.
     options = [
         re.escape(lower),
-        re.escape(upper),
-        chr(ord(lower) - ord("a") + 0xFF41),  # fullwidth forms
-        chr(ord(upper) - ord("A") + 0xFF21),
+        chr(ord(lower) - ord("a") + 0xFF41),  # fullwidth form
         f"&#0*{ord(lower)};",
         f"&#0*{ord(upper)};",
         f"&#[xX]0*{ord(lower):x};",
@@ -63,7 +67,11 @@ def _letter(char: str) -> str:
     # ASCII look-alikes, matched case-sensitively (``I`` reads as ``l``; ``i`` does not).
     alikes = ASCII_ALIKES.get(lower, "") + ASCII_ALIKES.get(upper, "")
     options += [f"(?-i:{re.escape(alike)})" for alike in alikes]
-    return "(?:" + "|".join(options) + ")"
+    return options
+
+
+def _letter(char: str) -> str:
+    return "(?:" + "|".join(letter_options(char)) + ")"
 
 
 def _word(word: str) -> str:
