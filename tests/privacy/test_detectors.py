@@ -66,6 +66,73 @@ def test_a_luhn_valid_card_number_of_a_known_network_is_found(text: str) -> None
     assert spans(sentence, list(detectors.payment_cards(sentence))) == [text]
 
 
+def test_a_card_number_inside_a_long_run_of_numbers_is_found() -> None:
+    # Every group of the run was tried as a card's end, cubic in the run's length: a URL of
+    # a thousand numbers joined by spaces took seconds to check.
+    text = "1 " * 1000 + "4111 1111 1111 1111" + " 2" * 1000
+    found = list(detectors.payment_cards(text))
+    assert spans(text, found) == ["4111 1111 1111 1111"]
+
+
+def _cards_tried_to_the_end(text: str) -> list[tuple[int, int]]:
+    """The card finder before it tried only the groups nineteen digits reach (reference)."""
+    import re
+
+    found = []
+    for run in detectors._DIGIT_RUN.finditer(text):
+        groups = [
+            (m.start() + run.start(), m.end() + run.start())
+            for m in re.finditer(r"\d+", run.group())
+        ]
+        first = 0
+        while first < len(groups):
+            hit = None
+            for last in range(len(groups) - 1, first - 1, -1):
+                raw = text[groups[first][0] : groups[last][1]]
+                digits = re.sub(r"\D", "", raw)
+                if not 13 <= len(digits) <= 19 or len(set(re.sub(r"\d", "", raw))) > 1:
+                    continue
+                if (
+                    detectors._CARD_PREFIX.match(digits)
+                    and detectors.luhn_valid(digits)
+                    and len(set(digits)) > 1
+                ):
+                    hit = last
+                    break
+            if hit is None:
+                first += 1
+                continue
+            start, end = groups[first][0], groups[hit][1]
+            if not re.match(r"[.,]\d|\w", text[end : end + 2]):
+                found.append((start, end))
+            first = hit + 1
+    return found
+
+
+def test_the_card_finder_finds_what_trying_every_group_found() -> None:
+    import random
+
+    rng = random.Random(12)
+    cards = ["4111111111111111", "5500000000000004", "378282246310005", "6011111111111117"]
+    for _ in range(300):
+        parts = []
+        for _ in range(rng.randrange(1, 12)):
+            card = rng.choice(cards)
+            cut = rng.randrange(1, 5)
+            parts.append(
+                rng.choice(
+                    [
+                        card,
+                        " ".join(card[i : i + cut] for i in range(0, len(card), cut)),
+                        str(rng.randrange(10**6)),
+                    ]
+                )
+            )
+        text = rng.choice([" ", "-", " x "]).join(parts)
+        found = [(f.start, f.end) for f in detectors.payment_cards(text)]
+        assert found == _cards_tried_to_the_end(text), text
+
+
 @pytest.mark.parametrize(
     "text",
     ["4111 1111 1111 1112", "1234567890123456", "tweet 1790000000000000000", "0000000000000000"],
