@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from spyglass import jsontext
 from spyglass.cli.commands import summary
 from spyglass.cli.invoke import load_runtime, run_capability
 from spyglass.cli.output import EXIT_USAGE, fail, json_option, print_json, stdout
@@ -74,18 +75,12 @@ def capabilities(json_output: bool, schemas: bool) -> None:
 @json_option
 def invoke(name: str, arguments: str, version: int | None, yes: bool, json_output: bool) -> None:
     try:
-        parsed = json.loads(arguments)
+        parsed = jsontext.loads(arguments)
     except json.JSONDecodeError as exc:
         fail(
             f"ARGUMENTS is not valid JSON: {exc.msg} at character {exc.pos}",
             EXIT_USAGE,
             hint='write it as a JSON object, e.g. \'{"query": "llama.cpp release notes"}\'',
-        )
-    except RecursionError:
-        fail(
-            "ARGUMENTS nests arrays or objects deeper than can be read",
-            EXIT_USAGE,
-            hint='write it as a flat JSON object, e.g. \'{"query": "llama.cpp release notes"}\'',
         )
     run_capability(name, parsed, json_output=json_output, yes=yes, version=version)
 

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
+from spyglass import jsontext
 from spyglass.paths import make_private_dir
 
 AUDIT_FIELDS = (
@@ -106,8 +107,8 @@ class AuditLog:
         events = []
         for line in lines:
             try:
-                value = json.loads(line)
-            except (ValueError, RecursionError):
+                value = jsontext.loads(line)
+            except ValueError:
                 continue
             if isinstance(value, dict):
                 events.append(value)

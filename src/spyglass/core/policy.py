@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from spyglass import jsontext
 from spyglass.core.drive import blocking, direct
 from spyglass.errors import StorageError
 from spyglass.paths import make_private_dir
@@ -243,8 +244,8 @@ class PolicyFile:
         except OSError as exc:
             return values, self._unreadable(f"cannot be read ({exc.strerror or exc})")
         try:
-            data = json.loads(raw)
-        except (ValueError, UnicodeDecodeError, RecursionError):
+            data = jsontext.loads(raw)
+        except (ValueError, UnicodeDecodeError):
             return values, self._unreadable("is not valid JSON")
         if not isinstance(data, dict):
             return values, self._unreadable("must hold a JSON object")

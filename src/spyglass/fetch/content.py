@@ -7,6 +7,7 @@ import json
 import logging
 from dataclasses import dataclass
 
+from spyglass import jsontext
 from spyglass.errors import CapabilityError
 from spyglass.fetch.decode import decode
 from spyglass.fetch.errors import UNSUPPORTED_CONTENT
@@ -89,8 +90,9 @@ def to_document(body: bytes, media: MediaType, url: str) -> Document:
     text = decode(body, media.charset, markup=False)
     if essence in JSON_TYPES or essence.endswith("+json"):
         try:
-            return Document(None, json.dumps(json.loads(text), indent=2, ensure_ascii=False))
-        # Not JSON after all, or nested deeper than Python's recursion reads: as received.
+            return Document(None, json.dumps(jsontext.loads(text), indent=2, ensure_ascii=False))
+        # Not JSON after all (or nested too deeply to read), or too deep to write indented:
+        # as received.
         except (ValueError, RecursionError):
             return Document(None, text)
     return Document(None, text)

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 import httpx
 
+from spyglass import jsontext
 from spyglass.core.encoding import printable
 from spyglass.coretransport import CoreTransport
 from spyglass.errors import UpstreamError
@@ -210,8 +211,8 @@ class ModelClient:
                 await _drain(payloads)
                 break
             try:
-                chunk = json.loads(data)
-            except (ValueError, RecursionError):
+                chunk = jsontext.loads(data)
+            except ValueError:
                 raise self._unavailable("sent a response that is not JSON") from None
             if not isinstance(chunk, dict):
                 continue

@@ -16,6 +16,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from spyglass import jsontext
 from spyglass.core.encoding import encodable
 
 MARKERS = ("<tool_call", "<function=")
@@ -56,9 +57,8 @@ def parse_arguments(raw: str) -> dict[str, Any] | str:
     """JSON object text → dict; anything else is kept as text so validation can say why."""
     text = raw.strip() or "{}"
     try:
-        value = json.loads(text)
-    # RecursionError: nested deeper than Python reads (text a web page may have steered).
-    except (ValueError, RecursionError):
+        value = jsontext.loads(text)
+    except ValueError:
         return raw
     return value if isinstance(value, dict) else raw
 
@@ -146,8 +146,8 @@ class Salvage:
 
 def _json_call(body: str) -> ToolCall | None:
     try:
-        data = json.loads(body)
-    except (ValueError, RecursionError):
+        data = jsontext.loads(body)
+    except ValueError:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("name"), str):
         return None
@@ -164,8 +164,8 @@ def _function_call(name: str, body: str) -> ToolCall:
     for key, raw in _PARAMETER.findall(body):
         value = raw.strip()
         try:
-            arguments[key] = json.loads(value)
-        except (ValueError, RecursionError):
+            arguments[key] = jsontext.loads(value)
+        except ValueError:
             arguments[key] = value
     return ToolCall(new_call_id(), name, arguments, recovered=True)
 

@@ -18,11 +18,12 @@ context overflow, and retrying it without tools would hide the real error.
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 import time
 from collections.abc import Callable
+
+from spyglass import jsontext
 
 #: How much of an error body is read to find the server's message.
 MAX_ERROR_BYTES = 16_384
@@ -56,8 +57,8 @@ def error_message(body: bytes) -> str:
     """The server's own message in an error body, whatever its JSON shape (or the text)."""
     text = body[:MAX_ERROR_BYTES].decode("utf-8", "replace")
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
+        data = jsontext.loads(text)
+    except ValueError:
         return text
     if isinstance(data, dict):
         error = data.get("error")

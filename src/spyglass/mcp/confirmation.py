@@ -26,6 +26,7 @@ import mcp.types as types
 from mcp.server.context import ServerRequestContext
 from mcp.types.version import is_version_at_least
 
+from spyglass import jsontext
 from spyglass.core.actor import Actor
 from spyglass.core.capability import Capability
 from spyglass.core.confirmation import TOKEN_TTL_SECONDS
@@ -122,8 +123,8 @@ def decode_state(state: str | None) -> str | None:
     if not state:
         return None
     try:
-        data = json.loads(state)
-    except (ValueError, RecursionError):
+        data = jsontext.loads(state)
+    except ValueError:
         return None
     if not isinstance(data, dict) or data.get("v") != _STATE_VERSION:
         return None

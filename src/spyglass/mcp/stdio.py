@@ -28,6 +28,8 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from spyglass import jsontext
+
 #: JSON-RPC 2.0's codes for a message that cannot be parsed, and one that is not a request.
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -62,8 +64,8 @@ def _checked(raw: bytes) -> tuple[str, types.JSONRPCMessage] | types.JSONRPCErro
         # for anything else.
         lossy: Any
         try:
-            lossy = json.loads(raw.decode("utf-8", errors="replace"))
-        except (ValueError, RecursionError):
+            lossy = jsontext.loads(raw.decode("utf-8", errors="replace"))
+        except ValueError:
             lossy = None
         return _error(
             _request_id(lossy),
@@ -72,14 +74,9 @@ def _checked(raw: bytes) -> tuple[str, types.JSONRPCMessage] | types.JSONRPCErro
             f"{exc.start}); MCP over stdio is UTF-8 JSON, one message per line",
         )
     try:
-        data = json.loads(text)
+        data = jsontext.loads(text)
     except json.JSONDecodeError as exc:
         return _error(None, PARSE_ERROR, f"the message is not valid JSON ({exc.msg})")
-    except RecursionError:
-        # Raised out of the reader, it ended the server for every client request after it.
-        return _error(
-            None, PARSE_ERROR, "the message nests arrays or objects deeper than can be read"
-        )
     try:
         # Read as the SDK's transport reads the line (its own adapter, from the JSON text), so
         # what is passed on is exactly what the SDK will take for a request to answer.

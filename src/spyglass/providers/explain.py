@@ -9,9 +9,9 @@ caller scrubs keys; the text only reaches a model inside the untrusted-output en
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from spyglass import jsontext
 from spyglass.search.cleaning import plain_text
 
 EXPLANATION_CHARS = 300
@@ -21,8 +21,8 @@ _FIELDS = ("detail", "error", "message", "msg", "readableMessage")
 def explain(body: bytes) -> str:
     """The explanation in a JSON error body, or ``""``."""
     try:
-        data = json.loads(body)
-    except (UnicodeDecodeError, ValueError, RecursionError):
+        data = jsontext.loads(body)
+    except (UnicodeDecodeError, ValueError):
         return ""
     return explain_value(data)
 

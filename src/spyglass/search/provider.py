@@ -7,11 +7,11 @@ timeouts, the size bound, generic status mapping and result cleaning are shared 
 
 from __future__ import annotations
 
-import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from spyglass import jsontext
 from spyglass.providers.exchange import Endpoint, ProviderRequest
 from spyglass.search.cleaning import plain_text
 from spyglass.search.model import (
@@ -69,9 +69,8 @@ class Provider(ABC):
     def load_json(self, body: bytes) -> Any:
         """The decoded JSON document, or ``SEARCH_INVALID_OUTPUT`` naming this provider."""
         try:
-            return json.loads(body)
-        # RecursionError: nested deeper than Python reads, which no API answers with.
-        except (UnicodeDecodeError, ValueError, RecursionError):
+            return jsontext.loads(body)
+        except (UnicodeDecodeError, ValueError):
             raise SearchFailure(
                 INVALID_OUTPUT,
                 f"{self.name} answered with something that is not JSON; "
@@ -97,8 +96,8 @@ def explanation(text: object) -> str:
 def json_or_none(body: bytes) -> Any:
     """The JSON document in ``body``, or ``None`` when it is not JSON."""
     try:
-        return json.loads(body)
-    except (UnicodeDecodeError, ValueError, RecursionError):
+        return jsontext.loads(body)
+    except (UnicodeDecodeError, ValueError):
         return None
 
 

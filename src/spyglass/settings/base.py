@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
+from spyglass import jsontext
 from spyglass.version import __version__
 
 ENV_PREFIX = "SPYGLASS_"
@@ -46,11 +46,7 @@ def split_list_string(value: Any) -> Any:
     if isinstance(value, str):
         text = value.strip()
         if text.startswith("["):
-            try:
-                return json.loads(text)
-            except RecursionError:
-                # A ValueError is what pydantic reports as this setting's error.
-                raise ValueError("the list nests deeper than can be read") from None
+            return jsontext.loads(text)
         return [part.strip() for part in text.split(",") if part.strip()]
     return value
 

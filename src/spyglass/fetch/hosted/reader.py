@@ -8,11 +8,11 @@ generic status mapping, routing and post-processing are shared code.
 
 from __future__ import annotations
 
-import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
+from spyglass import jsontext
 from spyglass.providers.exchange import (
     INVALID_OUTPUT,
     Endpoint,
@@ -84,9 +84,8 @@ class Reader(ABC):
     def load_json(self, body: bytes) -> Any:
         """The decoded JSON document, or ``FETCH_INVALID_OUTPUT`` naming this reader."""
         try:
-            return json.loads(body)
-        # RecursionError: nested deeper than Python reads, which no API answers with.
-        except (UnicodeDecodeError, ValueError, RecursionError):
+            return jsontext.loads(body)
+        except (UnicodeDecodeError, ValueError):
             raise self.failure(
                 INVALID_OUTPUT,
                 f"{self.name} answered with something that is not JSON; "
