@@ -75,6 +75,9 @@ def f1(predicted: str, reference: str) -> tuple[float, float, float]:
     return 2 * precision * recall / (precision + recall), precision, recall
 
 
+#: An output longer than this many times its reference counts as too long (the issue's
+#: "longer than 1.5x the reference").
+LONGER = 1.5
 #: Words of a shingle, as the article-extraction benchmark counts them (four in a row).
 SHINGLE = 4
 

@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.extraction_data import load, page_ids, shingle_figures  # noqa: E402
+from bench.extraction_data import LONGER, load, page_ids, shingle_figures  # noqa: E402
 
 # -- the systems ----------------------------------------------------------------------------
 
@@ -164,7 +164,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
                 entry["recall"] = mean([r["recall"] for r in items])
                 counts = [(r["shingle_tp"], r["shingle_fp"], r["shingle_fn"]) for r in items]
                 entry.update(shingle_figures(counts))
-                entry["longer_than_1_5"] = sum(r["length_ratio"] > 1.5 for r in items)
+                entry["longer_than_1_5"] = sum(r["length_ratio"] > LONGER for r in items)
             summary[system][group] = entry
     return summary
 
@@ -297,7 +297,9 @@ def print_shingles(summary: dict[str, Any]) -> None:
     """The article-extraction benchmark's figures (four-word shingles) by group, and how many
     pages come out longer than one and a half times their reference."""
     print("\nshingle F1 (four words in a row, case kept; Scrapinghub's benchmark's measure)")
-    print(f"{'system':<17} {'group':<14} {'pages':>5} {'F1':>6} {'P':>6} {'R':>6} {'>1.5x':>6}")
+    print(
+        f"{'system':<17} {'group':<14} {'pages':>5} {'F1':>6} {'P':>6} {'R':>6} {f'>{LONGER}x':>6}"
+    )
     for system, groups in summary.items():
         order = ["overall", *sorted(g for g in groups if g not in ("overall", "memory_kib"))]
         for group in order:

@@ -90,21 +90,25 @@ def _declared_article(record: dict[str, Any], names: dict[str, int]) -> bool:
     return bool(_feature(record, names, "ld_article") or _feature(record, names, "og_article"))
 
 
+def _page(record: dict[str, Any], names: dict[str, int]) -> dict[str, float]:
+    """The page's features, read back from the chooser's row (none without a row)."""
+    row = record["row"]
+    return {} if row is None else {name: row[i] for name, i in names.items()}
+
+
 def _declared(record: dict[str, Any], names: dict[str, int]) -> str:
-    """The runtime's own :func:`declared_type` of the page's features, read back from the
-    chooser's row."""
+    """The runtime's own :func:`declared_type` of the page."""
     from spyglass.fetch.keep import declared_type
 
-    if record["row"] is None:
-        return "none"
-    return declared_type({name: record["row"][i] for name, i in names.items()})
+    return declared_type(_page(record, names))
 
 
 def _shipped(record: dict[str, Any], names: dict[str, int]) -> str:
-    """The shipped rule's group: whether the page declares an article and the chosen
-    reading, as the runtime's :func:`~spyglass.fetch.keep.group` names it."""
-    declared = "article" if _declared(record, names) == "article" else "not-article"
-    return f"{declared}/{record['reading']}"
+    """The shipped rule's group: the runtime's own :func:`~spyglass.fetch.keep.group` of the
+    page and its chosen reading."""
+    from spyglass.fetch.keep import group
+
+    return group(_page(record, names), record["reading"])
 
 
 def _articles(record: dict[str, Any], names: dict[str, int]) -> str:

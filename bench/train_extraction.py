@@ -56,6 +56,7 @@ from bench.block_training import (  # noqa: E402
 )
 from bench.extraction_data import (  # noqa: E402
     FOLDS,
+    LONGER,
     folds,
     load,
     load_truth,
@@ -219,7 +220,7 @@ def figures(scored: Iterable[tuple[dict[str, Any], dict[str, float]]]) -> dict[s
                 shingles = (score["shingle_tp"], score["shingle_fp"], score["shingle_fn"])
                 for group in ("overall", page["type"]):
                     shingled[group].append(shingles)
-                    longer[group] += score["length_ratio"] > 1.5
+                    longer[group] += score["length_ratio"] > LONGER
             if score["fp"] + score["tn"]:
                 without_rates.append(score["fp"] / (score["fp"] + score["tn"]))
         else:
