@@ -51,3 +51,15 @@ def test_underline_tags_go_in_prose_and_labels_and_stay_in_code_and_the_pages_te
         "says [Beth](https://example.org/b) that **it works**, 12<sup>th</sup>\n"
         "the tag <u> and `<u>x</u>`\n```\n<u>fenced</u>\n```"
     )
+
+
+def test_a_run_of_backticks_that_no_run_of_its_length_closes_is_prose() -> None:
+    # CommonMark: "``a`" holds no code span, so its escapes are trafilatura's.
+    assert unescape_prose("``a\\_b` and c\\_d") == "``a_b` and c_d"
+    assert unescape_prose("``a\\_b` and ``c\\_d``") == "``a\\_b` and ``c_d``"
+
+
+def test_an_unescaped_bracket_ends_what_could_be_a_links_label() -> None:
+    # CommonMark reads "[a [b](c)" as a bracket and a link: the label is "b" alone, and
+    # the escaped bracket before it is prose.
+    assert unescape_prose(r"[a \[x [b\[1\]](c)") == r"[a [x [b\[1\]](c)"

@@ -18,7 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from spyglass.fetch.candidates import KINDS, LINK
+from spyglass.fetch.candidates import KINDS
+from spyglass.fetch.linktext import link_label_chars, without_targets
 from spyglass.fetch.places import PLACE_FEATURES
 
 _BLANK_RUNS = re.compile(r"\n{3,}")
@@ -26,9 +27,12 @@ _BLANK_RUNS = re.compile(r"\n{3,}")
 _SPACES_ONLY = re.compile(r"^[ \t]+$", re.MULTILINE)
 #: A heading's marker followed by more (a heading the page nested in another one).
 _MARKERS = re.compile(r"^(#{1,6} )(?:#{1,6} )+", re.MULTILINE)
-# A link's target, which holds no words of the block (a cheaper cut than the full syntax).
 _PUNCTUATION = bytes.maketrans(string.punctuation.encode(), b" " * len(string.punctuation))
-_TARGET = re.compile(r"\]\((?:<[^>\n]*>|[^)\n]*)\)")
+# A link's target, which holds no words of the block (a cheaper cut than the full syntax):
+# "](target)" -> "]". Group 2 is a "](" whose target has no ")" on its
+# line, written back whole: no later "](" on that line can close either, and reading the
+# rest of the line again from each would take time growing with its square.
+_TARGET = re.compile(r"(\])(?:\((?:<[^>\n]*>|[^)\n]*)\)|(\([^)\n]*))")
 _DIGIT = re.compile(r"\d")
 #: Words that name the boxes around an article — related reading, subscribing and following,
 #: sharing, comments, advertising, the site's small print — in the languages most pages are
@@ -136,7 +140,7 @@ _KIND_CODES = {"text": 0.0, "heading": 1.0, "item": 2.0, "table": 3.0, "code": 4
 def _tokens(text: str) -> list[bytes]:
     """Lower-case words of ``text`` with link targets and ASCII punctuation left out."""
     if "](" in text:
-        text = _TARGET.sub("]", text)
+        text = _TARGET.sub(r"\1\2", text)
     # Bytes: translate and split run in C, several times faster than a \w+ regex on str.
     return text.encode("utf-8", "replace").lower().translate(_PUNCTUATION).split()
 
@@ -259,10 +263,10 @@ BLOCK_FEATURES = [
 def _link_density(text: str) -> float:
     if "](" not in text:
         return 0.0
-    visible = LINK.sub(lambda m: m.group(1), text)
+    visible = without_targets(text)
     if not visible.strip():
         return 0.0
-    linked = sum(len(m.group(1)) for m in LINK.finditer(text))
+    linked = link_label_chars(text)
     return min(1.0, linked / len(visible))
 
 

@@ -23,13 +23,12 @@ from lxml import html as lxml_html
 from spyglass.fetch.container import content_container
 from spyglass.fetch.escapes import unescape_prose
 from spyglass.fetch.lead import with_lead
+from spyglass.fetch.linktext import LINK, is_link
 from spyglass.fetch.region import element_and_part_markdown, main_region, web_url
 from spyglass.fetch.repeats import drop_repeated_lines
 
 #: Candidate names, in the order the chooser's model numbers them.
 KINDS = ("article", "region", "block")
-# [label](target), where trafilatura writes targets containing parentheses as (<target>).
-LINK = re.compile(r"(!?\[[^\]\n]*\])\((?:<([^<>\n]*)>|([^()\s]*(?:\([^()\s]*\)[^()\s]*)*))\)")
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _ABSOLUTE = re.compile(r"https?://[^\s/?#]+(?:[/?#]\S*)?$")
 
@@ -113,6 +112,8 @@ def absolute_links(markdown: str, base: str) -> str:
     """
 
     def rewrite(match: re.Match[str]) -> str:
+        if not is_link(match):
+            return match.group(0)
         label = match.group(1)
         target = (match.group(2) if match.group(2) is not None else match.group(3)).strip()
         if not target:

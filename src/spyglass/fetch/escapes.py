@@ -21,14 +21,21 @@ import re
 
 __all__ = ["unescape_prose"]
 
-# One pass, leftmost first: a code span, a link or image, or an escaped character (with any
-# backslashes of the page's own before it, which trafilatura doubled).
-_ESCAPED = re.compile(r"(?P<run>\\+)(?P<char>[*_`~\[\]<])")
+# An escaped character, with any backslashes of the page's own before it (which trafilatura
+# doubled). A run is read from its first backslash only: trying each later one would read
+# the rest of the run again, and no run begins in the middle of one.
+_ESCAPED = re.compile(r"(?<!\\)(?P<run>\\+)(?P<char>[*_`~\[\]<])")
 # trafilatura's underline tags: the page's own "<" is always escaped, so a bare tag is its.
 _UNDERLINE = re.compile(r"(?<!\\)</?u>")
+# One pass, leftmost first: a code span, a link or image, an escaped character or an
+# underline tag. No attempt reads past where the next attempt of its kind begins, so a line
+# is read in time that grows with its length, not its square: a code span opens only at the
+# start of a run of backticks (as CommonMark reads one), a link's label holds no unescaped
+# "[" (CommonMark's "[a [b](c)" is a bracket and a link) and its target stops at the next
+# "](".
 _TOKENS = re.compile(
-    r"(?P<code>(?<!\\)(?P<ticks>`+)(?!`).*?(?<!`)(?P=ticks)(?!`))"
-    r"|(?P<link>!?\[(?:\\.|[^\]\\\n])*\]\([^)\n]*\))"
+    r"(?P<code>(?<![\\`])(?P<ticks>`+)(?!`).*?(?<!`)(?P=ticks)(?!`))"
+    r"|(?P<link>!?\[(?:\\.|[^\[\]\\\n])*\]\((?:[^)\]\n]|\](?!\())*\))"
     rf"|{_ESCAPED.pattern}"
     rf"|(?P<underline>{_UNDERLINE.pattern})"
 )

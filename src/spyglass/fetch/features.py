@@ -20,7 +20,8 @@ from urllib.parse import urlsplit
 from lxml import etree
 from lxml import html as lxml_html
 
-from spyglass.fetch.candidates import KINDS, LINK, Candidates
+from spyglass.fetch.candidates import KINDS, Candidates
+from spyglass.fetch.linktext import link_label_chars, without_targets
 from spyglass.fetch.metadata import own_url
 
 #: schema.org types grouped by the page type they announce.
@@ -164,7 +165,7 @@ def _declared_types(tree: lxml_html.HtmlElement) -> set[str]:
 
 def candidate_features(markdown: str) -> dict[str, float]:
     """Numbers describing one candidate reading."""
-    return _described(markdown, LINK.sub(r"\1", markdown))
+    return _described(markdown, without_targets(markdown))
 
 
 def _described(
@@ -187,7 +188,7 @@ def _described(
                 number = known[shown] = len(_WORD.findall(shown))
             words.append(number)
     chars = len(visible)
-    link_chars = sum(len(m.group(1)) for m in LINK.finditer(markdown)) if "](" in markdown else 0
+    link_chars = link_label_chars(markdown)
     count = len(lines) or 1
     return {
         "chars": math.log1p(chars),
@@ -232,7 +233,7 @@ def reading_rows(
     for kind in kinds:
         text = texts[kind]
         if text not in known:
-            visible = LINK.sub(r"\1", text)
+            visible = without_targets(text)
             known[text] = (
                 _described(text, visible, counted),
                 set(_WORD.findall(visible.lower())),

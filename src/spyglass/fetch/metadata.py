@@ -36,8 +36,9 @@ _MAX_FIELD = 160
 _MAX_DESCRIPTION = 600
 #: What sites put between a page's own title and their name ("Kettles | Kitchen Weekly",
 #: "Kettles - Kitchen Weekly", "Kitchen Weekly » Kettles"); a colon or a hyphen inside a
-#: word is the title's own punctuation.
-_TITLE_SEPARATOR = re.compile(r"(\s+(?:[|\-–—·•»/]|::)\s+)")
+#: word is the title's own punctuation. Its space is read from the first of a run only:
+#: from each later one the rest of the run would be read again, for no other match.
+_TITLE_SEPARATOR = re.compile(r"((?<!\s)\s+(?:[|\-–—·•»/]|::)\s+)")
 _WORD = re.compile(r"\w+")
 _NOT_ALPHANUMERIC = re.compile(r"[\W_]+")
 #: A part of a site's name opening with a host's name this long or longer names the host.

@@ -1,0 +1,117 @@
+"""Time to read crafted pages as they grow: extraction must stay linear in a page's size.
+
+    PYTHONPATH=src .venv/bin/python bench/crafted_pages.py [--sizes 20000,40000,80000]
+
+Each case is one paragraph (or title) of a character sequence that makes a naive pattern
+read the rest of the line again from every occurrence: unclosed brackets, link openings
+with no closing parenthesis, runs of backslashes or backticks, long runs of spaces. For
+each size, trafilatura's own extraction (``trafilatura.extract(html, url=url,
+output_format="markdown")``, the peer, whose parse every Spyglass reading starts from) and
+:func:`spyglass.fetch.extract.extract_html` are timed by the calling thread's CPU time.
+Prints both times at the largest size, their ratio, and each one's growth when the page
+doubles: about 2 is linear, about 4 is quadratic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from functools import partial
+
+URL = "https://example.com/a"
+
+
+def paragraph(piece: str) -> Callable[[int], str]:
+    """A page whose article is one paragraph of ``piece`` repeated to ``size`` characters."""
+
+    def page(size: int) -> str:
+        text = (piece * (size // len(piece) + 1))[:size]
+        escaped = text.replace("&", "&amp;").replace("<", "&lt;")
+        return f"<html><body><article><h1>Crafted</h1><p>{escaped}</p></article></body></html>"
+
+    return page
+
+
+def code(piece: str) -> Callable[[int], str]:
+    """A page whose article is one ``<code>`` element of ``piece`` repeated to ``size``."""
+
+    def page(size: int) -> str:
+        text = (piece * (size // len(piece) + 1))[:size]
+        return f"<html><body><article><p>See <code>{text}</code></p></article></body></html>"
+
+    return page
+
+
+def title(piece: str) -> Callable[[int], str]:
+    """A short article under a ``<title>`` of ``piece`` repeated to ``size`` characters."""
+
+    def page(size: int) -> str:
+        text = (piece * (size // len(piece) + 1))[:size]
+        body = "<p>" + "A sentence of the article. " * 20 + "</p>"
+        head = f"<head><title>T{text}x</title></head>"
+        return f"<html>{head}<body><article>{body}</article></body></html>"
+
+    return page
+
+
+CASES: dict[str, Callable[[int], str]] = {
+    "unclosed brackets": paragraph("["),
+    "image openings": paragraph("!["),
+    "link openings": paragraph("]("),
+    "angle targets": paragraph("](<"),
+    "labels, no target": paragraph("[b]("),
+    "backslashes": paragraph("\\"),
+    "escaped brackets": paragraph("\\["),
+    "backticks in code": code("`"),
+    "growing tick runs": code("a``"),
+    "spaces in a title": title(" "),
+}
+
+
+def cpu(call: Callable[[], object]) -> float:
+    """The calling thread's CPU seconds for one call."""
+    started = time.thread_time()
+    call()
+    return time.thread_time() - started
+
+
+def main() -> int:
+    import trafilatura
+
+    from spyglass.fetch.extract import extract_html
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="20000,40000,80000", help="page sizes, ascending")
+    options = parser.parse_args()
+    sizes = [int(size) for size in options.sizes.split(",")]
+    # Warm-up: imports, the models, lxml's and trafilatura's first-call costs.
+    warm = paragraph("word ")(2000)
+    extract_html(warm, URL)
+    trafilatura.extract(warm, url=URL, output_format="markdown")
+    print(
+        f"{'case':<20} {'ours s':>8} {'peer s':>8} {'ratio':>6} {'growth':>7} {'peer growth':>12}"
+    )
+    worst = 0.0
+    for name, build in CASES.items():
+        ours: list[float] = []
+        theirs: list[float] = []
+        for size in sizes:
+            html = build(size)
+            peer = partial(trafilatura.extract, html, url=URL, output_format="markdown")
+            theirs.append(cpu(peer))
+            ours.append(cpu(partial(extract_html, html, URL)))
+        growth = ours[-1] / ours[-2] if len(sizes) > 1 and ours[-2] else float("nan")
+        peer_growth = theirs[-1] / theirs[-2] if len(sizes) > 1 and theirs[-2] else float("nan")
+        worst = max(worst, growth)
+        ratio = ours[-1] / theirs[-1] if theirs[-1] else float("nan")
+        print(
+            f"{name:<20} {ours[-1]:>8.3f} {theirs[-1]:>8.3f} {ratio:>6.2f}"
+            f" {growth:>7.2f} {peer_growth:>12.2f}"
+        )
+    print(f"largest page {sizes[-1]} characters; worst growth on doubling {worst:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
