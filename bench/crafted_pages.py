@@ -1,10 +1,12 @@
 """Time to read crafted pages as they grow: extraction must stay linear in a page's size.
 
-    PYTHONPATH=src .venv/bin/python bench/crafted_pages.py [--sizes 20000,40000,80000]
+    PYTHONPATH=src .venv/bin/python bench/crafted_pages.py [--sizes 100000,200000,400000]
 
 Each case is one paragraph (or title) of a character sequence that makes a naive pattern
-read the rest of the line again from every occurrence: unclosed brackets, link openings
-with no closing parenthesis, runs of backslashes or backticks, long runs of spaces. For
+read the rest of the line again from every occurrence (unclosed brackets, link openings
+with no closing parenthesis, runs of backslashes or backticks, long runs of spaces), or
+many small elements that make an XPath query on text nodes merge its results one set at a
+time (libxml2 checks each node against all before it). For
 each size, trafilatura's own extraction (``trafilatura.extract(html, url=url,
 output_format="markdown")``, the peer, whose parse every Spyglass reading starts from) and
 :func:`spyglass.fetch.extract.extract_html` are timed by the calling thread's CPU time.
@@ -55,6 +57,18 @@ def title(piece: str) -> Callable[[int], str]:
     return page
 
 
+def elements(piece: str, holder: str = "article") -> Callable[[int], str]:
+    """A page whose ``holder`` is ``piece`` (markup, ``{i}`` numbering each copy) repeated
+    until the markup is ``size`` characters long."""
+
+    def page(size: int) -> str:
+        copies = max(1, size // len(piece.format(i=0)))
+        inside = "".join(piece.format(i=i) for i in range(copies))
+        return f"<html><body><{holder}>{inside}</{holder}></body></html>"
+
+    return page
+
+
 CASES: dict[str, Callable[[int], str]] = {
     "unclosed brackets": paragraph("["),
     "image openings": paragraph("!["),
@@ -66,6 +80,9 @@ CASES: dict[str, Callable[[int], str]] = {
     "backticks in code": code("`"),
     "growing tick runs": code("a``"),
     "spaces in a title": title(" "),
+    "list of links": elements("<li><a href='/p{i}'>item {i}</a> text of the item</li>", "ul"),
+    "paragraphs of links": elements("<p><a href='/p{i}'>link {i}</a> and <b>x</b> text</p>"),
+    "spans in a paragraph": elements("<span>w{i}</span>", "p"),
 }
 
 
@@ -82,7 +99,7 @@ def main() -> int:
     from spyglass.fetch.extract import extract_html
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", default="20000,40000,80000", help="page sizes, ascending")
+    parser.add_argument("--sizes", default="100000,200000,400000", help="page sizes, ascending")
     options = parser.parse_args()
     sizes = [int(size) for size in options.sizes.split(",")]
     # Warm-up: imports, the models, lxml's and trafilatura's first-call costs.

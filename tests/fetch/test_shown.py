@@ -34,7 +34,9 @@ def element(markup: str) -> tuple[lxml_html.HtmlElement, lxml_html.HtmlElement]:
         "<div id='site-footer'>Imprint</div>",
         "<div role='navigation'>Menu</div>",
         "<form><input value='search'><button>Go</button></form>",
+        f"<form><label>{PROSE}</label><select><option>{PROSE}</option></select></form>",
         "<header><a href='/'>Shop</a></header>",
+        f"<header><nav><p>{PROSE}</p></nav></header>",
         "<button>Add to basket</button>",
     ],
 )

@@ -7,7 +7,7 @@ import threading
 from lxml import etree
 from lxml import html as lxml_html
 
-from spyglass.fetch.tree import parse
+from spyglass.fetch.tree import parse, texts_inside
 
 
 def _body(html: str) -> lxml_html.HtmlElement:
@@ -140,3 +140,19 @@ def test_a_button_closed_around_an_open_div_holds_nothing_after_it() -> None:
     main = body.find("main")
     assert main is not None
     assert main.getparent() is body
+
+
+def test_texts_inside_an_element_are_each_read_once_in_document_order() -> None:
+    body = _body(
+        "<body><p>before</p><a href='/a'>one<!-- note -->two<b>three</b></a> between"
+        "<div><a href='/b'>four<span><a href='/c'>five</a></span></a></div></body>"
+    )
+    # A comment's text is not the page's; the text after it is. A link the parser nested in
+    # another is read with the outer one, not twice.
+    assert list(texts_inside(body, "a")) == ["one", "two", "three", "four", "five"]
+
+
+def test_texts_inside_leave_out_elements_under_what_is_named() -> None:
+    body = _body("<body><p>kept</p><nav><p>menu</p></nav><div><p>also kept</p></div></body>")
+    assert list(texts_inside(body, "p", not_under=("nav",))) == ["kept", "also kept"]
+    assert list(texts_inside(body, "nav")) == ["menu"]

@@ -30,7 +30,7 @@ from spyglass.fetch.learned import choose, content_chances
 from spyglass.fetch.metadata import Metadata, page_metadata, without_title
 from spyglass.fetch.places import Places, text_index
 from spyglass.fetch.region import web_url
-from spyglass.fetch.tree import parse
+from spyglass.fetch.tree import parse, texts_inside
 
 __all__ = ["Extracted", "absolute_links", "extract_html", "readings"]
 
@@ -117,9 +117,9 @@ def with_fallback(found: Candidates, tree: lxml_html.HtmlElement) -> dict[str, s
 
 
 def _title(tree: lxml_html.HtmlElement) -> str | None:
-    for xpath in ('//meta[@property="og:title"]/@content', "//title//text()", "//h1//text()"):
-        values = tree.xpath(xpath)
-        text = " ".join(str(v) for v in values).strip() if values else ""
+    declared = tree.xpath('//meta[@property="og:title"]/@content')
+    for values in (declared, texts_inside(tree, "title"), texts_inside(tree, "h1")):
+        text = " ".join(str(value) for value in values).strip()
         if text:
             return " ".join(text.split())[:300]
     return None

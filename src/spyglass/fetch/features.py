@@ -23,6 +23,7 @@ from lxml import html as lxml_html
 from spyglass.fetch.candidates import KINDS, Candidates
 from spyglass.fetch.linktext import link_label_chars, without_targets
 from spyglass.fetch.metadata import own_url
+from spyglass.fetch.tree import texts_inside
 
 #: schema.org types grouped by the page type they announce.
 _TYPE_GROUPS = {
@@ -85,7 +86,6 @@ _JSON_LD = etree.XPath("//script[@type='application/ld+json']/text()")
 _ITEMTYPES = etree.XPath("//*[@itemtype]/@itemtype")
 _OG_TYPE = etree.XPath("//meta[@property='og:type']/@content")
 _BODY_TEXT = etree.XPath("string-length(normalize-space(//body))")
-_LINK_TEXTS = etree.XPath("//a//text()")
 
 
 def page_features(tree: lxml_html.HtmlElement, url: str) -> dict[str, float]:
@@ -142,7 +142,7 @@ def _counts(tree: lxml_html.HtmlElement) -> dict[str, float]:
 
 
 def _link_chars(tree: lxml_html.HtmlElement) -> float:
-    return float(sum(len(str(text).strip()) for text in _LINK_TEXTS(tree)))
+    return float(sum(len(text.strip()) for text in texts_inside(tree, "a")))
 
 
 def _declared_types(tree: lxml_html.HtmlElement) -> set[str]:

@@ -21,6 +21,8 @@ from collections.abc import Iterable, Iterator
 from lxml import etree
 from lxml import html as lxml_html
 
+from spyglass.fetch.tree import texts_inside
+
 #: Elements whose text is never shown as it stands.
 _UNSHOWN = frozenset(["script", "style", "noscript", "template"])
 _SKIP_TAGS = _UNSHOWN | frozenset(
@@ -75,11 +77,8 @@ _TITLE = etree.XPath("descendant::h1[1]")
 #: A form with at least this many words of its own text (not its controls'), or a header with
 #: this many words of paragraphs, holds content.
 _CONTENT_WORDS = 100
-_FORM_TEXT = etree.XPath(
-    ".//text()[not(ancestor::script or ancestor::style or ancestor::select"
-    " or ancestor::textarea or ancestor::button or ancestor::label)]"
-)
-_PROSE_TEXT = etree.XPath(".//p[not(ancestor::nav)]//text()")
+#: What of a form is its controls' text or never shown, not its own text.
+_FORM_CONTROLS = frozenset(["script", "style", "select", "textarea", "button", "label"])
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 
 
@@ -151,23 +150,26 @@ def _holds_prose(header: lxml_html.HtmlElement) -> bool:
     """Whether ``header`` holds the content rather than the site's masthead: paragraphs of
     many words outside its navigation (an article's body set in a ``<header>``, a page whose
     header is never closed)."""
-    return many_words(_PROSE_TEXT(header))
+    return many_words(texts_inside(header, "p", not_under=("nav",)))
 
 
 def _holds_content(form: lxml_html.HtmlElement) -> bool:
     """Whether ``form`` wraps content rather than being one (a whole-page form, a grid of
     products in a filter form): it has many words of its own text, its controls' aside."""
-    return many_words(_FORM_TEXT(form))
+    return many_words(shown_text(form, leave_out=_FORM_CONTROLS))
 
 
-def shown_text(element: lxml_html.HtmlElement) -> Iterator[str]:
-    """The text of ``element`` and its descendants but scripts, styles, ``<noscript>`` and
-    ``<template>``, lazily: a caller counting words stops after the first few."""
+def shown_text(
+    element: lxml_html.HtmlElement, leave_out: frozenset[str] = _UNSHOWN
+) -> Iterator[str]:
+    """The text of ``element`` and its descendants but those in elements it should
+    ``leave_out`` (by default scripts, styles, ``<noscript>`` and ``<template>``), lazily: a
+    caller counting words stops after the first few."""
     if element.text:
         yield element.text
     for child in element:
-        if isinstance(child.tag, str) and child.tag not in _UNSHOWN:
-            yield from shown_text(child)
+        if isinstance(child.tag, str) and child.tag not in leave_out:
+            yield from shown_text(child, leave_out)
         if child.tail:
             yield child.tail
 
