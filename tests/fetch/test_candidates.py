@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from spyglass.fetch.candidates import candidates
+from spyglass.fetch.candidates import MAX_PARAGRAPH_TEXTS, candidates
 from spyglass.fetch.tree import parse
 
 STORY = [
@@ -36,3 +36,22 @@ def test_the_article_reading_is_the_article_without_the_readers_comments_under_i
         assert paragraph in article
     for comment in COMMENTS:
         assert comment not in article
+
+
+def test_a_page_with_more_paragraph_texts_than_the_limit_is_read_without_trafilatura() -> None:
+    # trafilatura's query for these texts grows with their square; the region reading is
+    # linear in the page and reads it instead.
+    paragraphs = MAX_PARAGRAPH_TEXTS // 2 + 1
+    body = "".join(f"<p>Row {i} of the <b>ledger</b></p>" for i in range(paragraphs))
+    tree = parse(f"<html><body><main>{body}</main></body></html>")
+    assert tree is not None
+    found = candidates(tree, "https://ledger.example/")
+    assert found.article == ""
+    assert f"Row {paragraphs - 1} of the ledger" in found.region
+
+
+def test_a_page_just_under_the_paragraph_text_limit_gets_its_article_reading() -> None:
+    body = "".join(f"<p>Row {i} of the ledger, a line.</p>" for i in range(2_000))
+    tree = parse(f"<html><body><article>{body}</article></body></html>")
+    assert tree is not None
+    assert "Row 1999 of the ledger" in candidates(tree, "https://ledger.example/").article
