@@ -6,7 +6,11 @@ Each case is one paragraph (or title) of a character sequence that makes a naive
 read the rest of the line again from every occurrence (unclosed brackets, link openings
 with no closing parenthesis, runs of backslashes or backticks, long runs of spaces), or
 many small elements that make an XPath query on text nodes merge its results one set at a
-time (libxml2 checks each node against all before it). For
+time (libxml2 checks each node against all before it) or sort them by walking siblings,
+or make trafilatura count its growing result once per heading. Past 25,000 elements or
+20,000 paragraph text nodes the article reading is left out (``MAX_ELEMENTS``,
+``MAX_PARAGRAPH_TEXTS`` in ``spyglass.fetch.candidates``), so those cases grow less than
+twofold where the larger page crosses the limit. For
 each size, trafilatura's own extraction (``trafilatura.extract(html, url=url,
 output_format="markdown")``, the peer, whose parse every Spyglass reading starts from) and
 :func:`spyglass.fetch.extract.extract_html` are timed by the calling thread's CPU time.
@@ -83,6 +87,12 @@ CASES: dict[str, Callable[[int], str]] = {
     "list of links": elements("<li><a href='/p{i}'>item {i}</a> text of the item</li>", "ul"),
     "paragraphs of links": elements("<p><a href='/p{i}'>link {i}</a> and <b>x</b> text</p>"),
     "spans in a paragraph": elements("<span>w{i}</span>", "p"),
+    "comments between words": elements("<!-- c -->w ", "p"),
+    "breaks in a paragraph": elements("<br> ", "p"),
+    "headings": elements("<h2>H{i}</h2>"),
+    "nested links": elements("<a href='/{i}'>x<span><a href='/y{i}'>z</a></span></a>"),
+    "table cells": elements("<tr><td>a{i}</td><td>b</td></tr>", "table"),
+    "deep divs": elements("<div>" * 100 + "text {i}" + "</div>" * 100),
 }
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from spyglass.fetch.candidates import MAX_PARAGRAPH_TEXTS, candidates
+from spyglass.fetch.candidates import MAX_ELEMENTS, MAX_PARAGRAPH_TEXTS, candidates
 from spyglass.fetch.tree import parse
 
 STORY = [
@@ -55,3 +55,12 @@ def test_a_page_just_under_the_paragraph_text_limit_gets_its_article_reading() -
     tree = parse(f"<html><body><article>{body}</article></body></html>")
     assert tree is not None
     assert "Row 1999 of the ledger" in candidates(tree, "https://ledger.example/").article
+
+
+def test_a_page_with_more_elements_than_the_limit_is_read_without_trafilatura() -> None:
+    headings = "".join(f"<h2>Section {i}</h2>" for i in range(MAX_ELEMENTS))
+    tree = parse(f"<html><body><main>{headings}</main></body></html>")
+    assert tree is not None
+    found = candidates(tree, "https://ledger.example/")
+    assert found.article == ""
+    assert f"Section {MAX_ELEMENTS - 1}" in found.region

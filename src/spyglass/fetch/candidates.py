@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 
 import trafilatura
+from lxml import etree
 from lxml import html as lxml_html
 
 from spyglass.fetch.container import content_container
@@ -27,15 +28,18 @@ from spyglass.fetch.lead import with_lead
 from spyglass.fetch.linktext import LINK, is_link
 from spyglass.fetch.region import element_and_part_markdown, main_region, web_url
 from spyglass.fetch.repeats import drop_repeated_lines
-from spyglass.fetch.tree import texts_inside
 
 #: Candidate names, in the order the chooser's model numbers them.
 KINDS = ("article", "region", "block")
-#: More text nodes inside paragraphs than this and the page gets no article reading.
-#: trafilatura asks libxml2 for them ("//p//text()"), which merges them into its answer in
-#: time growing with their square: 48,000 took 7 s, and a page at fetch.max_page_bytes would
-#: hold a worker for minutes. The most on 2,381 benchmark pages is 1,802, so no page read
-#: for what it says comes near; the region and block readings, linear in the page, remain.
+#: A page with more elements than this, or more text nodes inside paragraphs, gets no
+#: article reading. Parts of trafilatura take time growing with the square of these: it
+#: asks libxml2 for the paragraphs' text ("//p//text()"), whose answer is merged one node
+#: set at a time (48,000 nodes: 7 s), and it takes trailing headings off its result one at
+#: a time, counting the result each time (36,000 headings: 6 s); a page at
+#: fetch.max_page_bytes would hold a worker for minutes. The most on 2,381 benchmark pages
+#: is 15,795 elements and 1,802 paragraph texts, so no page read for what it says comes
+#: near; the region and block readings, linear in the page, remain.
+MAX_ELEMENTS = 25_000
 MAX_PARAGRAPH_TEXTS = 20_000
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _ABSOLUTE = re.compile(r"https?://[^\s/?#]+(?:[/?#]\S*)?$")
@@ -62,12 +66,14 @@ def candidates(
     base: str,
     index: dict[str, lxml_html.HtmlElement] | None = None,
     lead: bool = False,
+    elements: int | None = None,
 ) -> Candidates:
     """The article, region and block readings of ``tree``, links absolute against ``base``;
     ``index`` is the page's :func:`~spyglass.fetch.places.text_index` when already built;
     ``lead`` puts the article's opening lines from the region reading before the article
-    reading (:func:`~spyglass.fetch.lead.with_lead`)."""
-    article = _article(tree)
+    reading (:func:`~spyglass.fetch.lead.with_lead`); ``elements`` is how many elements the
+    page has, when already counted."""
+    article = _article(tree, elements)
     container = content_container(tree, article, index)
     # One walk reads both when the block lies in the region, as it mostly does.
     region, block = element_and_part_markdown(main_region(tree), base, container)
@@ -91,8 +97,8 @@ def finish(markdown: str, base: str, known: dict[str, str] | None = None) -> str
     return _BLANK_RUNS.sub("\n\n", markdown).strip()
 
 
-def _article(tree: lxml_html.HtmlElement) -> str:
-    if _paragraph_texts_beyond(tree, MAX_PARAGRAPH_TEXTS):
+def _article(tree: lxml_html.HtmlElement, elements: int | None) -> str:
+    if _beyond_trafilatura(tree, elements):
         return ""
     # No url: trafilatura would join relative links against the site root, not the page;
     # they stay relative here and absolute_links resolves them against the page's base.
@@ -115,9 +121,21 @@ def _article(tree: lxml_html.HtmlElement) -> str:
     return unescape_prose(result or "")
 
 
-def _paragraph_texts_beyond(tree: lxml_html.HtmlElement, limit: int) -> bool:
-    """Whether ``tree`` has more than ``limit`` text nodes inside paragraphs."""
-    return next(islice(texts_inside(tree, "p"), limit, None), None) is not None
+def _beyond_trafilatura(tree: lxml_html.HtmlElement, elements: int | None) -> bool:
+    """Whether ``tree`` (of ``elements`` elements, when known) has more than
+    :data:`MAX_ELEMENTS` elements or more than :data:`MAX_PARAGRAPH_TEXTS` text nodes
+    inside paragraphs."""
+    if elements is None:
+        elements = sum(1 for _ in islice(tree.iter(etree.Element), MAX_ELEMENTS + 1))
+    if elements > MAX_ELEMENTS:
+        return True
+    # An element holds at most its text and its tail (trafilatura drops comments first), so
+    # most pages need no count of their paragraphs' texts.
+    if 2 * elements + 1 <= MAX_PARAGRAPH_TEXTS:
+        return False
+    # A paragraph inside another is counted twice: a count that errs only towards caution.
+    texts = (text for paragraph in tree.iter("p") for text in paragraph.itertext())
+    return next(islice(texts, MAX_PARAGRAPH_TEXTS, None), None) is not None
 
 
 def absolute_links(markdown: str, base: str) -> str:

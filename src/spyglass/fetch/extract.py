@@ -24,7 +24,7 @@ from lxml import html as lxml_html
 
 from spyglass.fetch.blocks import keep_content
 from spyglass.fetch.candidates import KINDS, Candidates, absolute_links, candidates
-from spyglass.fetch.features import Described, page_features, rows
+from spyglass.fetch.features import Described, described_page, rows
 from spyglass.fetch.keep import declared_type, keep_threshold
 from spyglass.fetch.learned import choose, content_chances
 from spyglass.fetch.metadata import Metadata, page_metadata, without_title
@@ -75,10 +75,11 @@ def readings(tree: lxml_html.HtmlElement, url: str) -> Readings:
     """The candidates of ``tree`` and their feature rows (also what training reads)."""
     base = _base_url(tree, url)
     index = text_index(tree)
-    page = page_features(tree, url)
+    page, elements = described_page(tree, url)
     # Only a declared article gets its lead: elsewhere that place holds other things (a
     # forum thread's posters and dates), see spyglass.fetch.lead.
-    found = candidates(tree, base, index, lead=declared_type(page) == "article")
+    lead = declared_type(page) == "article"
+    found = candidates(tree, base, index, lead=lead, elements=elements)
     described: Described = {}
     return Readings(
         found, rows(page, found, described), page, Places(index, found.container), described

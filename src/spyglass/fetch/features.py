@@ -90,7 +90,14 @@ _BODY_TEXT = etree.XPath("string-length(normalize-space(//body))")
 
 def page_features(tree: lxml_html.HtmlElement, url: str) -> dict[str, float]:
     """Numbers that say what kind of page ``tree`` is."""
-    features = {name: math.log1p(count) for name, count in _counts(tree).items()}
+    return described_page(tree, url)[0]
+
+
+def described_page(tree: lxml_html.HtmlElement, url: str) -> tuple[dict[str, float], int]:
+    """:func:`page_features`, and how many elements the page has (counted in the same
+    walk, for what else needs the page's size)."""
+    counts, elements = _counts(tree)
+    features = {name: math.log1p(count) for name, count in counts.items()}
     body_chars = float(_BODY_TEXT(tree) or 0.0)
     features["body_chars"] = math.log1p(body_chars)
     link_chars = _link_chars(tree)
@@ -109,11 +116,12 @@ def page_features(tree: lxml_html.HtmlElement, url: str) -> dict[str, float]:
     features["path_root"] = float(not segments)
     for name, pattern in _PATH_HINTS.items():
         features[name] = float(bool(pattern.search(path)))
-    return features
+    return features, elements
 
 
-def _counts(tree: lxml_html.HtmlElement) -> dict[str, float]:
-    """How many of each kind of element the page has (see :data:`_TAG_COUNTS`)."""
+def _counts(tree: lxml_html.HtmlElement) -> tuple[dict[str, float], int]:
+    """How many of each kind of element the page has (see :data:`_TAG_COUNTS`), and how
+    many elements in all."""
     tags: Counter[str] = Counter()
     links = itemprops = comments = main_roles = 0
     # One walk in Python costs less than sixteen XPath walks of the whole tree.
@@ -138,7 +146,7 @@ def _counts(tree: lxml_html.HtmlElement) -> dict[str, float]:
     counts["itemprops"] = float(itemprops)
     counts["comments_named"] = float(comments)
     counts["mains"] += main_roles
-    return counts
+    return counts, sum(tags.values())
 
 
 def _link_chars(tree: lxml_html.HtmlElement) -> float:

@@ -32,7 +32,8 @@ _LABELLED = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)|(!?\[[^\]\n]*(?:\]\([^)\n]*
 
 def is_link(match: re.Match[str]) -> bool:
     """Whether a match of :data:`LINK` is a link rather than text holding none."""
-    return match.group(2) is not None or match.group(3) is not None
+    # A link's last group is its target (2 or 3, though empty); text holding none has one.
+    return match.lastindex != 1
 
 
 def links(markdown: str) -> Iterator[re.Match[str]]:
@@ -49,7 +50,7 @@ def link_label_chars(markdown: str) -> int:
     """How many characters of ``markdown`` are link labels (brackets included)."""
     if "](" not in markdown:
         return 0
-    return sum(len(match.group(1)) for match in links(markdown))
+    return sum(len(match[1]) for match in LINK.finditer(markdown) if match.lastindex != 1)
 
 
 def link_text(markdown: str) -> str:
