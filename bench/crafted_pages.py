@@ -117,7 +117,7 @@ def main() -> int:
     extract_html(warm, URL)
     trafilatura.extract(warm, url=URL, output_format="markdown")
     print(
-        f"{'case':<20} {'ours s':>8} {'peer s':>8} {'ratio':>6} {'growth':>7} {'peer growth':>12}"
+        f"{'case':<24} {'ours s':>8} {'peer s':>8} {'ratio':>6} {'growth':>7} {'peer growth':>12}"
     )
     worst = 0.0
     for name, build in CASES.items():
@@ -133,7 +133,7 @@ def main() -> int:
         worst = max(worst, growth)
         ratio = ours[-1] / theirs[-1] if theirs[-1] else float("nan")
         print(
-            f"{name:<20} {ours[-1]:>8.3f} {theirs[-1]:>8.3f} {ratio:>6.2f}"
+            f"{name:<24} {ours[-1]:>8.3f} {theirs[-1]:>8.3f} {ratio:>6.2f}"
             f" {growth:>7.2f} {peer_growth:>12.2f}"
         )
     print(f"largest page {sizes[-1]} characters; worst growth on doubling {worst:.2f}")

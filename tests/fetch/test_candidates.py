@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from spyglass.fetch.candidates import MAX_ELEMENTS, MAX_PARAGRAPH_TEXTS, candidates
 from spyglass.fetch.tree import parse
 
@@ -38,29 +40,32 @@ def test_the_article_reading_is_the_article_without_the_readers_comments_under_i
         assert comment not in article
 
 
-def test_a_page_with_more_paragraph_texts_than_the_limit_is_read_without_trafilatura() -> None:
-    # trafilatura's query for these texts grows with their square; the region reading is
-    # linear in the page and reads it instead.
-    paragraphs = MAX_PARAGRAPH_TEXTS // 2 + 1
-    body = "".join(f"<p>Row {i} of the <b>ledger</b></p>" for i in range(paragraphs))
-    tree = parse(f"<html><body><main>{body}</main></body></html>")
+@pytest.mark.parametrize(
+    ("markup", "last"),
+    [
+        # More text nodes in paragraphs than the limit (two in each, few elements).
+        (
+            "".join(f"<p>Row {i} of the <b>ledger</b></p>" for i in range(20_001 // 2 + 1)),
+            f"Row {20_001 // 2} of the ledger",
+        ),
+        # More elements than the limit.
+        ("".join(f"<h2>Section {i}</h2>" for i in range(25_000)), "Section 24999"),
+    ],
+    ids=["paragraph texts", "elements"],
+)
+def test_a_page_past_the_limits_is_read_without_trafilatura(markup: str, last: str) -> None:
+    # Parts of trafilatura take time growing with the square of these; the region reading
+    # is linear in the page and reads it instead.
+    assert MAX_PARAGRAPH_TEXTS == 20_000 and MAX_ELEMENTS == 25_000
+    tree = parse(f"<html><body><main>{markup}</main></body></html>")
     assert tree is not None
     found = candidates(tree, "https://ledger.example/")
     assert found.article == ""
-    assert f"Row {paragraphs - 1} of the ledger" in found.region
+    assert last in found.region
 
 
-def test_a_page_just_under_the_paragraph_text_limit_gets_its_article_reading() -> None:
+def test_a_page_of_thousands_of_paragraphs_within_the_limits_gets_its_article_reading() -> None:
     body = "".join(f"<p>Row {i} of the ledger, a line.</p>" for i in range(2_000))
     tree = parse(f"<html><body><article>{body}</article></body></html>")
     assert tree is not None
     assert "Row 1999 of the ledger" in candidates(tree, "https://ledger.example/").article
-
-
-def test_a_page_with_more_elements_than_the_limit_is_read_without_trafilatura() -> None:
-    headings = "".join(f"<h2>Section {i}</h2>" for i in range(MAX_ELEMENTS))
-    tree = parse(f"<html><body><main>{headings}</main></body></html>")
-    assert tree is not None
-    found = candidates(tree, "https://ledger.example/")
-    assert found.article == ""
-    assert f"Section {MAX_ELEMENTS - 1}" in found.region

@@ -75,3 +75,20 @@ def test_reviews_and_a_products_offer_are_kinds_of_box_of_their_own() -> None:
     assert (offer["up_to_offer"], offer["up_to_review"]) == (1.0, -1.0)
     # p -> li -> ul -> section.customer-reviews
     assert (review["up_to_review"], review["up_to_offer"]) == (3.0, -1.0)
+
+
+def test_the_text_index_holds_each_text_by_its_element_and_the_first_of_a_repeat_wins() -> None:
+    tree = lxml_html.document_fromstring(
+        "<html><body><div id='box'>"
+        "<p id='para'>Opening words of it<!-- a note -->closing words after the note</p>"
+        "<span id='outer'>x <i id='inner'>words said twice here</i></span>"
+        "words said twice here"
+        "</div></body></html>"
+    )
+    index = text_index(tree)
+    # A text after a comment is its parent's; a tail follows all that is inside its element,
+    # so the repeat inside the span comes first.
+    assert index["closing words after the note"].get("id") == "para"
+    assert index["words said twice here"].get("id") == "inner"
+    assert index["opening words of it"].get("id") == "para"
+    assert "a note" not in index

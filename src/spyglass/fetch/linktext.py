@@ -12,9 +12,8 @@ link or a stretch of text that holds none; :func:`is_link` tells them apart.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
-__all__ = ["LINK", "is_link", "link_label_chars", "link_text", "links", "without_targets"]
+__all__ = ["LINK", "is_link", "link_label_chars", "link_text", "without_targets"]
 
 #: ``[label](target)`` or ``![label](target)`` on one line, where trafilatura writes a
 #: target holding parentheses as ``(<target>)``; group 1 is the label with its brackets,
@@ -36,11 +35,6 @@ def is_link(match: re.Match[str]) -> bool:
     return match.lastindex != 1
 
 
-def links(markdown: str) -> Iterator[re.Match[str]]:
-    """Every link and image of ``markdown``, as matches of :data:`LINK`."""
-    return (match for match in LINK.finditer(markdown) if is_link(match))
-
-
 def without_targets(markdown: str) -> str:
     """``markdown`` with every link and image as its label in brackets, target left out."""
     return LINK.sub(r"\1", markdown)
@@ -50,6 +44,7 @@ def link_label_chars(markdown: str) -> int:
     """How many characters of ``markdown`` are link labels (brackets included)."""
     if "](" not in markdown:
         return 0
+    # is_link inline: this runs on every block of every reading.
     return sum(len(match[1]) for match in LINK.finditer(markdown) if match.lastindex != 1)
 
 

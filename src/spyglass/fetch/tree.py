@@ -112,10 +112,10 @@ def texts_inside(
     (XPath's ``.//tag//text()``), leaving out elements with an ancestor in ``not_under``;
     lazily, so a caller counting words stops early.
 
-    Walked rather than asked of XPath: libxml2 answers ``//tag//text()`` (and any predicate
-    on text nodes) by merging the nodes each element adds into the result one set at a time,
-    checking each against all before it, in time growing with the square of their number;
-    a list of 32,000 links took seconds, a crafted page far longer.
+    Walked rather than asked of XPath: libxml2 answers ``//tag//text()`` (and
+    ``.//text()[…]``) by merging the nodes each element adds into the result one set at a
+    time, checking each against all before it, in time growing with the square of their
+    number; a list of 32,000 links took seconds, a crafted page far longer.
     """
     for element in root.iterdescendants(tag):
         # One inside another was read with it (or is under what is left out too).
