@@ -29,9 +29,9 @@ _SPACES_ONLY = re.compile(r"^[ \t]+$", re.MULTILINE)
 _MARKERS = re.compile(r"^(#{1,6} )(?:#{1,6} )+", re.MULTILINE)
 _PUNCTUATION = bytes.maketrans(string.punctuation.encode(), b" " * len(string.punctuation))
 # A link's target, which holds no words of the block (a cheaper cut than the full syntax):
-# "](target)" -> "]". Group 2 is a "](" whose target has no ")" on its
-# line, written back whole: no later "](" on that line can close either, and reading the
-# rest of the line again from each would take time growing with its square.
+# "](target)" -> "]". Group 2 is a "](" whose target has no ")" on its line, written back
+# whole: no later "](" on that line can close either, and reading the rest of the line
+# again from each would take time growing with its square.
 _TARGET = re.compile(r"(\])(?:\((?:<[^>\n]*>|[^)\n]*)\)|(\([^)\n]*))")
 _DIGIT = re.compile(r"\d")
 #: Words that name the boxes around an article — related reading, subscribing and following,
