@@ -2,8 +2,8 @@
 its own description, for a page whose content cannot be read.
 
 Read with trafilatura's metadata readers (OpenGraph and ``<meta>`` tags, then JSON-LD,
-which wins where both speak) and htmldate's readers of declared publication dates (URL,
-``<meta>``, JSON-LD, ``<time>``, ``<abbr>``; no guessing from the text). A field is left
+which wins where both speak); the date as :mod:`spyglass.fetch.published` reads it (declared,
+or shown where the page marks a date; never guessed from the running text). A field is left
 out when the page does not state it, so the header is never padded with guesses.
 
 Each field is said once: a title's parts that only name the site ("Kettles compared |
@@ -25,6 +25,7 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from spyglass.fetch.linktext import link_text
+from spyglass.fetch.published import published_date
 from spyglass.fetch.redirects import registrable_domain
 from spyglass.fetch.region import web_url
 
@@ -92,7 +93,7 @@ def page_metadata(tree: lxml_html.HtmlElement, url: str) -> Metadata:
         logger.info("page metadata could not be read: %s", type(exc).__name__)
         return Metadata()
     try:
-        published = _declared_date(tree, url)
+        published = published_date(tree, url)
     except (ValueError, TypeError, AttributeError, OverflowError, RecursionError):
         published = None
     site = _clean(found.sitename)
@@ -250,33 +251,6 @@ def _names_site(part: str, site: list[str], hosts: set[str], *, trailing: bool) 
 
 def _words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
-
-
-def _declared_date(tree: lxml_html.HtmlElement, url: str) -> str | None:
-    """The publication date the page declares: in its URL, its ``<meta>`` tags, JSON-LD,
-    ``<time>`` or ``<abbr>`` elements, as YYYY-MM-DD; None when it declares none."""
-    try:
-        # htmldate's own readers of declared dates, without the pattern search through the
-        # page's text that its find_date runs next (a guess, and most of its time).
-        from htmldate.core import examine_abbr_elements, examine_header, examine_time_elements
-        from htmldate.extractors import extract_url_date, json_search
-        from htmldate.utils import Extractor
-        from htmldate.validators import get_max_date, get_min_date
-    except ImportError:  # another layout of htmldate: its quick search, guesses included
-        from htmldate import find_date
-
-        found: str | None = find_date(tree, url=url, extensive_search=False, original_date=True)
-        return found
-    options = Extractor(False, get_max_date(None), get_min_date(None), True, "%Y-%m-%d")
-    # In htmldate's own order; the first reader that finds a date wins.
-    date = (
-        extract_url_date(url, options)
-        or examine_header(tree, options)
-        or json_search(tree, options)
-        or examine_time_elements(tree, options)
-        or examine_abbr_elements(tree, options)
-    )
-    return str(date) if date else None
 
 
 def _clean(value: object, longest: int = _MAX_FIELD) -> str | None:
