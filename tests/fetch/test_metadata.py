@@ -235,3 +235,42 @@ def test_a_site_name_read_from_a_copyright_notice_keeps_only_the_holder() -> Non
     # A notice naming no one names no site; a year that is part of a name stays.
     assert site_of("Copyright © 2001-2009") is None
     assert site_of("Columbia Star, weekly since 1963") == "Columbia Star, weekly since 1963"
+
+
+def test_the_author_a_page_links_to_is_named_where_no_tag_names_one() -> None:
+    html = (
+        '<html><body><article><p>By <a rel="author" href="/people/ada">Ada Baker</a></p>'
+        "<p>Words of the story.</p></article></body></html>"
+    )
+    found = page_metadata(lxml_html.document_fromstring(html), "https://plain.example/k")
+    assert found.author == "Ada Baker"
+
+
+def test_a_declared_author_wins_over_the_linked_one() -> None:
+    html = DECLARED.replace(
+        "<p>Text.</p>", '<p><a rel="author" href="/people/ben">Ben Cole</a></p><p>Text.</p>'
+    )
+    found = page_metadata(lxml_html.document_fromstring(html), "https://news.example/k")
+    assert found.author == "Ada Baker"
+
+
+def test_a_link_to_an_author_that_holds_no_name_names_no_one() -> None:
+    html = (
+        '<html><body><a rel="nofollow author" href="/people/ada">https://blog.example/ada</a>'
+        '<a rel="author" href="/people/ben">Ben Cole</a><p>Words.</p></body></html>'
+    )
+    found = page_metadata(lxml_html.document_fromstring(html), "https://plain.example/k")
+    assert found.author is None
+
+
+def test_a_linked_author_is_named_without_the_words_before_the_name() -> None:
+    for text in ("By Ada Baker", "von Ada Baker", "View all posts by Ada Baker"):
+        html = f'<html><body><a rel="author" href="/ada">{text}</a><p>Words.</p></body></html>'
+        found = page_metadata(lxml_html.document_fromstring(html), "https://plain.example/k")
+        assert found.author == "Ada Baker"
+
+
+def test_a_blog_platforms_stand_in_for_a_missing_name_names_no_one() -> None:
+    html = '<html><body><a rel="author" href="/u/1">Unknown</a><p>Words.</p></body></html>'
+    found = page_metadata(lxml_html.document_fromstring(html), "https://plain.example/k")
+    assert found.author is None

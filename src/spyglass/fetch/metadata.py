@@ -2,9 +2,10 @@
 its own description, for a page whose content cannot be read.
 
 Read with trafilatura's metadata readers (OpenGraph and ``<meta>`` tags, then JSON-LD,
-which wins where both speak); the date as :mod:`spyglass.fetch.published` reads it (declared,
-or shown where the page marks a date; never guessed from the running text). A field is left
-out when the page does not state it, so the header is never padded with guesses.
+which wins where both speak), the author else from a ``rel="author"`` link, and the date as
+:mod:`spyglass.fetch.published` reads it (declared, or shown where the page marks a date;
+never guessed from the running text). A field is left out when the page does not state it,
+so the header is never padded with guesses.
 
 Each field is said once: a title's parts that only name the site ("Kettles compared |
 Kitchen Weekly") are left to the ``Site:`` line, a site named by its social-media handle
@@ -28,6 +29,7 @@ from spyglass.fetch.linktext import link_text
 from spyglass.fetch.published import published_date
 from spyglass.fetch.redirects import registrable_domain
 from spyglass.fetch.region import web_url
+from spyglass.fetch.shown import shown_text
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +58,19 @@ _DECLARED_URLS = (
     etree.XPath("//link[@rel='canonical']/@href"),
     etree.XPath("//meta[@property='og:url']/@content"),
 )
+#: Links that name a relation (``rel="author"``, ``rel="nofollow"``, …).
+_REL_LINKS = etree.XPath("//a[@rel]")
+#: Longest link text taken as an author's name.
+_MAX_NAME = 80
+#: What a link to an author says before the name: "By", "von", or a theme's "View all
+#: posts by" ("Zeige alle Beiträge von").
+_BYLINE = re.compile(
+    r"^\s*(?:(?:view |see )?(?:all )?(?:posts|articles|entries|(?:alle )?beiträge|"
+    r"artikel|zeige alle beiträge)\s+)?(?:by|von|par|por|door|przez)\s+(?=\S)",
+    re.IGNORECASE,
+)
+#: What blog platforms write where a post's author has no name.
+_NO_NAMES = frozenset(["unknown", "anonymous", "admin"])
 #: How many blocks open a body: the title's heading may follow a category or breadcrumb.
 _OPENING_BLOCKS = 2
 
@@ -107,11 +122,24 @@ def page_metadata(tree: lxml_html.HtmlElement, url: str) -> Metadata:
     title = _own_title(title, site, _host_names(hosts)) if title else None
     return Metadata(
         title=title,
-        author=_clean(found.author),
+        author=_clean(found.author) or _linked_author(tree),
         published=_clean(published),
         site=_own_site(site, title, _domain_names(hosts)) if site else None,
         description=_clean(found.description, _MAX_DESCRIPTION),
     )
+
+
+def _linked_author(tree: lxml_html.HtmlElement) -> str | None:
+    """The name on the page's first link to its author (``rel="author"``, a link relation
+    that says what it points to), where no tag or JSON-LD names one."""
+    for link in _REL_LINKS(tree):
+        if "author" in str(link.get("rel")).lower().split():
+            name = _clean(_BYLINE.sub("", " ".join(shown_text(link))))
+            # A name, not an address, a sentence or a blog platform's stand-in.
+            if not name or len(name) > _MAX_NAME or "://" in name:
+                return None
+            return None if name.lower() in _NO_NAMES else name
+    return None
 
 
 def own_url(tree: lxml_html.HtmlElement, url: str) -> str:
