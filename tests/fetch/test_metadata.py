@@ -274,3 +274,19 @@ def test_a_blog_platforms_stand_in_for_a_missing_name_names_no_one() -> None:
     html = '<html><body><a rel="author" href="/u/1">Unknown</a><p>Words.</p></body></html>'
     found = page_metadata(lxml_html.document_fromstring(html), "https://plain.example/k")
     assert found.author is None
+
+
+def test_the_declared_address_is_the_first_canonical_link_that_reads_as_one() -> None:
+    from spyglass.fetch.metadata import own_url
+
+    page = (
+        '<html><head><link rel="canonical" href="{head}"></head><body>'
+        '<link rel="canonical" href="https://shop.example/b"><p>Words.</p></body></html>'
+    )
+    read = "http://mirror.example/0042.html"
+    first = lxml_html.document_fromstring(page.format(head="https://shop.example/a"))
+    assert own_url(first, read) == "https://shop.example/a"
+    unreadable = lxml_html.document_fromstring(page.format(head="javascript:void(0)"))
+    assert own_url(unreadable, read) == "https://shop.example/b"
+    nothing = lxml_html.document_fromstring("<html><body><p>Words.</p></body></html>")
+    assert own_url(nothing, read) == read

@@ -30,7 +30,7 @@ from spyglass.fetch.learned import choose, content_chances
 from spyglass.fetch.metadata import Metadata, page_metadata, without_title
 from spyglass.fetch.places import Places, text_index
 from spyglass.fetch.region import web_url
-from spyglass.fetch.tree import parse, texts_inside
+from spyglass.fetch.tree import meta_contents, parse, texts_inside
 
 __all__ = ["Extracted", "absolute_links", "extract_html", "readings"]
 
@@ -118,7 +118,7 @@ def with_fallback(found: Candidates, tree: lxml_html.HtmlElement) -> dict[str, s
 
 
 def _title(tree: lxml_html.HtmlElement) -> str | None:
-    declared = tree.xpath('//meta[@property="og:title"]/@content')
+    declared = meta_contents(tree, "property", "og:title")
     for values in (declared, texts_inside(tree, "title"), texts_inside(tree, "h1")):
         text = " ".join(str(value) for value in values).strip()
         if text:

@@ -23,7 +23,7 @@ from lxml import html as lxml_html
 from spyglass.fetch.candidates import KINDS, Candidates
 from spyglass.fetch.linktext import link_label_chars, without_targets
 from spyglass.fetch.metadata import own_url
-from spyglass.fetch.tree import texts_inside
+from spyglass.fetch.tree import meta_contents, texts_inside, typed_scripts
 
 #: schema.org types grouped by the page type they announce.
 _TYPE_GROUPS = {
@@ -82,9 +82,7 @@ _TAG_COUNTS = {
     "comments_named": (),
     "time": ("time",),
 }
-_JSON_LD = etree.XPath("//script[@type='application/ld+json']/text()")
 _ITEMTYPES = etree.XPath("//*[@itemtype]/@itemtype")
-_OG_TYPE = etree.XPath("//meta[@property='og:type']/@content")
 _BODY_TEXT = etree.XPath("string-length(normalize-space(//body))")
 
 
@@ -105,7 +103,7 @@ def described_page(tree: lxml_html.HtmlElement, url: str) -> tuple[dict[str, flo
     declared = _declared_types(tree)
     for group, names in _TYPE_GROUPS.items():
         features[f"ld_{group}"] = float(bool(declared & names))
-    og = " ".join(str(v) for v in _OG_TYPE(tree)).lower()
+    og = " ".join(meta_contents(tree, "property", "og:type")).lower()
     for name in _OG_TYPES:
         features[f"og_{name}"] = float(name in og)
     path = urlsplit(own_url(tree, url)).path.lower()
@@ -156,7 +154,7 @@ def _link_chars(tree: lxml_html.HtmlElement) -> float:
 def _declared_types(tree: lxml_html.HtmlElement) -> set[str]:
     """schema.org types named in JSON-LD or microdata, lower-case, without the prefix."""
     found: set[str] = set()
-    for script in _JSON_LD(tree):
+    for script in typed_scripts(tree, "application/ld+json"):
         for match in _TYPE_KEY.finditer(str(script)):
             try:
                 value = json.loads(match.group(1))

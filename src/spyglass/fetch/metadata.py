@@ -19,10 +19,10 @@ from __future__ import annotations
 import html
 import logging
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from lxml import etree
 from lxml import html as lxml_html
 
 from spyglass.fetch.linktext import link_text
@@ -30,6 +30,7 @@ from spyglass.fetch.published import published_date
 from spyglass.fetch.redirects import registrable_domain
 from spyglass.fetch.region import web_url
 from spyglass.fetch.shown import shown_text
+from spyglass.fetch.tree import meta_contents
 
 logger = logging.getLogger(__name__)
 
@@ -53,13 +54,6 @@ _SENTENCE_END = re.compile(r"(?<=[a-z\)])\.\s+(?=[A-Z])")
 _NOT_A_NAME_EDGE = re.compile(r"^[\s,.;:|\-–—]+|[\s,.;:|\-–—]+$")
 _HEADING = re.compile(r"#{1,6}[ \t]+(.+)")
 _LEADING_BLANK_LINES = re.compile(r"\A\s*\n")
-#: Where the page says it lives: its canonical link, then its OpenGraph URL.
-_DECLARED_URLS = (
-    etree.XPath("//link[@rel='canonical']/@href"),
-    etree.XPath("//meta[@property='og:url']/@content"),
-)
-#: Links that name a relation (``rel="author"``, ``rel="nofollow"``, …).
-_REL_LINKS = etree.XPath("//a[@rel]")
 #: Longest link text taken as an author's name.
 _MAX_NAME = 80
 #: What a link to an author says before the name: "By", "von", or a theme's "View all
@@ -132,8 +126,9 @@ def page_metadata(tree: lxml_html.HtmlElement, url: str) -> Metadata:
 def _linked_author(tree: lxml_html.HtmlElement) -> str | None:
     """The name on the page's first link to its author (``rel="author"``, a link relation
     that says what it points to), where no tag or JSON-LD names one."""
-    for link in _REL_LINKS(tree):
-        if "author" in str(link.get("rel")).lower().split():
+    for link in tree.iter("a"):
+        rel = link.get("rel")
+        if rel is not None and "author" in rel.lower().split():
             name = _clean(_BYLINE.sub("", " ".join(shown_text(link))))
             # A name, not an address, a sentence or a blog platform's stand-in.
             if not name or len(name) > _MAX_NAME or "://" in name:
@@ -146,12 +141,21 @@ def own_url(tree: lxml_html.HtmlElement, url: str) -> str:
     """The page's address as it declares it (canonical link, else ``og:url``), else ``url``:
     a copy served from a mirror, a proxy or a test server keeps the path that says what
     kind of page it is (``/products/…``, ``/t/…``) and the host that names its site."""
-    for found in _DECLARED_URLS:
-        for declared in found(tree):
-            joined = web_url(url, str(declared).strip())
-            if joined is not None:
-                return joined
+    for address in _declared_addresses(tree):
+        joined = web_url(url, address.strip())
+        if joined is not None:
+            return joined
     return url
+
+
+def _declared_addresses(tree: lxml_html.HtmlElement) -> Iterator[str]:
+    """Every address the page declares for itself, in the order :func:`own_url` tries
+    them: its canonical links, then its OpenGraph URLs (read only if none will do)."""
+    for link in tree.iter("link"):
+        href = link.get("href")
+        if href is not None and link.get("rel") == "canonical":
+            yield href
+    yield from meta_contents(tree, "property", "og:url")
 
 
 def without_title(markdown: str, title: str | None) -> str:

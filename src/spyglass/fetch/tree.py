@@ -36,7 +36,7 @@ from lxml.etree import ParserError
 if TYPE_CHECKING:
     from selectolax.lexbor import LexborNode
 
-__all__ = ["parse", "texts_inside"]
+__all__ = ["meta_contents", "parse", "texts_inside", "typed_scripts"]
 
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 # Characters lxml will not hold in text (libxml2 leaves them out of its own trees).
@@ -121,6 +121,31 @@ def texts_inside(
         # One inside another was read with it (or is under what is left out too).
         if next(element.iterancestors(tag, *not_under), None) is None:
             yield from element.itertext()
+
+
+def meta_contents(root: lxml_html.HtmlElement, attribute: str, value: str) -> list[str]:
+    """The ``content`` of every ``<meta>`` below ``root`` whose ``attribute`` is ``value``,
+    in the page's order (XPath's ``//meta[@attribute='value']/@content``).
+
+    Walked by tag rather than asked of XPath: libxml2 tests the predicate on every element
+    of the page, about a quarter of a millisecond on a large one; lxml's walk by tag looks
+    at the ``<meta>`` elements alone."""
+    found = []
+    for meta in root.iter("meta"):
+        content = meta.get("content")
+        if content is not None and meta.get(attribute) == value:
+            found.append(content)
+    return found
+
+
+def typed_scripts(root: lxml_html.HtmlElement, kind: str) -> list[str]:
+    """The text of every ``<script type="kind">`` below ``root``, in the page's order (XPath's
+    ``//script[@type='kind']/text()``, walked as :func:`meta_contents` walks)."""
+    return [
+        script.text
+        for script in root.iter("script")
+        if script.text is not None and script.get("type") == kind
+    ]
 
 
 def _adopt_trailing(tree: lxml_html.HtmlElement) -> None:
