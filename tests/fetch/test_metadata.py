@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lxml import html as lxml_html
 
-from spyglass.fetch.metadata import Metadata, page_metadata, without_title
+from spyglass.fetch.metadata import Metadata, own_url, page_metadata, without_title
 
 DECLARED = """<html><head><title>Ignored title tag</title>
 <meta property="og:title" content="Kettles compared">
@@ -277,8 +277,6 @@ def test_a_blog_platforms_stand_in_for_a_missing_name_names_no_one() -> None:
 
 
 def test_the_declared_address_is_the_first_canonical_link_that_reads_as_one() -> None:
-    from spyglass.fetch.metadata import own_url
-
     page = (
         '<html><head><link rel="canonical" href="{head}"></head><body>'
         '<link rel="canonical" href="https://shop.example/b"><p>Words.</p></body></html>'

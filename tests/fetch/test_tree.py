@@ -7,7 +7,7 @@ import threading
 from lxml import etree
 from lxml import html as lxml_html
 
-from spyglass.fetch.tree import parse, texts_inside
+from spyglass.fetch.tree import meta_contents, parse, texts_inside, typed_scripts
 
 
 def _body(html: str) -> lxml_html.HtmlElement:
@@ -156,3 +156,25 @@ def test_texts_inside_leave_out_elements_under_what_is_named() -> None:
     body = _body("<body><p>kept</p><nav><p>menu</p></nav><div><p>also kept</p></div></body>")
     assert list(texts_inside(body, "p", not_under=("nav",))) == ["kept", "also kept"]
     assert list(texts_inside(body, "nav")) == ["menu"]
+
+
+def test_meta_contents_are_every_matching_meta_in_the_pages_order() -> None:
+    tree = lxml_html.document_fromstring(
+        '<html><head><meta property="og:type" content="article">'
+        '<meta property="og:title" content="Kettles"><meta property="og:type">'
+        '</head><body><meta property="og:type" content="website"></body></html>'
+    )
+    assert meta_contents(tree, "property", "og:type") == ["article", "website"]
+    assert meta_contents(tree, "name", "og:type") == []
+
+
+def test_typed_scripts_are_the_texts_of_scripts_of_that_type_only() -> None:
+    tree = lxml_html.document_fromstring(
+        '<html><head><script type="application/ld+json">{"@type": "Recipe"}</script>'
+        '<script>var x = 1;</script><script type="application/ld+json"></script></head>'
+        '<body><script type="application/ld+json">{"@type": "Person"}</script></body></html>'
+    )
+    assert typed_scripts(tree, "application/ld+json") == [
+        '{"@type": "Recipe"}',
+        '{"@type": "Person"}',
+    ]
