@@ -15,8 +15,12 @@ DECLARED = """<html><head><title>Ignored title tag</title>
 </head><body><article><p>Text.</p></article></body></html>"""
 
 
+def _read(html: str, url: str) -> Metadata:
+    return page_metadata(lxml_html.document_fromstring(html), url)
+
+
 def test_declared_title_author_date_and_site_are_read() -> None:
-    found = page_metadata(lxml_html.document_fromstring(DECLARED), "https://news.example/k")
+    found = _read(DECLARED, "https://news.example/k")
     assert found.title == "Kettles compared"
     assert found.author == "Ada Baker"
     assert found.published == "2024-05-02"
@@ -28,9 +32,7 @@ def test_json_ld_nested_deeper_than_python_reads_leaves_the_page_without_metadat
     html = DECLARED.replace(
         "</head>", f'<script type="application/ld+json">{nested}</script></head>'
     )
-    assert (
-        page_metadata(lxml_html.document_fromstring(html), "https://news.example/k") == Metadata()
-    )
+    assert _read(html, "https://news.example/k") == Metadata()
 
 
 def test_the_header_names_only_the_fields_present() -> None:
@@ -40,7 +42,7 @@ def test_the_header_names_only_the_fields_present() -> None:
 
 def test_a_page_declaring_nothing_has_no_author_or_date() -> None:
     html = "<html><body><p>Just some words on a page.</p></body></html>"
-    found = page_metadata(lxml_html.document_fromstring(html), "https://plain.example/")
+    found = _read(html, "https://plain.example/")
     assert found.author is None
     assert found.published is None
 
@@ -50,7 +52,7 @@ def test_a_date_only_mentioned_in_the_text_is_not_taken_as_the_publication_date(
         "<html><body><article><p>The depot closed on 12 March 2019 and reopened on "
         "2021-06-01 as a library.</p></article></body></html>"
     )
-    found = page_metadata(lxml_html.document_fromstring(html), "https://plain.example/depot")
+    found = _read(html, "https://plain.example/depot")
     assert found.published is None
 
 
@@ -59,7 +61,7 @@ def test_a_date_declared_by_a_time_element_is_read() -> None:
         '<html><body><article><time datetime="2023-11-05T10:00:00" class="entry-date '
         'published">5 November</time><p>Text of the story.</p></article></body></html>'
     )
-    found = page_metadata(lxml_html.document_fromstring(html), "https://plain.example/depot")
+    found = _read(html, "https://plain.example/depot")
     assert found.published == "2023-11-05"
 
 
@@ -72,7 +74,7 @@ def test_the_description_joins_the_header_only_when_asked_for() -> None:
 def test_a_declared_description_is_read_and_a_long_one_cut() -> None:
     words = "Howdy everyone, I am new to astronomy and would like advice on a telescope. " * 20
     html = f'<html><head><meta name="description" content="{words}"></head><body></body></html>'
-    found = page_metadata(lxml_html.document_fromstring(html), "https://forum.example/t/1")
+    found = _read(html, "https://forum.example/t/1")
     assert found.description is not None
     assert found.description.startswith("Howdy everyone, I am new to astronomy")
     assert len(found.description) <= 600 and found.description.endswith("…")
@@ -242,7 +244,7 @@ def test_the_author_a_page_links_to_is_named_where_no_tag_names_one() -> None:
         '<html><body><article><p>By <a rel="author" href="/people/ada">Ada Baker</a></p>'
         "<p>Words of the story.</p></article></body></html>"
     )
-    found = page_metadata(lxml_html.document_fromstring(html), "https://plain.example/k")
+    found = _read(html, "https://plain.example/k")
     assert found.author == "Ada Baker"
 
 
@@ -250,7 +252,7 @@ def test_a_declared_author_wins_over_the_linked_one() -> None:
     html = DECLARED.replace(
         "<p>Text.</p>", '<p><a rel="author" href="/people/ben">Ben Cole</a></p><p>Text.</p>'
     )
-    found = page_metadata(lxml_html.document_fromstring(html), "https://news.example/k")
+    found = _read(html, "https://news.example/k")
     assert found.author == "Ada Baker"
 
 
@@ -259,20 +261,20 @@ def test_a_link_to_an_author_that_holds_no_name_names_no_one() -> None:
         '<html><body><a rel="nofollow author" href="/people/ada">https://blog.example/ada</a>'
         '<a rel="author" href="/people/ben">Ben Cole</a><p>Words.</p></body></html>'
     )
-    found = page_metadata(lxml_html.document_fromstring(html), "https://plain.example/k")
+    found = _read(html, "https://plain.example/k")
     assert found.author is None
 
 
 def test_a_linked_author_is_named_without_the_words_before_the_name() -> None:
     for text in ("By Ada Baker", "von Ada Baker", "View all posts by Ada Baker"):
         html = f'<html><body><a rel="author" href="/ada">{text}</a><p>Words.</p></body></html>'
-        found = page_metadata(lxml_html.document_fromstring(html), "https://plain.example/k")
+        found = _read(html, "https://plain.example/k")
         assert found.author == "Ada Baker"
 
 
 def test_a_blog_platforms_stand_in_for_a_missing_name_names_no_one() -> None:
     html = '<html><body><a rel="author" href="/u/1">Unknown</a><p>Words.</p></body></html>'
-    found = page_metadata(lxml_html.document_fromstring(html), "https://plain.example/k")
+    found = _read(html, "https://plain.example/k")
     assert found.author is None
 
 
