@@ -82,7 +82,6 @@ _TAG_COUNTS = {
     "comments_named": (),
     "time": ("time",),
 }
-_ITEMTYPES = etree.XPath("//*[@itemtype]/@itemtype")
 _BODY_TEXT = etree.XPath("string-length(normalize-space(//body))")
 
 
@@ -94,13 +93,13 @@ def page_features(tree: lxml_html.HtmlElement, url: str) -> dict[str, float]:
 def described_page(tree: lxml_html.HtmlElement, url: str) -> tuple[dict[str, float], int]:
     """:func:`page_features`, and how many elements the page has (counted in the same
     walk, for what else needs the page's size)."""
-    counts, elements = _counts(tree)
+    counts, elements, itemtypes = _counts(tree)
     features = {name: math.log1p(count) for name, count in counts.items()}
     body_chars = float(_BODY_TEXT(tree) or 0.0)
     features["body_chars"] = math.log1p(body_chars)
     link_chars = _link_chars(tree)
     features["page_link_density"] = link_chars / body_chars if body_chars else 0.0
-    declared = _declared_types(tree)
+    declared = _declared_types(tree, itemtypes)
     for group, names in _TYPE_GROUPS.items():
         features[f"ld_{group}"] = float(bool(declared & names))
     og = " ".join(meta_contents(tree, "property", "og:type")).lower()
@@ -117,12 +116,14 @@ def described_page(tree: lxml_html.HtmlElement, url: str) -> tuple[dict[str, flo
     return features, elements
 
 
-def _counts(tree: lxml_html.HtmlElement) -> tuple[dict[str, float], int]:
-    """How many of each kind of element the page has (see :data:`_TAG_COUNTS`), and how
-    many elements in all."""
+def _counts(tree: lxml_html.HtmlElement) -> tuple[dict[str, float], int, list[str]]:
+    """How many of each kind of element the page has (see :data:`_TAG_COUNTS`), how many
+    elements in all, and the microdata types its elements declare (``itemtype``)."""
     tags: Counter[str] = Counter()
     links = itemprops = comments = main_roles = 0
-    # One walk in Python costs less than sixteen XPath walks of the whole tree.
+    itemtypes: list[str] = []
+    # One walk in Python costs less than sixteen XPath walks of the whole tree (and the
+    # search for itemtypes libxml2 would make of every element's attributes).
     for element in tree.iter(etree.Element):
         tag = element.tag
         tags[tag] += 1
@@ -131,6 +132,9 @@ def _counts(tree: lxml_html.HtmlElement) -> tuple[dict[str, float], int]:
             continue
         if tag == "a" and "href" in attributes:
             links += 1
+        itemtype = attributes.get("itemtype")
+        if itemtype is not None:
+            itemtypes.append(itemtype)
         if "itemprop" in attributes:
             itemprops += 1
         if tag != "main" and attributes.get("role") == "main":
@@ -144,15 +148,16 @@ def _counts(tree: lxml_html.HtmlElement) -> tuple[dict[str, float], int]:
     counts["itemprops"] = float(itemprops)
     counts["comments_named"] = float(comments)
     counts["mains"] += main_roles
-    return counts, sum(tags.values())
+    return counts, sum(tags.values()), itemtypes
 
 
 def _link_chars(tree: lxml_html.HtmlElement) -> float:
     return float(sum(len(text.strip()) for text in texts_inside(tree, "a")))
 
 
-def _declared_types(tree: lxml_html.HtmlElement) -> set[str]:
-    """schema.org types named in JSON-LD or microdata, lower-case, without the prefix."""
+def _declared_types(tree: lxml_html.HtmlElement, itemtypes: list[str]) -> set[str]:
+    """schema.org types named in JSON-LD or microdata (``itemtypes``, the page's), lower-case,
+    without the prefix."""
     found: set[str] = set()
     for script in typed_scripts(tree, "application/ld+json"):
         for match in _TYPE_KEY.finditer(str(script)):
@@ -163,8 +168,8 @@ def _declared_types(tree: lxml_html.HtmlElement) -> set[str]:
             for name in value if isinstance(value, list) else [value]:
                 if isinstance(name, str):
                     found.add(name.rsplit("/", 1)[-1].lower())
-    for itemtype in _ITEMTYPES(tree):
-        for name in str(itemtype).split():
+    for itemtype in itemtypes:
+        for name in itemtype.split():
             found.add(name.rstrip("/").rsplit("/", 1)[-1].lower())
     return found
 
