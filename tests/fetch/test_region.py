@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from lxml import html as lxml_html
 
+from spyglass.fetch.features import described_page
 from spyglass.fetch.region import (
     element_and_part_markdown,
     element_markdown,
@@ -382,3 +383,7 @@ def test_the_main_region_is_the_first_main_element_or_landmark_in_the_page(
 ) -> None:
     tree = lxml_html.document_fromstring(f"<html><body id='body'>{body}</body></html>")
     assert main_region(tree).get("id") == expected
+    # The same when a walk over the page has counted its role="main" elements other than
+    # <main> (and so whether to search for them).
+    _, shape = described_page(tree, "https://site.example/")
+    assert main_region(tree, roles=shape.role_mains > 0).get("id") == expected

@@ -28,6 +28,7 @@ from spyglass.fetch.lead import with_lead
 from spyglass.fetch.linktext import LINK, is_link
 from spyglass.fetch.region import element_and_part_markdown, main_region, web_url
 from spyglass.fetch.repeats import drop_repeated_lines
+from spyglass.fetch.tree import PageShape
 
 #: Candidate names, in the order the chooser's model numbers them.
 KINDS = ("article", "region", "block")
@@ -66,17 +67,18 @@ def candidates(
     base: str,
     index: dict[str, lxml_html.HtmlElement] | None = None,
     lead: bool = False,
-    elements: int | None = None,
+    shape: PageShape | None = None,
 ) -> Candidates:
     """The article, region and block readings of ``tree``, links absolute against ``base``;
     ``index`` is the page's :func:`~spyglass.fetch.places.text_index` when already built;
     ``lead`` puts the article's opening lines from the region reading before the article
-    reading (:func:`~spyglass.fetch.lead.with_lead`); ``elements`` is how many elements the
-    page has, when already counted."""
-    article = _article(tree, elements)
+    reading (:func:`~spyglass.fetch.lead.with_lead`); ``shape`` is what a walk over the
+    page counted, when one has."""
+    article = _article(tree, None if shape is None else shape.elements)
     container = content_container(tree, article, index)
+    region_root = main_region(tree, roles=None if shape is None else shape.role_mains > 0)
     # One walk reads both when the block lies in the region, as it mostly does.
-    region, block = element_and_part_markdown(main_region(tree), base, container)
+    region, block = element_and_part_markdown(region_root, base, container)
     found = max(len(article), len(region))
     known: dict[str, str] = {}
     region = finish(region, base, known)

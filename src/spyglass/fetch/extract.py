@@ -75,11 +75,11 @@ def readings(tree: lxml_html.HtmlElement, url: str) -> Readings:
     """The candidates of ``tree`` and their feature rows (also what training reads)."""
     base = _base_url(tree, url)
     index = text_index(tree)
-    page, elements = described_page(tree, url)
+    page, shape = described_page(tree, url)
     # Only a declared article gets its lead: elsewhere that place holds other things (a
     # forum thread's posters and dates), see spyglass.fetch.lead.
     lead = declared_type(page) == "article"
-    found = candidates(tree, base, index, lead=lead, elements=elements)
+    found = candidates(tree, base, index, lead=lead, shape=shape)
     described: Described = {}
     return Readings(
         found, rows(page, found, described), page, Places(index, found.container), described

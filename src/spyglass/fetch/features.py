@@ -23,7 +23,7 @@ from lxml import html as lxml_html
 from spyglass.fetch.candidates import KINDS, Candidates
 from spyglass.fetch.linktext import link_label_chars, without_targets
 from spyglass.fetch.metadata import own_url
-from spyglass.fetch.tree import meta_contents, texts_inside, typed_scripts
+from spyglass.fetch.tree import PageShape, meta_contents, texts_inside, typed_scripts
 
 #: schema.org types grouped by the page type they announce.
 _TYPE_GROUPS = {
@@ -90,10 +90,10 @@ def page_features(tree: lxml_html.HtmlElement, url: str) -> dict[str, float]:
     return described_page(tree, url)[0]
 
 
-def described_page(tree: lxml_html.HtmlElement, url: str) -> tuple[dict[str, float], int]:
-    """:func:`page_features`, and how many elements the page has (counted in the same
-    walk, for what else needs the page's size)."""
-    counts, elements, itemtypes = _counts(tree)
+def described_page(tree: lxml_html.HtmlElement, url: str) -> tuple[dict[str, float], PageShape]:
+    """:func:`page_features`, and what the same walk counted for the other readers (the
+    page's size, its ``role="main"`` elements)."""
+    counts, shape, itemtypes = _counts(tree)
     features = {name: math.log1p(count) for name, count in counts.items()}
     body_chars = float(_BODY_TEXT(tree) or 0.0)
     features["body_chars"] = math.log1p(body_chars)
@@ -113,12 +113,12 @@ def described_page(tree: lxml_html.HtmlElement, url: str) -> tuple[dict[str, flo
     features["path_root"] = float(not segments)
     for name, pattern in _PATH_HINTS.items():
         features[name] = float(bool(pattern.search(path)))
-    return features, elements
+    return features, shape
 
 
-def _counts(tree: lxml_html.HtmlElement) -> tuple[dict[str, float], int, list[str]]:
-    """How many of each kind of element the page has (see :data:`_TAG_COUNTS`), how many
-    elements in all, and the microdata types its elements declare (``itemtype``)."""
+def _counts(tree: lxml_html.HtmlElement) -> tuple[dict[str, float], PageShape, list[str]]:
+    """How many of each kind of element the page has (see :data:`_TAG_COUNTS`), its shape,
+    and the microdata types its elements declare (``itemtype``)."""
     tags: Counter[str] = Counter()
     links = itemprops = comments = main_roles = 0
     itemtypes: list[str] = []
@@ -148,7 +148,7 @@ def _counts(tree: lxml_html.HtmlElement) -> tuple[dict[str, float], int, list[st
     counts["itemprops"] = float(itemprops)
     counts["comments_named"] = float(comments)
     counts["mains"] += main_roles
-    return counts, sum(tags.values()), itemtypes
+    return counts, PageShape(sum(tags.values()), main_roles), itemtypes
 
 
 def _link_chars(tree: lxml_html.HtmlElement) -> float:

@@ -75,27 +75,32 @@ _MAIN_OR_ROLE = etree.XPath("//main|//*[@role='main']")
 _KEPT = "\ue000"
 
 
-def main_region(tree: lxml_html.HtmlElement) -> lxml_html.HtmlElement:
+def main_region(tree: lxml_html.HtmlElement, roles: bool | None = None) -> lxml_html.HtmlElement:
     """The page's ``<main>`` (or ``role="main"``) element, else its ``<body>``; the body too
-    when the main element holds almost no text (see :data:`_MAIN_WORDS`)."""
-    element = _first_main(tree)
+    when the main element holds almost no text (see :data:`_MAIN_WORDS`). ``roles`` says
+    whether an element other than ``<main>`` says ``role="main"``, when a walk over the page
+    has counted them (None: the page is searched for them)."""
+    element = _first_main(tree, roles)
     if element is not None and many_words(shown_text(element), _MAIN_WORDS):
         return element
     body = tree.find(".//body")
     return body if body is not None else tree
 
 
-def _first_main(tree: lxml_html.HtmlElement) -> lxml_html.HtmlElement | None:
+def _first_main(tree: lxml_html.HtmlElement, roles: bool | None) -> lxml_html.HtmlElement | None:
     """The first ``<main>`` or ``role="main"`` element in the page's order, if any."""
     # libxml2 answers "//*[@role='main']" by building the node set of every element (about
     # 1 ms on a large page); the tag's own iterator and the path through the attributes
-    # cost about half as much. Both are asked, since either may come first.
+    # cost about half as much. Both are asked, since either may come first; without an
+    # element but <main> saying role="main", the first <main> is the answer either way.
     tagged = next(tree.iter("main"), None)
-    roles = _ROLE_MAIN(tree)
-    if not roles:
+    if roles is False:
         return tagged
-    if tagged is None or roles[0] is tagged:
-        return roles[0]
+    found_roles = _ROLE_MAIN(tree)
+    if not found_roles:
+        return tagged
+    if tagged is None or found_roles[0] is tagged:
+        return found_roles[0]
     found = _MAIN_OR_ROLE(tree)  # both, in different places (rare): the page's order
     return found[0]
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from lxml import etree
 from lxml import html as lxml_html
@@ -36,7 +36,7 @@ from lxml.etree import ParserError
 if TYPE_CHECKING:
     from selectolax.lexbor import LexborNode
 
-__all__ = ["meta_contents", "parse", "texts_inside", "typed_scripts"]
+__all__ = ["PageShape", "meta_contents", "parse", "texts_inside", "typed_scripts"]
 
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 # Characters lxml will not hold in text (libxml2 leaves them out of its own trees).
@@ -121,6 +121,16 @@ def texts_inside(
         # One inside another was read with it (or is under what is left out too).
         if next(element.iterancestors(tag, *not_under), None) is None:
             yield from element.itertext()
+
+
+class PageShape(NamedTuple):
+    """What a walk over every element of a page counted, for the readers that would
+    otherwise search the whole page for it."""
+
+    #: How many elements the page has.
+    elements: int
+    #: How many elements other than ``<main>`` say ``role="main"``.
+    role_mains: int
 
 
 def meta_contents(root: lxml_html.HtmlElement, attribute: str, value: str) -> list[str]:
