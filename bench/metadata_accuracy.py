@@ -135,6 +135,7 @@ def summarise(pages: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, int]
             verdicts = Counter(
                 judge(field, p["found"][system][field], p["truth"][field]) for p in pages
             )
+            del verdicts[""]  # neither annotated nor given: nothing to count
             verdicts["annotated"] = sum(1 for p in pages if p["truth"][field])
             counts[system][field] = dict(verdicts)
     return counts

@@ -44,3 +44,4 @@ def test_the_counts_are_by_system_and_field() -> None:
     assert counts["ours"]["published"] == {"none": 1, "annotated": 1}
     assert counts["trafilatura"]["author"] == {"unannotated": 1, "annotated": 0}
     assert counts["trafilatura"]["published"] == {"right": 1, "annotated": 1}
+    assert counts["ours"]["author"] == {"annotated": 0}
