@@ -383,7 +383,7 @@ def test_the_main_region_is_the_first_main_element_or_landmark_in_the_page(
 ) -> None:
     tree = lxml_html.document_fromstring(f"<html><body id='body'>{body}</body></html>")
     assert main_region(tree).get("id") == expected
-    # The same when a walk over the page has counted its role="main" elements other than
-    # <main> (and so whether to search for them).
+    # The same when a walk over the page has counted its <main> and role="main" elements
+    # (and so what to search it for).
     _, shape = described_page(tree, "https://site.example/")
-    assert main_region(tree, roles=shape.role_mains > 0).get("id") == expected
+    assert main_region(tree, shape).get("id") == expected

@@ -76,9 +76,8 @@ def candidates(
     page counted, when one has."""
     article = _article(tree, None if shape is None else shape.elements)
     container = content_container(tree, article, index)
-    region_root = main_region(tree, roles=None if shape is None else shape.role_mains > 0)
     # One walk reads both when the block lies in the region, as it mostly does.
-    region, block = element_and_part_markdown(region_root, base, container)
+    region, block = element_and_part_markdown(main_region(tree, shape), base, container)
     found = max(len(article), len(region))
     known: dict[str, str] = {}
     region = finish(region, base, known)

@@ -92,7 +92,7 @@ def page_features(tree: lxml_html.HtmlElement, url: str) -> dict[str, float]:
 
 def described_page(tree: lxml_html.HtmlElement, url: str) -> tuple[dict[str, float], PageShape]:
     """:func:`page_features`, and what the same walk counted for the other readers (the
-    page's size, its ``role="main"`` elements)."""
+    page's size, its ``<main>`` and ``role="main"`` elements)."""
     counts, shape, itemtypes = _counts(tree)
     features = {name: math.log1p(count) for name, count in counts.items()}
     body_chars = float(_BODY_TEXT(tree) or 0.0)
@@ -148,7 +148,7 @@ def _counts(tree: lxml_html.HtmlElement) -> tuple[dict[str, float], PageShape, l
     counts["itemprops"] = float(itemprops)
     counts["comments_named"] = float(comments)
     counts["mains"] += main_roles
-    return counts, PageShape(sum(tags.values()), main_roles), itemtypes
+    return counts, PageShape(sum(tags.values()), tags["main"], main_roles), itemtypes
 
 
 def _link_chars(tree: lxml_html.HtmlElement) -> float:

@@ -26,6 +26,7 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from spyglass.fetch.shown import many_words, shown_text, skipped_tag
+from spyglass.fetch.tree import PageShape
 
 _BLOCK_TAGS = frozenset(
     [
@@ -75,26 +76,30 @@ _MAIN_OR_ROLE = etree.XPath("//main|//*[@role='main']")
 _KEPT = "\ue000"
 
 
-def main_region(tree: lxml_html.HtmlElement, roles: bool | None = None) -> lxml_html.HtmlElement:
+def main_region(
+    tree: lxml_html.HtmlElement, shape: PageShape | None = None
+) -> lxml_html.HtmlElement:
     """The page's ``<main>`` (or ``role="main"``) element, else its ``<body>``; the body too
-    when the main element holds almost no text (see :data:`_MAIN_WORDS`). ``roles`` says
-    whether an element other than ``<main>`` says ``role="main"``, when a walk over the page
-    has counted them (None: the page is searched for them)."""
-    element = _first_main(tree, roles)
+    when the main element holds almost no text (see :data:`_MAIN_WORDS`). ``shape`` is what a
+    walk over the page counted, when one has: the page is then searched only for what it
+    holds."""
+    element = _first_main(tree, shape)
     if element is not None and many_words(shown_text(element), _MAIN_WORDS):
         return element
     body = tree.find(".//body")
     return body if body is not None else tree
 
 
-def _first_main(tree: lxml_html.HtmlElement, roles: bool | None) -> lxml_html.HtmlElement | None:
+def _first_main(
+    tree: lxml_html.HtmlElement, shape: PageShape | None
+) -> lxml_html.HtmlElement | None:
     """The first ``<main>`` or ``role="main"`` element in the page's order, if any."""
     # libxml2 answers "//*[@role='main']" by building the node set of every element (about
     # 1 ms on a large page); the tag's own iterator and the path through the attributes
     # cost about half as much. Both are asked, since either may come first; without an
     # element but <main> saying role="main", the first <main> is the answer either way.
-    tagged = next(tree.iter("main"), None)
-    if roles is False:
+    tagged = None if shape is not None and not shape.mains else next(tree.iter("main"), None)
+    if shape is not None and not shape.role_mains:
         return tagged
     found_roles = _ROLE_MAIN(tree)
     if not found_roles:

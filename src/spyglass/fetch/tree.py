@@ -129,6 +129,8 @@ class PageShape(NamedTuple):
 
     #: How many elements the page has.
     elements: int
+    #: How many ``<main>`` elements it has.
+    mains: int
     #: How many elements other than ``<main>`` say ``role="main"``.
     role_mains: int
 
