@@ -30,7 +30,7 @@ from spyglass.fetch.published import published_date
 from spyglass.fetch.redirects import registrable_domain
 from spyglass.fetch.region import web_url
 from spyglass.fetch.shown import shown_text
-from spyglass.fetch.tree import meta_contents
+from spyglass.fetch.tree import attribute_values
 
 logger = logging.getLogger(__name__)
 
@@ -151,11 +151,8 @@ def own_url(tree: lxml_html.HtmlElement, url: str) -> str:
 def _declared_addresses(tree: lxml_html.HtmlElement) -> Iterator[str]:
     """Every address the page declares for itself, in the order :func:`own_url` tries
     them: its canonical links, then its OpenGraph URLs (read only if none will do)."""
-    for link in tree.iter("link"):
-        href = link.get("href")
-        if href is not None and link.get("rel") == "canonical":
-            yield href
-    yield from meta_contents(tree, "property", "og:url")
+    yield from attribute_values(tree, "link", "rel", "canonical", "href")
+    yield from attribute_values(tree, "meta", "property", "og:url", "content")
 
 
 def without_title(markdown: str, title: str | None) -> str:

@@ -36,7 +36,14 @@ from lxml.etree import ParserError
 if TYPE_CHECKING:
     from selectolax.lexbor import LexborNode
 
-__all__ = ["PageShape", "meta_contents", "parse", "texts_inside", "typed_scripts"]
+__all__ = [
+    "PageShape",
+    "attribute_values",
+    "meta_contents",
+    "parse",
+    "texts_inside",
+    "typed_scripts",
+]
 
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 # Characters lxml will not hold in text (libxml2 leaves them out of its own trees).
@@ -137,17 +144,24 @@ class PageShape(NamedTuple):
 
 def meta_contents(root: lxml_html.HtmlElement, attribute: str, value: str) -> list[str]:
     """The ``content`` of every ``<meta>`` below ``root`` whose ``attribute`` is ``value``,
-    in the page's order (XPath's ``//meta[@attribute='value']/@content``).
+    in the page's order (XPath's ``//meta[@attribute='value']/@content``)."""
+    return list(attribute_values(root, "meta", attribute, value, "content"))
+
+
+def attribute_values(
+    root: lxml_html.HtmlElement, tag: str, attribute: str, value: str, wanted: str
+) -> Iterator[str]:
+    """The ``wanted`` attribute of every ``tag`` element below ``root`` whose ``attribute``
+    is ``value``, in the page's order and lazily (XPath's
+    ``//tag[@attribute='value']/@wanted``).
 
     Walked by tag rather than asked of XPath: libxml2 tests the predicate on every element
     of the page, about a quarter of a millisecond on a large one; lxml's walk by tag looks
-    at the ``<meta>`` elements alone."""
-    found = []
-    for meta in root.iter("meta"):
-        content = meta.get("content")
-        if content is not None and meta.get(attribute) == value:
-            found.append(content)
-    return found
+    at the ``tag`` elements alone."""
+    for element in root.iter(tag):
+        found = element.get(wanted)
+        if found is not None and element.get(attribute) == value:
+            yield found
 
 
 def typed_scripts(root: lxml_html.HtmlElement, kind: str) -> list[str]:
