@@ -3,9 +3,12 @@ page's own features, from the address the page declares."""
 
 from __future__ import annotations
 
+import math
+
 from lxml import html as lxml_html
 
-from spyglass.fetch.features import page_features, reading_rows
+from spyglass.fetch.features import candidate_features, page_features, reading_rows
+from spyglass.fetch.linktext import link_label_chars, without_targets
 
 PAGE = {"links": 1.5, "paragraphs": 2.0}
 TEXTS = {
@@ -28,6 +31,25 @@ def test_rows_of_one_more_reading_reuse_what_was_said_of_the_others() -> None:
     assert three == reading_rows(PAGE, TEXTS)
     assert four == reading_rows(PAGE, {**TEXTS, "dom": "Title\n\nA long paragraph."})
     assert len(four) == 4 and len(four[0]) > len(three[0])
+
+
+SHARED = {
+    "article": "# Title\n\nA [link](https://a.example/x) and [text](not a target) here.\n  \n[open",
+    "region": "- [Home](https://a.example/)\n\n# Title\n\nA [link](https://a.example/x) and more.",
+    "block": "A [link](https://a.example/x) and [text](not a target) here.",
+}
+
+
+def test_readings_that_share_lines_are_each_described_as_their_whole_text_would_be() -> None:
+    rows = reading_rows(PAGE, SHARED)
+    for row, text in zip(rows, SHARED.values(), strict=True):
+        own = candidate_features(text)
+        assert row[1 : 1 + len(own)] == list(own.values())
+        # Lines are counted one at a time and reused across readings; the figures are those
+        # of the reading's whole text.
+        visible = without_targets(text)
+        assert own["chars"] == math.log1p(len(visible))
+        assert own["link_density"] == link_label_chars(text) / len(visible)
 
 
 def _page(head: str) -> lxml_html.HtmlElement:

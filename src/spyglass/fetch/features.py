@@ -15,6 +15,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping, MutableMapping, Sequence
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from lxml import etree
@@ -176,30 +177,52 @@ def _declared_types(tree: lxml_html.HtmlElement, itemtypes: list[str]) -> set[st
 
 def candidate_features(markdown: str) -> dict[str, float]:
     """Numbers describing one candidate reading."""
-    return _described(markdown, without_targets(markdown))
+    return _described(markdown, {}, set())
 
 
-def _described(
-    markdown: str, visible: str, counted: dict[str, int] | None = None
-) -> dict[str, float]:
-    """:func:`candidate_features` of ``markdown``, whose text without link targets is
-    ``visible``; ``counted`` keeps each line's number of words across calls (a page's
-    readings share most of their lines)."""
-    known = counted if counted is not None else {}
-    # A link never spans lines, so ``visible`` has the same lines as ``markdown``: one
-    # substitution over the whole reading instead of one per line.
+class _Line(NamedTuple):
+    """What a reading's row counts of one of its lines."""
+
+    #: Characters without link targets.
+    shown: int
+    #: Characters of link labels, brackets included.
+    linked: int
+    words: int
+    #: Its words (link targets left out) in lower case.
+    lowered: list[str]
+
+
+def _line(line: str) -> _Line:
+    # Every link, and every bracket the link pattern reads as text, starts with "[".
+    shown = without_targets(line) if "[" in line else line
+    return _Line(
+        len(shown), link_label_chars(line), len(_WORD.findall(shown)), _WORD.findall(shown.lower())
+    )
+
+
+def _described(markdown: str, counted: dict[str, _Line], vocabulary: set[str]) -> dict[str, float]:
+    """:func:`candidate_features` of ``markdown``; adds its words in lower case to
+    ``vocabulary``. ``counted`` keeps each line's numbers across calls: a page's readings
+    share most of their lines, which are then read once (no link spans lines, so a line's
+    numbers do not depend on the others)."""
     lines: list[str] = []
     words: list[int] = []
-    for line, shown in zip(markdown.split("\n"), visible.split("\n"), strict=True):
+    # The newlines between lines, then each line's characters.
+    chars = markdown.count("\n")
+    link_chars = 0
+    for line in markdown.split("\n"):
         stripped = line.strip()
-        if stripped:
-            lines.append(stripped)
-            number = known.get(shown)
-            if number is None:
-                number = known[shown] = len(_WORD.findall(shown))
-            words.append(number)
-    chars = len(visible)
-    link_chars = link_label_chars(markdown)
+        if not stripped:
+            chars += len(line)
+            continue
+        lines.append(stripped)
+        known = counted.get(line)
+        if known is None:
+            known = counted[line] = _line(line)
+        chars += known.shown
+        link_chars += known.linked
+        words.append(known.words)
+        vocabulary.update(known.lowered)
     count = len(lines) or 1
     return {
         "chars": math.log1p(chars),
@@ -240,15 +263,12 @@ def reading_rows(
     ``described`` keeps each reading's numbers and words by its text across calls."""
     kinds = list(texts)
     known = described if described is not None else {}
-    counted: dict[str, int] = {}
+    counted: dict[str, _Line] = {}
     for kind in kinds:
         text = texts[kind]
         if text not in known:
-            visible = without_targets(text)
-            known[text] = (
-                _described(text, visible, counted),
-                set(_WORD.findall(visible.lower())),
-            )
+            vocabulary: set[str] = set()
+            known[text] = (_described(text, counted, vocabulary), vocabulary)
     numbers = {kind: known[texts[kind]][0] for kind in kinds}
     words = {kind: known[texts[kind]][1] for kind in kinds}
     shared: dict[str, float] = {}

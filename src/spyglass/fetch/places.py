@@ -139,13 +139,15 @@ def text_index(tree: lxml_html.HtmlElement) -> dict[str, lxml_html.HtmlElement]:
     element wins when a text repeats; a tail is held by its element's parent)."""
     body = tree.find(".//body")
     starts: dict[str, lxml_html.HtmlElement] = {}
+    # A page repeats texts ("Share", "Read more", a price): a text placed once is placed.
+    placed: set[str] = set()
     for text, holder in _texts(body if body is not None else tree):
-        if text.isspace():
+        if text in placed or text.isspace() or holder is None:
             continue
+        placed.add(text)
         key = text_key(text)
-        if not key or key in starts or holder is None:
-            continue
-        starts[key] = holder
+        if key and key not in starts:
+            starts[key] = holder
     return starts
 
 
