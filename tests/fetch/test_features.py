@@ -78,3 +78,27 @@ def test_without_a_usable_declared_address_the_fetched_one_describes_the_page() 
     head = '<link rel="canonical" href="http://[broken"><meta property="og:url" content="ftp://x/">'
     features = page_features(_page(head), "https://forum.example/t/kettles/7")
     assert features["path_forum"] == 1.0
+
+
+def test_the_page_is_described_by_what_its_elements_are_and_say_of_themselves() -> None:
+    body = (
+        '<body><div role="main" itemscope itemtype="https://schema.org/Product">'
+        '<h1 itemprop="name">Kettle</h1><p>Boils fast.</p><p>Two litres.</p>'
+        '<a href="/buy">Buy</a><a name="top">Top</a>'
+        '<section id="comments"><div class="comment-body">Nice.</div></section>'
+        '<main><div class="reviews">None yet.</div></main></div></body>'
+    )
+    tree = lxml_html.document_fromstring(f"<html><head></head>{body}</html>")
+    features = page_features(tree, "https://shop.example/kettle")
+    counted = {
+        "links": 1,  # the one with an address
+        "itemprops": 1,
+        "comments_named": 2,  # by id and by class
+        "mains": 2,  # <main>, and role="main" on another element
+        "paragraphs": 2,
+        "h1": 1,
+    }
+    assert {name: features[name] for name in counted} == {
+        name: math.log1p(count) for name, count in counted.items()
+    }
+    assert features["ld_product"] == 1.0

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections import Counter
 from collections.abc import Mapping, MutableMapping, Sequence
 from typing import NamedTuple
 from urllib.parse import urlsplit
@@ -120,36 +119,39 @@ def described_page(tree: lxml_html.HtmlElement, url: str) -> tuple[dict[str, flo
 def _counts(tree: lxml_html.HtmlElement) -> tuple[dict[str, float], PageShape, list[str]]:
     """How many of each kind of element the page has (see :data:`_TAG_COUNTS`), its shape,
     and the microdata types its elements declare (``itemtype``)."""
-    tags: Counter[str] = Counter()
+    tags: dict[str, int] = {}
     links = itemprops = comments = main_roles = 0
     itemtypes: list[str] = []
     # One walk in Python costs less than sixteen XPath walks of the whole tree (and the
-    # search for itemtypes libxml2 would make of every element's attributes).
+    # search for itemtypes libxml2 would make of every element's attributes). An element's
+    # attribute names come in one call; only those it has are then read.
     for element in tree.iter(etree.Element):
         tag = element.tag
-        tags[tag] += 1
-        attributes = element.attrib
-        if not attributes:
+        tags[tag] = tags.get(tag, 0) + 1
+        names = element.keys()
+        if not names:
             continue
-        if tag == "a" and "href" in attributes:
+        get = element.get
+        if tag == "a" and "href" in names:
             links += 1
-        itemtype = attributes.get("itemtype")
-        if itemtype is not None:
-            itemtypes.append(itemtype)
-        if "itemprop" in attributes:
+        if "itemtype" in names:
+            itemtypes.append(get("itemtype"))
+        if "itemprop" in names:
             itemprops += 1
-        if tag != "main" and attributes.get("role") == "main":
+        if "role" in names and tag != "main" and get("role") == "main":
             main_roles += 1
-        if "comment" in (attributes.get("class") or "") or "comment" in (
-            attributes.get("id") or ""
+        if ("class" in names and "comment" in get("class")) or (
+            "id" in names and "comment" in get("id")
         ):
             comments += 1
-    counts = {name: float(sum(tags[tag] for tag in names)) for name, names in _TAG_COUNTS.items()}
+    counts = {
+        name: float(sum(tags.get(tag, 0) for tag in names)) for name, names in _TAG_COUNTS.items()
+    }
     counts["links"] = float(links)
     counts["itemprops"] = float(itemprops)
     counts["comments_named"] = float(comments)
     counts["mains"] += main_roles
-    return counts, PageShape(sum(tags.values()), tags["main"], main_roles), itemtypes
+    return counts, PageShape(sum(tags.values()), tags.get("main", 0), main_roles), itemtypes
 
 
 def _link_chars(tree: lxml_html.HtmlElement) -> float:

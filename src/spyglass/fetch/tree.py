@@ -98,7 +98,10 @@ def parse(html: str) -> lxml_html.HtmlElement | None:
     """The document tree of ``html`` as a browser builds it, or None when there is none to
     read."""
     # lxml refuses text that still declares a byte encoding; the text is decoded already.
-    html = _XML_DECLARATION.sub("", html, count=1)
+    # Matched at the start only: a substitution would try every position of the page.
+    declaration = _XML_DECLARATION.match(html)
+    if declaration is not None:
+        html = html[declaration.end() :]
     parser = _parser()
     try:
         tree: lxml_html.HtmlElement = lxml_html.document_fromstring(html, parser=parser)
