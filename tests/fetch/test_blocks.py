@@ -51,6 +51,19 @@ def test_every_non_empty_block_gets_one_row_of_every_feature() -> None:
     ]
 
 
+def test_blocks_are_described_alike_with_or_without_the_line_keys_already_found() -> None:
+    readings = {"article": READING, "region": f"- [Home](/)\n\n{READING}", "block": ""}
+    blocks = split_blocks(READING)
+    known: dict[str, bytes] = {}
+    keys = line_keys(readings, known)
+    assert known["# Title"] == b"title"
+    reused = block_rows(blocks, "article", keys, known=known)
+    assert reused == block_rows(blocks, "article", line_keys(readings))
+    words = BLOCK_FEATURES.index("words")
+    # "A paragraph … reader." has fifteen words; the table block, not a line, has its own key.
+    assert [row[words] for row in reused if row][:2] == [math.log1p(1), math.log1p(15)]
+
+
 def test_blocks_below_the_threshold_are_left_out_and_the_rest_keep_their_markdown() -> None:
     readings = {"article": READING, "region": "", "block": ""}
 

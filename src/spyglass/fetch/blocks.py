@@ -145,10 +145,19 @@ def _tokens(text: str) -> list[bytes]:
     return text.encode("utf-8", "replace").lower().translate(_PUNCTUATION).split()
 
 
-def line_keys(readings: dict[str, str]) -> dict[str, set[bytes]]:
-    """Each reading's lines as word keys, to ask whether another reading has a block."""
+def block_key(text: str) -> bytes:
+    """The words of ``text`` (:func:`_tokens`) as one key: the same block has the same key in
+    every reading."""
+    return b" ".join(_tokens(text))
+
+
+def line_keys(
+    readings: dict[str, str], known: dict[str, bytes] | None = None
+) -> dict[str, set[bytes]]:
+    """Each reading's lines as word keys, to ask whether another reading has a block;
+    ``known`` keeps each line's key (:func:`block_key`) for the blocks' rows."""
     # The readings share most of their lines: each is read once.
-    known: dict[str, bytes] = {}
+    known = {} if known is None else known
     found: dict[str, set[bytes]] = {}
     for kind, text in readings.items():
         keys: set[bytes] = set()
@@ -157,7 +166,7 @@ def line_keys(readings: dict[str, str]) -> dict[str, set[bytes]]:
                 continue
             key = known.get(line)
             if key is None:
-                key = known[line] = b" ".join(_tokens(line))
+                key = known[line] = block_key(line)
             keys.add(key)
         found[kind] = keys
     return found
@@ -169,15 +178,19 @@ def block_rows(
     keys: dict[str, set[bytes]],
     context: Sequence[float] = (),
     places: Placer | None = None,
+    known: dict[str, bytes] | None = None,
 ) -> list[list[float]]:
     """One feature row per non-empty block of the ``reading`` candidate (empty ones get
-    ``[]``); ``keys`` are every reading's :func:`line_keys`. Each row continues with the
-    block's place in the page (``places``; unknown without it) and ends with ``context``
-    (the reading's row of page and candidate features, :func:`spyglass.fetch.features.rows`),
-    so what a block is worth can depend on where it sits and on what kind of page."""
+    ``[]``); ``keys`` are every reading's :func:`line_keys`, ``known`` the line keys that
+    call kept. Each row continues with the block's place in the page (``places``; unknown
+    without it) and ends with ``context`` (the reading's row of page and candidate features,
+    :func:`spyglass.fetch.features.rows`), so what a block is worth can depend on where it
+    sits and on what kind of page."""
     unknown = [0.0] + [math.nan] * (len(PLACE_FEATURES) - 1)
-    tokens = [_tokens(b.text) for b in blocks]
-    words = [len(t) for t in tokens]
+    known = {} if known is None else known
+    block_keys = [known.get(b.text) or block_key(b.text) for b in blocks]
+    # Words are joined by single spaces and hold none.
+    words = [key.count(b" ") + 1 if key else 0 for key in block_keys]
     filled = [i for i, b in enumerate(blocks) if b.text.strip()]
     total_words = sum(words) or 1
     long_lines = [i for i in filled if words[i] >= LONG_WORDS and blocks[i].kind == "text"]
@@ -196,7 +209,7 @@ def block_rows(
             rows.append([])
             continue
         rank = order[index]
-        key = b" ".join(tokens[index])
+        key = block_keys[index]
         text = block.text.rstrip()
         previous = filled[rank - 1] if rank > 0 else None
         following = filled[rank + 1] if rank + 1 < len(filled) else None
@@ -347,7 +360,9 @@ def score_blocks(
     rows (see :func:`block_rows` for ``context`` and ``places``)."""
     markdown = readings[reading]
     blocks = split_blocks(markdown)
-    rows = block_rows(blocks, reading, line_keys(readings), context, places)
+    known: dict[str, bytes] = {}
+    keys = line_keys(readings, known)
+    rows = block_rows(blocks, reading, keys, context, places, known)
     scored = iter(chances([row for row in rows if row]))
     return Scored(markdown, blocks, [next(scored) if row else None for row in rows])
 
