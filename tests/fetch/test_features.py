@@ -102,3 +102,10 @@ def test_the_page_is_described_by_what_its_elements_are_and_say_of_themselves() 
         name: math.log1p(count) for name, count in counted.items()
     }
     assert features["ld_product"] == 1.0
+
+
+def test_a_lines_words_are_counted_as_shown_though_lower_case_would_split_them() -> None:
+    # "İ" lower-cases to "i" and a combining dot, which splits the word in two.
+    features = candidate_features("İstanbul İzmir Ankara")
+    assert features["mean_words"] == math.log1p(3)
+    assert candidate_features("Istanbul, Izmir and Ankara.")["mean_words"] == math.log1p(4)

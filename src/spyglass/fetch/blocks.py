@@ -390,11 +390,18 @@ def too_little(text: str) -> bool:
 def _joined(blocks: Sequence[Block]) -> str:
     """``blocks`` as the model reads them: lines of only spaces and tabs blank, one blank
     line in a row, one marker to a heading; code stays as the page wrote it."""
-    texts = (
-        b.text if b.kind == "code" else _MARKERS.sub(r"\1", _SPACES_ONLY.sub("", b.text))
-        for b in blocks
-    )
+    texts = (b.text if b.kind == "code" else _tidy(b.text) for b in blocks)
     return _BLANK_RUNS.sub("\n\n", "\n".join(texts)).strip()
+
+
+def _tidy(text: str) -> str:
+    """``text`` with its lines of only spaces and tabs blank and one marker to a heading."""
+    if "\n" in text:
+        return _MARKERS.sub(r"\1", _SPACES_ONLY.sub("", text))
+    # Most blocks are one line that is neither: no pattern need read it.
+    if not text.strip(" \t"):
+        return ""
+    return _MARKERS.sub(r"\1", text) if text.startswith("#") else text
 
 
 def _title_block(blocks: list[Block]) -> int:

@@ -197,9 +197,11 @@ class _Line(NamedTuple):
 def _line(line: str) -> _Line:
     # Every link, and every bracket the link pattern reads as text, starts with "[".
     shown = without_targets(line) if "[" in line else line
-    return _Line(
-        len(shown), link_label_chars(line), len(_WORD.findall(shown)), _WORD.findall(shown.lower())
-    )
+    lowered = _WORD.findall(shown.lower())
+    # Lower case splits ASCII text into the same words; other letters may change length
+    # ("İ" becomes "i" and a combining dot), so their words are counted as shown.
+    count = len(lowered) if shown.isascii() else len(_WORD.findall(shown))
+    return _Line(len(shown), link_label_chars(line), count, lowered)
 
 
 def _described(markdown: str, counted: dict[str, _Line], vocabulary: set[str]) -> dict[str, float]:
