@@ -102,6 +102,22 @@ def test_relative_and_protocol_relative_targets_become_absolute() -> None:
     assert absolute_links("[mail](mailto:a@b.c)", base) == "[mail]"
 
 
+def test_readings_sharing_lines_get_the_same_links_as_each_would_alone() -> None:
+    base = "https://example.com/a/b"
+    readings = [
+        "# [Home](/)\n\nText with [a link](../c) and [brackets] of its own.\n\n[mail](mailto:x@y.z)",
+        "Text with [a link](../c) and [brackets] of its own.\nNo links here.",
+    ]
+    known: dict[str, str] = {}
+    shared = [absolute_links(text, base, known) for text in readings]
+    assert shared == [absolute_links(text, base) for text in readings]
+    assert shared[1] == (
+        "Text with [a link](https://example.com/c) and [brackets] of its own.\nNo links here."
+    )
+    # Only lines that may hold a link were rewritten, each once.
+    assert len(known) == 3
+
+
 def test_a_malformed_link_address_keeps_its_words_and_extraction_goes_on() -> None:
     # urljoin raises on a bracketed host that is no IP address; a page must not.
     assert absolute_links("[x](a)", "http://[oops]/") == "[x]"

@@ -80,21 +80,28 @@ def candidates(
     region, block = element_and_part_markdown(main_region(tree, shape), base, container)
     found = max(len(article), len(region))
     known: dict[str, str] = {}
-    region = finish(region, base, known)
-    article = finish(article, base, known)
+    linked: dict[str, str] = {}
+    region = finish(region, base, known, linked)
+    article = finish(article, base, known, linked)
     return Candidates(
         article=with_lead(article, region) if lead else article,
         region=region,
-        block=finish(block, base, known),
+        block=finish(block, base, known, linked),
         found=found,
         container=container,
     )
 
 
-def finish(markdown: str, base: str, known: dict[str, str] | None = None) -> str:
+def finish(
+    markdown: str,
+    base: str,
+    known: dict[str, str] | None = None,
+    linked: dict[str, str] | None = None,
+) -> str:
     """Repeated lines dropped, links absolute, at most one blank line in a row (``known``
-    as :func:`~spyglass.fetch.repeats.drop_repeated_lines` takes it)."""
-    markdown = absolute_links(drop_repeated_lines(markdown, known), base)
+    as :func:`~spyglass.fetch.repeats.drop_repeated_lines` takes it, ``linked`` as
+    :func:`absolute_links` does)."""
+    markdown = absolute_links(drop_repeated_lines(markdown, known), base, linked)
     return _BLANK_RUNS.sub("\n\n", markdown).strip()
 
 
@@ -139,11 +146,23 @@ def _beyond_trafilatura(tree: lxml_html.HtmlElement, elements: int | None) -> bo
     return next(islice(texts, MAX_PARAGRAPH_TEXTS, None), None) is not None
 
 
-def absolute_links(markdown: str, base: str) -> str:
+def absolute_links(markdown: str, base: str, known: dict[str, str] | None = None) -> str:
     """Rewrite every ``[text](target)`` so the target is an absolute http(s) URL.
 
     Targets with another scheme (``javascript:``, ``data:``) are dropped, keeping the text.
+    ``known`` keeps each line's rewriting across calls with the same ``base`` (a page's
+    readings share most of their lines); no link spans lines.
     """
+    if known is not None:
+        lines = markdown.split("\n")
+        for number, line in enumerate(lines):
+            # Every link starts with "[" (most lines have none).
+            if "[" in line:
+                done = known.get(line)
+                if done is None:
+                    done = known[line] = absolute_links(line, base)
+                lines[number] = done
+        return "\n".join(lines)
 
     def rewrite(match: re.Match[str]) -> str:
         if not is_link(match):
