@@ -105,7 +105,8 @@ def test_relative_and_protocol_relative_targets_become_absolute() -> None:
 def test_readings_sharing_lines_get_the_same_links_as_each_would_alone() -> None:
     base = "https://example.com/a/b"
     readings = [
-        "# [Home](/)\n\nText with [a link](../c) and [brackets] of its own.\n\n[mail](mailto:x@y.z)",
+        "# [Home](/)\n\nText with [a link](../c) and [brackets] of its own.\n\n"
+        "[mail](mailto:x@y.z)",
         "Text with [a link](../c) and [brackets] of its own.\nNo links here.",
     ]
     known: dict[str, str] = {}
