@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.extraction_data import load, page_ids, wcxb_dir  # noqa: E402
+from bench.extraction_data import f1, load, page_ids, wcxb_dir  # noqa: E402
 from bench.fetch_extraction import pick  # noqa: E402
 
 FIELDS = ("title", "author", "published")
@@ -46,20 +46,20 @@ _NOT_NAMES = frozenset(["by", "and", "written", "posted", "author", "authors"])
 _CLOSE = 0.8
 
 
+def _normalised(text: str) -> str:
+    return unicodedata.normalize("NFKC", text)
+
+
 def words(text: str) -> list[str]:
-    return _WORD.findall(unicodedata.normalize("NFKC", text).lower())
+    return _WORD.findall(_normalised(text).lower())
 
 
 def title_match(found: str, truth: str) -> tuple[bool, bool]:
-    """(exact, close): the same words, or a word F1 of at least :data:`_CLOSE`."""
-    mine, theirs = words(found), words(truth)
-    if mine == theirs:
+    """(exact, close): the same words, or a word F1 of at least :data:`_CLOSE` (the body's
+    measure, :func:`bench.extraction_data.f1`)."""
+    if words(found) == words(truth):
         return True, True
-    overlap = sum((Counter(mine) & Counter(theirs)).values())
-    if not overlap:
-        return False, False
-    precision, recall = overlap / len(mine), overlap / len(theirs)
-    return False, 2 * precision * recall / (precision + recall) >= _CLOSE
+    return False, f1(_normalised(found), _normalised(truth))[0] >= _CLOSE
 
 
 def author_match(found: str, truth: str) -> bool:
