@@ -19,23 +19,13 @@ from bench.block_headroom import (
     with_columns,
 )
 from bench.block_training import Truth
-from bench.extraction_data import Page
 
 from spyglass.fetch.blocks import Block, split_blocks
+from tests.bench.corpus_pages import page
 
 
 def truth(corpus: str, **fields: object) -> Truth:
-    return Truth(
-        Page(
-            corpus=corpus,
-            id="1",
-            url="https://example.org/",
-            type="article",
-            domain="example.org",
-            html="",
-            **fields,  # type: ignore[arg-type]
-        )
-    )
+    return Truth(page(corpus, **fields))
 
 
 def blocks(markdown: str) -> list[Block]:

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 from bench.chooser_variants import Soft, fit_chooser, labels_of
-from bench.extraction_data import Page
 
 from bench import chooser_variants as variants
 from bench import train_extraction as training
+from tests.bench.corpus_pages import page
 
 
 def test_regression_labels_are_each_reading_minus_the_page_mean() -> None:
@@ -23,18 +23,6 @@ def test_rank_labels_count_the_readings_each_one_beats_and_ties_share_a_label() 
 
 def test_twentieths_labels_are_whole_and_never_negative() -> None:
     assert labels_of([0.0, 0.52, 1.0, -0.1], "twentieths") == [0.0, 10.0, 20.0, 0.0]
-
-
-def page(corpus: str, **fields: object) -> Page:
-    return Page(
-        corpus=corpus,
-        id="1",
-        url="https://example.org/",
-        type="article",
-        domain="example.org",
-        html="",
-        **fields,
-    )  # type: ignore[arg-type]
 
 
 def test_soft_labels_on_wcxb_are_the_share_of_the_blocks_trigrams_in_the_reference() -> None:
