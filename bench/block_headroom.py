@@ -39,8 +39,13 @@ if str(ROOT) not in sys.path:
 from bench import block_training, extraction_data  # noqa: E402
 from bench import chooser_variants as variants  # noqa: E402
 from bench import train_extraction as training  # noqa: E402
-from spyglass.fetch.blocks import Block, Scored, block_key, split_blocks  # noqa: E402
-from spyglass.fetch.linktext import link_label_chars, without_targets  # noqa: E402
+from spyglass.fetch.blocks import (  # noqa: E402
+    Block,
+    Scored,
+    block_key,
+    link_density,
+    split_blocks,
+)
 
 #: Blocks each side of a block that :func:`window` averages over.
 WINDOW = 3
@@ -57,17 +62,9 @@ def words(block: Block) -> int:
     return key.count(b" ") + 1 if key else 0
 
 
-def link_density(block: Block) -> float:
-    """The share of the block's shown characters that are link labels."""
-    shown = without_targets(block.text)
-    if "](" not in block.text or not shown.strip():
-        return 0.0
-    return min(1.0, link_label_chars(block.text) / len(shown))
-
-
 def window(blocks: list[Block]) -> list[list[float]]:
     """The mean link density and log words of the :data:`WINDOW` blocks each side."""
-    density = [link_density(b) for b in blocks]
+    density = [link_density(b.text) for b in blocks]
     size = [math.log1p(words(b)) for b in blocks]
     rows = []
     for index in range(len(blocks)):
@@ -97,7 +94,7 @@ def section(blocks: list[Block]) -> list[list[float]]:
         count = words(block)
         total = totals.setdefault(at, [0.0, 0.0, 0.0])
         total[0] += count
-        total[1] += link_density(block) * count
+        total[1] += link_density(block.text) * count
         total[2] += 1
     everything = sum(total[0] for total in totals.values()) or 1.0
     return [

@@ -196,7 +196,7 @@ def block_rows(
     long_lines = [i for i in filled if words[i] >= LONG_WORDS and blocks[i].kind == "text"]
     first_long = long_lines[0] if long_lines else -1
     last_long = long_lines[-1] if long_lines else -1
-    link_density = [_link_density(b.text) for b in blocks]
+    densities = [link_density(b.text) for b in blocks]
     under_boilerplate = 0.0
     rows: list[list[float]] = []
     before = 0
@@ -224,9 +224,9 @@ def block_rows(
             before / total_words,
             math.log1p(words[index]),
             math.log1p(len(text)),
-            link_density[index],
-            link_density[previous] if previous is not None else -1.0,
-            link_density[following] if following is not None else -1.0,
+            densities[index],
+            densities[previous] if previous is not None else -1.0,
+            densities[following] if following is not None else -1.0,
             float(text.endswith((".", "!", "?", '."', ".”", ":"))),
             len(_DIGIT.findall(text)) / max(len(text), 1),
             float(named),
@@ -273,7 +273,8 @@ BLOCK_FEATURES = [
 ]
 
 
-def _link_density(text: str) -> float:
+def link_density(text: str) -> float:
+    """The share of a block's shown characters (link targets left out) in link labels."""
     if "](" not in text:
         return 0.0
     visible = without_targets(text)
