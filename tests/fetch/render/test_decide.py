@@ -187,18 +187,22 @@ async def test_a_request_flood_is_cut_at_the_request_limit() -> None:
 
 async def test_a_page_over_the_byte_limit_gets_no_more_bytes() -> None:
     big = "x" * 200_000
-    # One after another: once the budget is spent, the next request is not even sent.
+    # The article is written first, so what the page shows does not depend on how many of
+    # the later requests a loaded machine gets to before the page is quiet. Then one
+    # request after another: once the budget is spent, the next is not even sent.
     js = (
+        "document.getElementById('root').innerHTML = '<article><p>" + SENTENCE + "</p></article>';"
         "(async () => { for (const n of [1, 2, 3, 4, 5]) {"
         " try { await (await fetch('/big/' + n)).text(); } catch (e) {} }"
-        " document.getElementById('root').innerHTML = '<article><p>" + SENTENCE + "</p></article>';"
         " })();"
     )
     with Peer({"/": page(shell_with(js)), "*": page(big, "text/plain")}) as peer:
         site = Site.of({"bytes.example.com": peer})
         read = await site.read("http://bytes.example.com/", limits=RenderLimits(max_bytes=300_000))
     assert read.rendering is not None and read.rendering.rendered is True
-    assert read.rendering.refused >= 3
+    # At least the request after the budget was refused; how many more the page made before
+    # it fell quiet depends on the machine's load, not on the limit.
+    assert read.rendering.refused >= 1
     assert sum(n for path, n in peer.requests.items() if path.startswith("/big/")) == 2
     assert SENTENCE in read.document.text
 
