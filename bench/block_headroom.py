@@ -209,10 +209,12 @@ def held_out(
     chosen: list[str],
     per_page: list[block_training.PageBlocks],
     names: list[str],
+    models: list[Any] | None = None,
 ) -> variants.Grid:
-    """The chosen reading of every page filtered by its fold's block model trained on
-    ``per_page``, scored at every keep threshold."""
-    models = variants.block_models(per_page, fold_of, names, pages)
+    """The chosen reading of every page filtered by its fold's block model (``models``, or
+    trained on ``per_page``), scored at every keep threshold."""
+    if models is None:
+        models = variants.block_models(per_page, fold_of, names, pages)
     grid: variants.Grid = []
     for index, page in enumerate(pages):
         kind = chosen[index]

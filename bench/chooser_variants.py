@@ -90,13 +90,18 @@ def block_models(
     names: list[str],
     pages: list[dict[str, Any]],
     balance: bool = True,
+    include: Callable[[int], bool] | None = None,
 ) -> list[Any]:
     """The block model of each fold, trained on the other folds' pages (each corpus's blocks
-    weighing the same, as shipped since round seven, unless not ``balance``)."""
+    weighing the same, as shipped since round seven, unless not ``balance``; only the pages
+    ``include`` admits, when given)."""
     return [
         block_training.fit_blocks(
             block_training.readings_of(
-                per_page, [i for i, f in enumerate(fold_of) if f != fold], pages, balance
+                per_page,
+                [i for i, f in enumerate(fold_of) if f != fold and (include is None or include(i))],
+                pages,
+                balance,
             ),
             names,
         )
