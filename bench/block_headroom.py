@@ -247,23 +247,19 @@ def main() -> int:
     for name in families:
         if name not in FAMILIES:
             parser.error(f"unknown family {name!r}; choose from {', '.join(FAMILIES)}")
-    from bench.page_types import chooser_targets
+    from bench.page_types import shipped_chooser
 
     started = time.perf_counter()
     pages = training.collect(1, False)
     fold_of = extraction_data.folds(pages)
-    truths = [block_training.Truth(extraction_data.load_truth(p["corpus"], p["id"])) for p in pages]
+    truths = block_training.truths(pages)
     if not families:
         ceilings(pages, truths)
         print(f"({time.perf_counter() - started:.0f} s)")
         return 0
     per_page = block_training.block_data(pages, truths, False)
     names = block_training.block_names(pages)
-    chosen = variants.held_out_choice(
-        pages,
-        fold_of,
-        lambda train: variants.fit_chooser(pages, train, lambda i: chooser_targets(pages[i])),
-    )
+    chosen = variants.held_out_choice(pages, fold_of, shipped_chooser(pages))
     grown = with_columns(per_page, pages, families)
     grown_names = [*names, *(column for name in families for column in FAMILIES[name][1])]
     table = variants.Table()

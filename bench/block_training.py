@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.extraction_data import FOLDS, SEED, Page, plain  # noqa: E402
+from bench.extraction_data import FOLDS, SEED, Page, load_truth, plain  # noqa: E402
 
 BLOCK_CACHE = ROOT / "bench" / "results" / "extraction-blocks-v2.pkl"
 _WORDS = re.compile(r"\w+")
@@ -94,6 +94,11 @@ class Truth:
         shingles = [tuple(tokens[i : i + 3]) for i in range(len(tokens) - 2)]
         share = sum(s in self.shingles for s in shingles) / len(shingles)
         return float(share >= 0.5)
+
+
+def truths(pages: list[dict[str, Any]]) -> list[Truth]:
+    """The references of every cached page (``bench/train_extraction.py``'s), in order."""
+    return [Truth(load_truth(p["corpus"], p["id"])) for p in pages]
 
 
 class Replay:

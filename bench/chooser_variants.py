@@ -40,7 +40,6 @@ from bench import (  # noqa: E402
     keep_rules,
 )
 from bench import train_extraction as training  # noqa: E402
-from bench.extraction_data import load_truth  # noqa: E402
 
 #: Named for the block model that filtered it (each corpus's blocks the same total weight).
 FILTERED_CACHE = ROOT / "bench" / "results" / "extraction-filtered-balanced.pkl"
@@ -564,7 +563,7 @@ def main() -> int:
     options = parser.parse_args()
     started = time.perf_counter()
     pages = training.collect(1, False)
-    truths = [block_training.Truth(load_truth(p["corpus"], p["id"])) for p in pages]
+    truths = block_training.truths(pages)
     per_page = block_training.block_data(pages, truths, False)
     fold_of = extraction_data.folds(pages)
     if options.blocks:

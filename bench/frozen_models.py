@@ -77,7 +77,7 @@ def main() -> int:
     print(f"{len(changed)} of {len(pages)} pages read differently", flush=True)
     fold_of = extraction_data.folds(pages)
     grid = filtered_grid(pages, fold_of)
-    truths = [block_training.Truth(extraction_data.load_truth(p["corpus"], p["id"])) for p in pages]
+    truths = block_training.truths(pages)
     per_page = block_training.block_data(pages, truths, False)
     models = variants.block_models(per_page, fold_of, block_training.block_names(pages), pages)
     changed_grid = variants.filtered_grid(

@@ -46,20 +46,6 @@ def in_share(pages: list[dict[str, Any]], share: float, salt: str) -> Callable[[
     return admitted
 
 
-def chooser_on(
-    pages: list[dict[str, Any]], admitted: Callable[[int], bool]
-) -> Callable[[list[int]], Any]:
-    """Fits the shipped chooser on the training pages ``admitted`` keeps."""
-    from bench.page_types import chooser_targets
-
-    def fit(train: list[int]) -> Any:
-        return variants.fit_chooser(
-            pages, [i for i in train if admitted(i)], lambda i: chooser_targets(pages[i])
-        )
-
-    return fit
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--shares", default="0.25,0.5,0.75,1", help="shares of training sites")
@@ -68,17 +54,19 @@ def main() -> int:
     shares = [float(s) for s in options.shares.split(",")]
     if any(not 0 < share <= 1 for share in shares):
         parser.error("each share must be above 0 and at most 1")
+    from bench.page_types import shipped_chooser
+
     started = time.perf_counter()
     pages = training.collect(1, False)
     fold_of = extraction_data.folds(pages)
-    truths = [block_training.Truth(extraction_data.load_truth(p["corpus"], p["id"])) for p in pages]
+    truths = block_training.truths(pages)
     per_page = block_training.block_data(pages, truths, False)
     names = block_training.block_names(pages)
     table = variants.Table()
     for salt in options.salts.split(","):
         for share in shares:
             admitted = in_share(pages, share, salt)
-            chosen = variants.held_out_choice(pages, fold_of, chooser_on(pages, admitted))
+            chosen = variants.held_out_choice(pages, fold_of, shipped_chooser(pages, admitted))
             models = variants.block_models(per_page, fold_of, names, pages, include=admitted)
             grid = block_headroom.held_out(pages, truths, fold_of, chosen, per_page, names, models)
             sites = len({p["domain"] for i, p in enumerate(pages) if admitted(i)})

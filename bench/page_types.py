@@ -240,6 +240,19 @@ def chooser_targets(page: dict[str, Any]) -> list[float]:
     return [page["scores"][k]["f1"] for k in KINDS]
 
 
+def shipped_chooser(
+    pages: list[dict[str, Any]], include: Callable[[int], bool] | None = None
+) -> Callable[[list[int]], Any]:
+    """Fits the shipped chooser on the training pages it is given (those ``include``
+    admits, when given), for :func:`bench.chooser_variants.held_out_choice`."""
+
+    def fit(train: list[int]) -> Any:
+        kept = train if include is None else [i for i in train if include(i)]
+        return variants.fit_chooser(pages, kept, lambda i: chooser_targets(pages[i]))
+
+    return fit
+
+
 def predicted_group(record: dict[str, Any], names: dict[str, int], article: float) -> str:
     """The declared type's group (round twenty-three's rule) where the page declares a type;
     otherwise whether the type model calls it an article (``article`` is its chance)."""
@@ -316,14 +329,13 @@ def confusion(pages: list[dict[str, Any]], held_out: dict[int, list[float]]) -> 
 def filtered_grid(pages: list[dict[str, Any]], fold_of: list[int]) -> variants.Grid:
     """Every reading of every page filtered by its fold's block model and scored at every
     keep threshold: ``bench/chooser_variants.py``'s cache, built as it builds it."""
-    from bench.extraction_data import load_truth
     from spyglass.fetch.candidates import KINDS
 
     if variants.FILTERED_CACHE.exists():
         with variants.FILTERED_CACHE.open("rb") as handle:
             cached: variants.Grid = pickle.load(handle)
             return cached
-    truths = [block_training.Truth(load_truth(p["corpus"], p["id"])) for p in pages]
+    truths = block_training.truths(pages)
     per_page = block_training.block_data(pages, truths, False)
     models = variants.block_models(per_page, fold_of, block_training.block_names(pages), pages)
     grid = variants.filtered_grid(pages, truths, models, fold_of, lambda i: list(KINDS))

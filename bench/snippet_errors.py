@@ -79,7 +79,7 @@ def held_out_outputs(jobs: int, rebuild: bool) -> list[tuple[dict[str, Any], str
     from spyglass.fetch.keep import keep_threshold
 
     pages = training.collect(jobs, rebuild)
-    truths = [block_training.Truth(load_truth(p["corpus"], p["id"])) for p in pages]
+    truths = block_training.truths(pages)
     per_page = block_training.block_data(pages, truths, rebuild)
     fold_of = extraction_data.folds(pages)
     _, models = block_training.out_of_fold(
