@@ -9,8 +9,8 @@ from spyglass.core.capability import Bounds, Network
 from spyglass.core.context import InvocationContext
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.errors import CapabilityError
-from tests.core.test_executor import Harness
 from tests.support import capabilities as fixtures
+from tests.support.executor import Harness
 
 CANARY = "CANARY-7f3a9c"
 
