@@ -4,6 +4,8 @@ held out (issue #12, round twenty-eight).
     .venv/bin/python bench/block_headroom.py                  # the ceilings, by page type
     .venv/bin/python bench/block_headroom.py --extra window,section,shape,voice \
         --seeds 20261130,7                                    # ~4 min a seed
+    .venv/bin/python bench/block_headroom.py --extra stop     # round thirty
+    .venv/bin/python bench/block_headroom.py --bag 4          # ~8 min a seed
 
 The first table reads every WCXB page's three readings with each block kept or left out as
 its label says (:class:`bench.block_training.Truth`; blocks the references do not judge
@@ -15,6 +17,10 @@ shipped keep rule choosing its thresholds per fold — the shipped row of
 ``bench/page_types.py`` with only the block model changed. Each seed gets both rows:
 LightGBM draws the columns of each tree by their number, so more columns reshuffle the
 model as much as another seed does.
+
+``--bag K`` compares the shipped block model with the mean chance of K block models per
+fold, each trained on another sample of the labelled blocks (:func:`bench.block_training.sampled`'s
+salt) with another seed: what bagging takes off the block model's variance.
 
 Reads the caches ``bench/train_extraction.py --rebuild`` writes.
 """
@@ -29,6 +35,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +139,40 @@ def voice(blocks: list[Block]) -> list[list[float]]:
     return rows
 
 
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+@cache
+def stoplists() -> tuple[dict[str, frozenset[str]], dict[str, tuple[str, ...]]]:
+    """jusText's stop-word lists (a dependency of trafilatura's) by language, and the
+    languages each word is a stop word of."""
+    import justext
+
+    lists = {name: frozenset(justext.get_stoplist(name)) for name in justext.get_stoplists()}
+    languages: dict[str, list[str]] = {}
+    for name, listed in sorted(lists.items()):
+        for word in listed:
+            languages.setdefault(word, []).append(name)
+    return lists, {word: tuple(names) for word, names in languages.items()}
+
+
+def stop(blocks: list[Block]) -> list[list[float]]:
+    """Stop-word density as jusText weighs paragraphs: the share of the block's words that
+    are stop words of the reading's language (the list holding most of its words), their
+    log count, and the reading's own density."""
+    lists, languages = stoplists()
+    words_of = [_LETTERS.findall(block.text.lower()) for block in blocks]
+    counted = Counter(name for found in words_of for w in found for name in languages.get(w, ()))
+    total = sum(len(found) for found in words_of) or 1
+    language, hits = counted.most_common(1)[0] if counted else ("", 0)
+    listed = lists.get(language, frozenset())
+    rows = []
+    for found in words_of:
+        count = sum(w in listed for w in found)
+        rows.append([count / len(found) if found else 0.0, math.log1p(count), hits / total])
+    return rows
+
+
 FAMILIES: dict[str, tuple[Family, list[str]]] = {
     "window": (window, ["window_link_density", "window_words"]),
     "section": (
@@ -140,6 +181,7 @@ FAMILIES: dict[str, tuple[Family, list[str]]] = {
     ),
     "shape": (shape, ["shape_count", "shape_share"]),
     "voice": (voice, ["first_person", "currency", "exclaims"]),
+    "stop": (stop, ["stopword_density", "stopwords", "reading_stopword_density"]),
 }
 
 
@@ -236,10 +278,47 @@ def held_out(
     return grid
 
 
+class Mean:
+    """Block models answering together: the mean of their chances."""
+
+    def __init__(self, models: list[Any]) -> None:
+        self.models = models
+
+    def predict(self, x: Any, num_threads: int = 1) -> Any:
+        import numpy
+
+        return numpy.mean([m.predict(x, num_threads=num_threads) for m in self.models], axis=0)
+
+
+def bagged(
+    per_page: list[block_training.PageBlocks],
+    fold_of: list[int],
+    names: list[str],
+    pages: list[dict[str, Any]],
+    count: int,
+) -> list[Mean]:
+    """Each fold's ``count`` block models, the first the shipped one and each other trained
+    on another sample of the blocks with the next seed, answering together."""
+    saved = dict(block_training.BLOCK_PARAMS)
+    sets = []
+    try:
+        for index in range(count):
+            block_training.BLOCK_PARAMS["seed"] = saved["seed"] + index
+            salt = f"bag {index}".encode() if index else b""
+            sets.append(variants.block_models(per_page, fold_of, names, pages, salt=salt))
+    finally:
+        block_training.BLOCK_PARAMS.clear()
+        block_training.BLOCK_PARAMS.update(saved)
+    return [Mean([models[fold] for models in sets]) for fold in range(extraction_data.FOLDS)]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "--extra", default="", help="families of block columns, of " + ",".join(FAMILIES)
+    )
+    parser.add_argument(
+        "--bag", type=int, default=0, help="the mean of this many block models a fold"
     )
     parser.add_argument("--seeds", default="20261130", help="the block model's seeds")
     options = parser.parse_args()
@@ -247,32 +326,43 @@ def main() -> int:
     for name in families:
         if name not in FAMILIES:
             parser.error(f"unknown family {name!r}; choose from {', '.join(FAMILIES)}")
+    if options.bag == 1 or options.bag < 0:
+        parser.error("--bag takes two models or more")
+    if options.bag and families:
+        parser.error("--bag and --extra are measured apart; give one of them")
     from bench.page_types import shipped_chooser
 
     started = time.perf_counter()
     pages = training.collect(1, False)
     fold_of = extraction_data.folds(pages)
     truths = block_training.truths(pages)
-    if not families:
+    if not families and not options.bag:
         ceilings(pages, truths)
         print(f"({time.perf_counter() - started:.0f} s)")
         return 0
     per_page = block_training.block_data(pages, truths, False)
     names = block_training.block_names(pages)
     chosen = variants.held_out_choice(pages, fold_of, shipped_chooser(pages))
-    grown = with_columns(per_page, pages, families)
+    grown = with_columns(per_page, pages, families) if families else per_page
     grown_names = [*names, *(column for name in families for column in FAMILIES[name][1])]
     table = variants.Table()
     saved = dict(block_training.BLOCK_PARAMS)
     for seed in [int(s) for s in options.seeds.split(",")]:
         block_training.BLOCK_PARAMS["seed"] = seed
         try:
-            for title, blocks, columns in (
-                (f"shipped block model, seed {seed}", per_page, names),
-                (f"with {'+'.join(families)}, seed {seed}", grown, grown_names),
-            ):
-                grid = held_out(pages, truths, fold_of, chosen, blocks, columns)
-                table.row(title, *variants.keep_held_out(pages, fold_of, chosen, grid))
+            grid = held_out(pages, truths, fold_of, chosen, per_page, names)
+            table.row(
+                f"shipped block model, seed {seed}",
+                *variants.keep_held_out(pages, fold_of, chosen, grid),
+            )
+            if options.bag:
+                models: list[Any] = bagged(per_page, fold_of, names, pages, options.bag)
+                grid = held_out(pages, truths, fold_of, chosen, per_page, names, models)
+                title = f"mean of {options.bag} block models, seeds from {seed}"
+            else:
+                grid = held_out(pages, truths, fold_of, chosen, grown, grown_names)
+                title = f"with {'+'.join(families)}, seed {seed}"
+            table.row(title, *variants.keep_held_out(pages, fold_of, chosen, grid))
         finally:
             block_training.BLOCK_PARAMS.clear()
             block_training.BLOCK_PARAMS.update(saved)

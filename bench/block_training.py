@@ -11,6 +11,7 @@ it holds a ``with`` one, and unlabelled otherwise.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import pickle
 import re
@@ -165,9 +166,10 @@ def block_names(pages: list[dict[str, Any]]) -> list[str]:
     return [*BLOCK_FEATURES, *(f"reading_{name}" for name in names)]
 
 
-def sampled(x: Any, size: int) -> Any:
+def sampled(x: Any, size: int, salt: bytes = b"") -> Any:
     """A mask keeping about ``size`` of the rows of ``x``, each kept or not by a hash of its
-    own values: a block is in the sample whatever the other pages read. (Every k-th row
+    own values (after ``salt``, which draws another sample of the same size): a block is in
+    the sample whatever the other pages read. (Every k-th row
     was kept before, and bagged: a few pages read differently moved every later row in or
     out, and the retrained model by as much as a small reading change moves it, 0.002 on
     the held-out objective for twelve elements read differently; docs/benchmarks.md,
@@ -177,16 +179,26 @@ def sampled(x: Any, size: int) -> Any:
     if len(x) <= size:
         return numpy.ones(len(x), dtype=bool)
     rows = numpy.ascontiguousarray(x, dtype=numpy.float32)
+    # CRC-32 is affine: a salt before the row only XORs every key with one constant,
+    # which draws the rows the plain sample leaves, so a salted draw uses a keyed hash.
     keys = numpy.fromiter(
-        (zlib.crc32(row.tobytes()) for row in rows), dtype=numpy.uint64, count=len(rows)
+        (
+            int.from_bytes(hashlib.blake2b(row.tobytes(), digest_size=4, key=salt).digest())
+            if salt
+            else zlib.crc32(row.tobytes())
+            for row in rows
+        ),
+        dtype=numpy.uint64,
+        count=len(rows),
     )
     # A share, not every k-th hash: a few rows more or less move only the rows whose hash
     # sits at the edge of the share.
     return keys < int(size / len(x) * 2**32)
 
 
-def fit_blocks(examples: list[tuple[Any, Any, Any]], names: list[str]) -> Any:
-    """A block model on the labelled rows of ``examples`` (features, labels, weights)."""
+def fit_blocks(examples: list[tuple[Any, Any, Any]], names: list[str], salt: bytes = b"") -> Any:
+    """A block model on the labelled rows of ``examples`` (features, labels, weights), trained
+    on the sample ``salt`` draws (:func:`sampled`)."""
     import lightgbm
     import numpy
 
@@ -196,7 +208,7 @@ def fit_blocks(examples: list[tuple[Any, Any, Any]], names: list[str]) -> Any:
     w = numpy.concatenate([e[2] for e in present])
     labelled = ~numpy.isnan(y)
     x, y, w = x[labelled], y[labelled], w[labelled]
-    chosen = sampled(x, BLOCK_SAMPLE)
+    chosen = sampled(x, BLOCK_SAMPLE, salt)
     data = lightgbm.Dataset(
         x[chosen].astype(numpy.float64),
         y[chosen],

@@ -90,10 +90,11 @@ def block_models(
     pages: list[dict[str, Any]],
     balance: bool = True,
     include: Callable[[int], bool] | None = None,
+    salt: bytes = b"",
 ) -> list[Any]:
     """The block model of each fold, trained on the other folds' pages (each corpus's blocks
     weighing the same, as shipped since round seven, unless not ``balance``; only the pages
-    ``include`` admits, when given)."""
+    ``include`` admits, when given; on the sample ``salt`` draws)."""
     return [
         block_training.fit_blocks(
             block_training.readings_of(
@@ -103,6 +104,7 @@ def block_models(
                 balance,
             ),
             names,
+            salt,
         )
         for fold in range(extraction_data.FOLDS)
     ]

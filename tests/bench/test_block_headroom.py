@@ -10,10 +10,12 @@ import pytest
 from bench.block_headroom import (
     FAMILIES,
     WINDOW,
+    Mean,
     by_labels,
     extra_columns,
     section,
     shape,
+    stop,
     voice,
     window,
     with_columns,
@@ -93,6 +95,38 @@ def test_a_review_speaks_in_the_first_person_and_an_offer_in_a_currency() -> Non
     assert price[1] > 0.0
     assert price[0] == 0.0
     assert price[2] == 0.0
+
+
+def test_stop_word_density_counts_the_stop_words_of_the_reading_s_language() -> None:
+    prose, menu = stop(
+        blocks("The cat sat on the mat and it was not happy about that.\nShop Cart Login Basket")
+    )
+    assert prose[0] > 0.4
+    assert prose[1] == pytest.approx(math.log1p(round(prose[0] * 13)))
+    assert menu[:2] == [0.0, 0.0]
+    assert prose[2] == menu[2] == pytest.approx(prose[0] * 13 / 17)
+
+
+def test_a_german_reading_is_weighed_by_german_stop_words() -> None:
+    [german] = stop(blocks("Das ist ein Haus, und der Hund ist nicht in dem Garten."))
+    assert german[0] > 0.5
+
+
+def test_a_reading_without_any_stop_word_has_none_anywhere() -> None:
+    assert stop(blocks("12345\n67890")) == [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+
+
+class Constant:
+    def __init__(self, value: float) -> None:
+        self.value = value
+
+    def predict(self, x: numpy.ndarray, num_threads: int = 1) -> numpy.ndarray:
+        return numpy.full(len(x), self.value)
+
+
+def test_models_answering_together_give_the_mean_of_their_chances() -> None:
+    found = Mean([Constant(0.2), Constant(0.6)]).predict(numpy.zeros((3, 2)))
+    assert found.tolist() == pytest.approx([0.4, 0.4, 0.4])
 
 
 def test_extra_columns_join_the_families_in_the_order_asked() -> None:

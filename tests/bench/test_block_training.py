@@ -35,3 +35,12 @@ def test_the_sample_keeps_about_the_size_asked_for() -> None:
 
 def test_every_block_is_kept_when_there_are_no_more_than_asked_for() -> None:
     assert bool(sampled(rows(500), 1000).all())
+
+
+def test_a_salt_draws_another_sample_of_the_same_size() -> None:
+    blocks = rows(30_000)
+    plain, salted = sampled(blocks, 10_000), sampled(blocks, 10_000, b"bag 1")
+    assert 9_000 < int(salted.sum()) < 11_000
+    # Independent draws share about a third of a third of the rows, not all of them.
+    assert 0.05 < float((plain & salted).mean()) < 0.17
+    assert (sampled(blocks, 10_000, b"") == plain).all()
