@@ -22,6 +22,27 @@ from bench.extraction_data import load
 from spyglass.fetch.features import CONTEXT_START
 
 
+def trained(
+    pages: list[dict[str, Any]],
+    data: list[dict[str, Any]],
+    names: list[str],
+    kinds: tuple[str, ...],
+) -> tuple[Callable[[Any], list[float]], Any]:
+    """A DOM-block model trained on every page (its chances) and a chooser over ``kinds``
+    trained on every page's readings with the dom reading it assembles at 0.5."""
+    model = fit_segments(data, names)
+
+    def chances(rows: Any) -> list[float]:
+        return [float(v) for v in model.predict(rows, num_threads=1)]
+
+    seen = []
+    for page, d in zip(pages, data, strict=True):
+        if d["rows"] is not None and len(d["labels"]):
+            dom = assembled(d, model.predict(d["rows"].astype("float64"), num_threads=1), 0.5)
+            seen.append(four_way(page, dom, page["scores"]["article"], kinds))
+    return chances, fit_kinds(seen, kinds)
+
+
 def timing(
     pages: list[dict[str, Any]],
     data: list[dict[str, Any]],
@@ -53,17 +74,7 @@ def timing(
     from spyglass.fetch.metadata import page_metadata
     from spyglass.fetch.tree import parse
 
-    model = fit_segments(data, names)
-
-    def chances(rows: numpy.ndarray) -> list[float]:
-        return [float(v) for v in model.predict(rows, num_threads=1)]
-
-    seen = []
-    for page, d in zip(pages, data, strict=True):
-        if d["rows"] is not None and len(d["labels"]):
-            dom = assembled(d, model.predict(d["rows"].astype("float64"), num_threads=1), 0.5)
-            seen.append(four_way(page, dom, page["scores"]["article"]))
-    chooser = fit_kinds(seen, READINGS)
+    chances, chooser = trained(pages, data, names, READINGS)
 
     def extract_four_way(html: str, url: str) -> str:
         tree = parse(html)
@@ -196,17 +207,7 @@ def timing_free(
 
     features, kinds = NO_TRAFILATURA["free"]
     reduced = without_columns(data, names, features)
-    model = fit_segments(reduced, names)
-
-    def chances(rows: numpy.ndarray) -> list[float]:
-        return [float(v) for v in model.predict(rows, num_threads=1)]
-
-    seen = []
-    for page, d in zip(pages, reduced, strict=True):
-        if d["rows"] is not None and len(d["labels"]):
-            dom = assembled(d, model.predict(d["rows"].astype("float64"), num_threads=1), 0.5)
-            seen.append(four_way(page, dom, page["scores"]["article"], kinds))
-    chooser = fit_kinds(seen, kinds)
+    chances, chooser = trained(pages, reduced, names, kinds)
 
     def extract_free(html: str, url: str) -> str:
         tree = parse(html)
