@@ -179,8 +179,8 @@ def sampled(x: Any, size: int, salt: bytes = b"") -> Any:
     if len(x) <= size:
         return numpy.ones(len(x), dtype=bool)
     rows = numpy.ascontiguousarray(x, dtype=numpy.float32)
-    # CRC-32 is affine: a salt before the row only XORs every key with one constant,
-    # which draws the rows the plain sample leaves, so a salted draw uses a keyed hash.
+    # CRC-32 is affine: a salt before the row only XORs every key with one constant (one
+    # such draw shared no row with the plain sample), so a salted draw uses a keyed hash.
     keys = numpy.fromiter(
         (
             int.from_bytes(hashlib.blake2b(row.tobytes(), digest_size=4, key=salt).digest())
