@@ -46,6 +46,7 @@ if str(ROOT) not in sys.path:
 
 from bench import (  # noqa: E402
     block_training,
+    choice_losses,
     extraction_data,
     keep_rules,
 )
@@ -393,7 +394,7 @@ def main() -> int:
         if options.shingles:
             print(shingle_line(kept[0]))
         if options.losses:
-            variants.losses(pages, chosen, grid, at)
+            choice_losses.losses(pages, chosen, grid, at)
 
     def shipped_choice(seed: int) -> list[str]:
         return variants.held_out_choice(

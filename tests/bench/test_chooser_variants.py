@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from bench.chooser_variants import Soft, fit_chooser, labels_of
 
-from bench import chooser_variants as variants
 from bench import train_extraction as training
 from tests.bench.corpus_pages import page
 
@@ -56,25 +53,3 @@ def test_chooser_settings_given_are_laid_over_the_shipped_ones_and_rounds_sets_t
     # What is not given stays as shipped.
     assert chooser.params["extra_trees"] is training.PARAMS["extra_trees"]
     assert chooser.params["num_leaves"] == training.PARAMS["num_leaves"]
-
-
-def test_tails_count_pages_by_chosen_score_and_by_what_the_choice_lost(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    def scores(article: float, region: float, block: float) -> dict[str, Any]:
-        return {
-            kind: {0.4: {"f1": f1}}
-            for kind, f1 in (("article", article), ("region", region), ("block", block))
-        }
-
-    pages = [{"corpus": "wcxb"}, {"corpus": "wcxb"}, {"corpus": "trafilatura"}]
-    grid = [scores(0.05, 0.95, 0.5), scores(1.0, 0.2, 0.2), scores(0.0, 0.0, 0.0)]
-    at = [dict.fromkeys(("article", "region", "block"), 0.4)] * 3
-    variants.tails(pages, ["article", "article", "region"], grid, at)
-    out = capsys.readouterr().out
-    assert "mean 0.5250; best reading 0.9750" in out
-    # One page chose 0.05 where 0.95 was there: it loses 0.475 of the mean of two pages.
-    assert "F1 0.0-0.1:     1 pages, 0.4750 of the mean lost" in out
-    assert "F1 0.9-1.0:     1 pages, 0.0000 of the mean lost" in out
-    assert "lost 0.50-1.00:     1 pages, 0.4500 of the mean" in out
-    assert "lost 0.00-0.03:     1 pages, 0.0000 of the mean" in out
