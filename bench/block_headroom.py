@@ -295,16 +295,17 @@ def bagged(
     fold_of: list[int],
     names: list[str],
     pages: list[dict[str, Any]],
+    shipped: list[Any],
     count: int,
 ) -> list[Mean]:
-    """Each fold's ``count`` block models, the first the shipped one and each other trained
-    on another sample of the blocks with the next seed, answering together."""
+    """Each fold's ``shipped`` block model and ``count`` − 1 more, each trained on another
+    sample of the blocks with the next seed, answering together."""
     saved = dict(block_training.BLOCK_PARAMS)
-    sets = []
+    sets = [shipped]
     try:
-        for index in range(count):
+        for index in range(1, count):
             block_training.BLOCK_PARAMS["seed"] = saved["seed"] + index
-            salt = f"bag {index}".encode() if index else b""
+            salt = f"bag {index}".encode()
             sets.append(variants.block_models(per_page, fold_of, names, pages, salt=salt))
     finally:
         block_training.BLOCK_PARAMS.clear()
@@ -350,13 +351,14 @@ def main() -> int:
     for seed in [int(s) for s in options.seeds.split(",")]:
         block_training.BLOCK_PARAMS["seed"] = seed
         try:
-            grid = held_out(pages, truths, fold_of, chosen, per_page, names)
+            shipped = variants.block_models(per_page, fold_of, names, pages)
+            grid = held_out(pages, truths, fold_of, chosen, per_page, names, shipped)
             table.row(
                 f"shipped block model, seed {seed}",
                 *variants.keep_held_out(pages, fold_of, chosen, grid),
             )
             if options.bag:
-                models: list[Any] = bagged(per_page, fold_of, names, pages, options.bag)
+                models: list[Any] = bagged(per_page, fold_of, names, pages, shipped, options.bag)
                 grid = held_out(pages, truths, fold_of, chosen, per_page, names, models)
                 title = f"mean of {options.bag} block models, seeds from {seed}"
             else:

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bench.chooser_variants import Grid
+if TYPE_CHECKING:
+    from bench.chooser_variants import Grid
 
 
 def losses(

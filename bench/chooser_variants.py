@@ -38,6 +38,7 @@ from bench import (  # noqa: E402
     keep_rules,
 )
 from bench import train_extraction as training  # noqa: E402
+from bench.choice_losses import losses  # noqa: E402
 
 #: Named for the block model that filtered it (each corpus's blocks the same total weight).
 FILTERED_CACHE = ROOT / "bench" / "results" / "extraction-filtered-balanced.pkl"
@@ -370,8 +371,6 @@ def chooser_rows(pages: list[dict[str, Any]], fold_of: list[int], grid: Grid) ->
     table.row(
         "best filtered reading per page (ceiling)", *keep_held_out(pages, fold_of, best, grid)
     )
-    from bench.choice_losses import losses  # it reads this module's Grid
-
     losses(pages, shipped_choice, grid, at)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ from spyglass.core.policy import WEB_ACCESS, PolicyFile
 from spyglass.core.registry import Registry
 from spyglass.settings import Settings
 from tests.support import capabilities as fixtures
-from tests.support.executor import Clock, Harness
+from tests.support.executor import Clock, Harness, audit_events
 from tests.support.stores import LiveStores
 
 
@@ -86,10 +85,6 @@ def _web_on(tmp_path: Path) -> tuple[PolicyFile, AuditLog, Path]:
     return policy, AuditLog(audit_path), audit_path
 
 
-def _events(audit_path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in audit_path.read_text().splitlines()]
-
-
 def _executor_on(live: LiveStores, confirmations: Any, audit: AuditLog, policy: Any) -> Executor:
     """An executor as another process has one: its own memory, the shared stores."""
     return Executor(
@@ -116,7 +111,7 @@ async def test_a_card_issued_by_a_process_that_is_gone_is_audited_as_expired_exa
     live.clock.now += TOKEN_TTL_SECONDS + 1
     swept = await asyncio.gather(*(e.sweep_expired() for e in others for _ in range(4)))
     assert sum(swept) == 1
-    events = _events(audit_path)
+    events = audit_events(audit_path)
     expired = [e for e in events if e["code"] == "CONFIRMATION_EXPIRED"]
     assert len(expired) == 1
     assert expired[0]["invocation_id"] == pending.invocation_id
@@ -127,7 +122,7 @@ async def test_a_card_issued_by_a_process_that_is_gone_is_audited_as_expired_exa
         "test.echo", None, {"text": "a"}, channel="mcp", confirmation_token=token
     )
     assert late.status == "denied" and late.error.reason == "expired"
-    codes = [e["code"] for e in _events(audit_path)]
+    codes = [e["code"] for e in audit_events(audit_path)]
     assert codes.count("CONFIRMATION_EXPIRED") == 1
     assert codes[-1] == "INVALID_CONFIRMATION"
 
@@ -143,7 +138,7 @@ async def test_a_late_answer_elsewhere_audits_the_expiry_once_and_a_sweep_adds_n
     denied = await other.adeny(pending.pending_confirmation.token, channel="console")
     assert denied.error is not None and denied.error.reason == "expired"
     assert await issuer.sweep_expired() == 0 and await other.sweep_expired() == 0
-    codes = [e["code"] for e in _events(audit_path)]
+    codes = [e["code"] for e in audit_events(audit_path)]
     assert codes[1:] == ["CONFIRMATION_EXPIRED", "INVALID_CONFIRMATION"]
 
 

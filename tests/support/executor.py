@@ -15,6 +15,13 @@ from spyglass.settings import Settings
 from tests.support import capabilities as fixtures
 
 
+def audit_events(path: Path) -> list[dict[str, Any]]:
+    """The events an audit log holds, in order (none when nothing was written yet)."""
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
 class Clock:
     def __init__(self) -> None:
         self.now = 1000.0
@@ -44,14 +51,12 @@ class Harness:
             delegated_channels=delegated,
             clock=self.clock,
             # The synchronous invoke() runs without an event loop until one is needed, as the
-            # command line's does; the async tests below run ainvoke() on a loop.
+            # command line's does; async tests run ainvoke() on a loop.
             direct=direct,
         )
 
     def events(self) -> list[dict[str, Any]]:
-        if not self.audit_path.exists():
-            return []
-        return [json.loads(line) for line in self.audit_path.read_text().splitlines()]
+        return audit_events(self.audit_path)
 
     def approve(self, name: str, arguments: Any, **kwargs: Any) -> Any:
         pending = self.executor.invoke(name, None, arguments, channel="test", **kwargs)
