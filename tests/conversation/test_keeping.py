@@ -1,0 +1,262 @@
+"""Where a turn is kept (history, paused turns, sources) while it runs: each store's
+write goes side by side with the work it does not wait for, happens once, and a failure
+fails only what it must. Stores that wait for each other prove the overlap: run one after
+the other, they would wait for ever (each wait has a deadline)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from spyglass.conversation.pending import PausedTurn
+from spyglass.conversation.turn import ConversationRunner, TurnRefused
+from spyglass.core.confirmation import PendingRecord
+from spyglass.history.store import NullHistory, SQLiteHistory, ThreadedHistory
+from spyglass.llm.client import ModelClient
+from spyglass.privacy.provenance import InMemoryProvenanceStore, Source
+from spyglass.runtime import Runtime
+from spyglass.state.sqlite import SQLitePendingTurnStore, StateDB
+from tests.support.fake_model import FakeModel, text, tool_call
+from tests.support.turns import done, run
+from tests.support.web import LoopbackWeb
+
+
+class _WritesAfterTheClaim(ThreadedHistory):
+    """History whose first write waits until the conversation was claimed."""
+
+    def __init__(self, store: SQLiteHistory, claimed: asyncio.Event) -> None:
+        super().__init__(store)
+        self.claimed = claimed
+
+    async def add_user(self, conversation_id: str, turn_id: str, text: str, *, title: str) -> None:
+        await asyncio.wait_for(self.claimed.wait(), timeout=5)
+        await super().add_user(conversation_id, turn_id, text, title=title)
+
+
+async def test_a_new_conversation_is_claimed_side_by_side_with_the_first_write(
+    service_runtime: Runtime,
+) -> None:
+    claimed = asyncio.Event()
+    owners: list[str] = []
+
+    async def claim(conversation_id: str) -> None:
+        owners.append(conversation_id)
+        claimed.set()
+
+    history = _WritesAfterTheClaim(
+        SQLiteHistory(service_runtime.paths.database_file, retention_days=30), claimed
+    )
+    model = ModelClient(service_runtime.settings.llm)
+    runner = ConversationRunner(service_runtime, model, history, service_runtime.stores.pending)
+    try:
+        # One after the other, the write would wait for a claim that never comes.
+        state = await runner.start(None, "hello", claim=claim)
+        assert owners == [state.conversation_id]
+        assert await history.exists(state.conversation_id)
+    finally:
+        await model.aclose()
+        await history.close()
+        await service_runtime.stores.aclose()
+
+
+async def test_a_failed_claim_fails_the_start_after_the_write_has_ended(
+    service: ConversationRunner,
+) -> None:
+    async def claim(conversation_id: str) -> None:
+        raise RuntimeError("the accounts store broke")
+
+    with pytest.raises(RuntimeError, match="accounts store broke"):
+        await service.start(None, "hello", claim=claim)
+
+
+class _SourcesAfterTheNextAnswer(InMemoryProvenanceStore):
+    """Keeps sources only once the model was asked again after the call."""
+
+    def __init__(self, model: FakeModel) -> None:
+        super().__init__()
+        self.model = model
+
+    async def add(self, conversation_id: str, sources: Sequence[Source]) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 5
+        while len(self.model.requests) < 2:
+            if loop.time() > deadline:
+                raise AssertionError("the turn waited for its sources to be written")
+            await asyncio.sleep(0.005)
+        await super().add(conversation_id, sources)
+
+
+async def test_a_search_s_sources_are_written_beside_the_next_answer_and_kept_by_the_end(
+    service_runtime: Runtime, fake_model: FakeModel, web: LoopbackWeb
+) -> None:
+    service_runtime.policy.set("web_access_enabled", True)
+    fake_model.script(tool_call("web_search", {"query": "tides"}), text("Found."))
+    sources = _SourcesAfterTheNextAnswer(fake_model)
+    model = ModelClient(service_runtime.settings.llm)
+    runner = ConversationRunner(
+        service_runtime, model, NullHistory(), service_runtime.stores.pending, provenance=sources
+    )
+    try:
+        first = done(await run(runner, "search the tides"))
+        token = first["pending_confirmation"]["token"]
+        state = await runner.resume(first["conversation_id"], token)
+        second = done([e async for e in runner.run(state, (token, True))])
+        assert second["text"] == "Found."
+        kept = await sources.sources(first["conversation_id"])
+        assert kept and {s.origin for s in kept} == {"search"}
+    finally:
+        await model.aclose()
+        await service_runtime.stores.aclose()
+
+
+class _ReadsAfterTheOwnerCheck(ThreadedHistory):
+    """History whose read of a conversation waits until the owner check has begun."""
+
+    def __init__(self, store: SQLiteHistory, asked: asyncio.Event) -> None:
+        super().__init__(store)
+        self.asked = asked
+
+    async def messages(self, conversation_id: str) -> list[dict[str, Any]]:
+        await asyncio.wait_for(self.asked.wait(), timeout=5)
+        return await super().messages(conversation_id)
+
+
+async def test_whose_conversation_it_is_is_asked_beside_reading_it_and_a_no_writes_nothing(
+    service_runtime: Runtime, fake_model: FakeModel
+) -> None:
+    asked = asyncio.Event()
+    answer = {"value": True}
+
+    async def may_continue(conversation_id: str) -> bool:
+        asked.set()
+        return answer["value"]
+
+    history = _ReadsAfterTheOwnerCheck(
+        SQLiteHistory(service_runtime.paths.database_file, retention_days=30), asked
+    )
+    model = ModelClient(service_runtime.settings.llm)
+    runner = ConversationRunner(service_runtime, model, history, service_runtime.stores.pending)
+    try:
+        fake_model.script(text("Hi."))
+        first = done(await run(runner, "hello"))
+        conversation_id = first["conversation_id"]
+        # One after the other, the read would wait for a check that has not begun.
+        state = await runner.start(conversation_id, "again", may_continue=may_continue)
+        assert state.conversation_id == conversation_id
+        answer["value"] = False
+        with pytest.raises(TurnRefused) as refused:
+            await runner.start(conversation_id, "not mine", may_continue=may_continue)
+        assert refused.value.code == "NOT_FOUND"
+        texts = [m["text"] for m in await history.messages(conversation_id)]
+        assert "not mine" not in texts
+    finally:
+        await model.aclose()
+        await history.close()
+        await service_runtime.stores.aclose()
+
+
+async def test_a_paused_call_and_its_token_are_kept_and_claimed_in_one_state_transaction_each(
+    service: ConversationRunner, service_runtime: Runtime, fake_model: FakeModel, web: LoopbackWeb
+) -> None:
+    """Each step of an approval is one trip to the state file: the token and the paused turn
+    are written together, and the claim of the turn takes the token with it."""
+    service_runtime.policy.set("web_access_enabled", True)
+    fake_model.script(tool_call("web_search", {"query": "tides"}), text("High at noon."))
+    statements: list[str] = []
+    db = service_runtime.stores.pending.db  # type: ignore[attr-defined]
+    # SQLite's own statement trace on the state file's connection.
+    db.run_blocking(lambda connection: connection.set_trace_callback(statements.append))
+
+    def transactions() -> list[str]:
+        found = [s.split()[0] for s in statements if s.split()[0] in ("BEGIN", "DELETE")]
+        statements.clear()
+        return found
+
+    first = done(await run(service, "search the tides"))
+    token = first["pending_confirmation"]["token"]
+    # Two cleanup DELETEs and the inserts, in one BEGIN: one trip for both.
+    assert transactions().count("BEGIN") == 1
+    state = await service.resume(first["conversation_id"], token)
+    assert transactions() == ["BEGIN", "DELETE"]  # the claim, and the token taken inside it
+    assert await service_runtime.executor.confirmations.take(token) is None
+    statements.clear()
+    last = done([e async for e in service.run(state, (token, True))])
+    assert [e["status"] for e in last["events"]] == ["ok"]
+    assert web.hits["/search"] == 1
+    assert "DELETE FROM confirmations" not in " ".join(statements)  # not taken again
+
+
+async def test_a_token_taken_with_its_turn_but_stopped_before_its_answer_is_put_back(
+    service: ConversationRunner, service_runtime: Runtime, fake_model: FakeModel, web: LoopbackWeb
+) -> None:
+    """Web access switched off between the card and its approval: the call stops at policy,
+    and its token goes back to the store, to expire (and be audited) as before."""
+    service_runtime.policy.set("web_access_enabled", True)
+    fake_model.script(tool_call("web_search", {"query": "tides"}), text("I could not search."))
+    first = done(await run(service, "search the tides"))
+    token = first["pending_confirmation"]["token"]
+    state = await service.resume(first["conversation_id"], token)
+    service_runtime.policy.set("web_access_enabled", False)
+    last = done([e async for e in service.run(state, (token, True))])
+    assert [e["status"] for e in last["events"]] == ["rejected"]
+    assert web.hits["/search"] == 0
+    kept = await service_runtime.executor.confirmations.take(token)
+    assert kept is not None and kept.binding.capability == "web.search"
+
+
+class _SavesCounted(ThreadedHistory):
+    """History that says when a save of an answer has begun, and counts them."""
+
+    def __init__(self, store: SQLiteHistory) -> None:
+        super().__init__(store)
+        self.saving = asyncio.Event()
+        self.saves = 0
+
+    async def save_assistant(self, *args: Any, **kwargs: Any) -> None:
+        self.saves += 1
+        self.saving.set()
+        await super().save_assistant(*args, **kwargs)
+
+
+class _PausesBesideTheSave(SQLitePendingTurnStore):
+    """The state file's paused turns, kept only once the history save has begun."""
+
+    def __init__(self, db: StateDB, lease: float, saving: asyncio.Event) -> None:
+        super().__init__(db, lease)
+        self.saving = saving
+
+    async def put(self, paused: PausedTurn, record: PendingRecord | None = None) -> None:
+        await asyncio.wait_for(self.saving.wait(), timeout=5)
+        await super().put(paused, record)
+
+
+async def test_a_pausing_turn_is_saved_to_history_beside_keeping_it_and_only_once(
+    service_runtime: Runtime, fake_model: FakeModel, web: LoopbackWeb
+) -> None:
+    service_runtime.policy.set("web_access_enabled", True)
+    fake_model.script(tool_call("web_search", {"query": "tides"}), text("High at noon."))
+    history = _SavesCounted(SQLiteHistory(service_runtime.paths.database_file, retention_days=30))
+    state_db = service_runtime.stores.pending.db  # type: ignore[attr-defined]
+    pending = _PausesBesideTheSave(state_db, 30.0, history.saving)
+    model = ModelClient(service_runtime.settings.llm)
+    runner = ConversationRunner(service_runtime, model, history, pending)
+    try:
+        # One after the other, keeping the turn would wait for a save that never begins.
+        first = done(await run(runner, "search the tides"))
+        token = first["pending_confirmation"]["token"]
+        assert history.saves == 1
+        saved = await history.messages(first["conversation_id"])
+        assert [e["status"] for e in saved[-1]["events"]] == ["pending_confirmation"]
+        state = await runner.resume(first["conversation_id"], token)
+        last = done([e async for e in runner.run(state, (token, True))])
+        assert last["text"] == "High at noon."
+        assert history.saves == 2
+        saved = await history.messages(first["conversation_id"])
+        assert [e["status"] for e in saved[-1]["events"]] == ["ok"]
+    finally:
+        await model.aclose()
+        await history.close()
+        await service_runtime.stores.aclose()
