@@ -35,6 +35,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -222,11 +223,20 @@ def ceilings(pages: list[dict[str, Any]], truths: list[block_training.Truth]) ->
         print(f"| {name} | {len(rows)} | " + " | ".join(f"{m:.3f}" for m in means) + " |")
 
 
+#: A page and one of its readings' Markdown -> one row of extra columns per non-empty block.
+Columns = Callable[[dict[str, Any], str], list[list[float]]]
+
+
+def of_families(families: list[str]) -> Columns:
+    """The ``families``' columns, read from the reading alone."""
+    return lambda page, markdown: extra_columns(markdown, families)
+
+
 def with_columns(
-    per_page: list[block_training.PageBlocks], pages: list[dict[str, Any]], families: list[str]
+    per_page: list[block_training.PageBlocks], pages: list[dict[str, Any]], columns: Columns
 ) -> list[block_training.PageBlocks]:
-    """The cached block rows with the ``families``' columns appended (a reading without
-    blocks keeps its empty rows)."""
+    """The cached block rows with ``columns`` appended (a reading without blocks keeps its
+    empty rows)."""
     import numpy
 
     grown: list[block_training.PageBlocks] = []
@@ -237,7 +247,7 @@ def with_columns(
         kinds = {}
         for kind, (x, y, w) in found.items():
             if len(x):
-                extra = extra_columns(page["texts"][kind], families)
+                extra = columns(page, page["texts"][kind])
                 x = numpy.hstack([x, numpy.asarray(extra, dtype=numpy.float32)])
             kinds[kind] = (x, y, w)
         grown.append(kinds)
@@ -313,6 +323,93 @@ def bagged(
     return [Mean([models[fold] for models in sets]) for fold in range(extraction_data.FOLDS)]
 
 
+@dataclass
+class Held:
+    """What every held-out row of one run shares: the folds, each page's chosen reading
+    (the shipped chooser retrained per fold) and the cached block rows."""
+
+    pages: list[dict[str, Any]]
+    truths: list[block_training.Truth]
+    fold_of: list[int]
+    chosen: list[str]
+    per_page: list[block_training.PageBlocks]
+    names: list[str]
+
+    def grid(
+        self,
+        models: list[Any] | None = None,
+        per_page: list[block_training.PageBlocks] | None = None,
+        names: list[str] | None = None,
+    ) -> variants.Grid:
+        """:func:`held_out` over these pages, with other rows when given."""
+        return held_out(
+            self.pages,
+            self.truths,
+            self.fold_of,
+            self.chosen,
+            self.per_page if per_page is None else per_page,
+            self.names if names is None else names,
+            models,
+        )
+
+
+#: One variant of the block model: its row's title and grid, given the shipped models.
+Variant = Callable[[Held, list[Any]], tuple[str, variants.Grid]]
+
+
+def grown_by(columns: Columns, names: list[str], label: str) -> Variant:
+    """The block model trained with ``columns`` (named ``names``) after the shipped ones."""
+    grown: list[block_training.PageBlocks] = []
+
+    def other(held: Held, shipped: list[Any]) -> tuple[str, variants.Grid]:
+        if not grown:
+            grown.extend(with_columns(held.per_page, held.pages, columns))
+        seed = block_training.BLOCK_PARAMS["seed"]
+        return f"with {label}, seed {seed}", held.grid(None, grown, [*held.names, *names])
+
+    return other
+
+
+def bag_of(count: int) -> Variant:
+    """The mean of ``count`` block models a fold (:func:`bagged`)."""
+
+    def other(held: Held, shipped: list[Any]) -> tuple[str, variants.Grid]:
+        models = bagged(held.per_page, held.fold_of, held.names, held.pages, shipped, count)
+        seed = block_training.BLOCK_PARAMS["seed"]
+        return f"mean of {count} block models, seeds from {seed}", held.grid(models)
+
+    return other
+
+
+def compare(
+    pages: list[dict[str, Any]],
+    truths: list[block_training.Truth],
+    seeds: list[int],
+    other: Variant,
+) -> None:
+    """For each seed, a row for the shipped block model and one for ``other``."""
+    from bench.page_types import shipped_chooser
+
+    fold_of = extraction_data.folds(pages)
+    per_page = block_training.block_data(pages, truths, False)
+    names = block_training.block_names(pages)
+    chosen = variants.held_out_choice(pages, fold_of, shipped_chooser(pages))
+    held = Held(pages, truths, fold_of, chosen, per_page, names)
+    table = variants.Table()
+    saved = dict(block_training.BLOCK_PARAMS)
+    for seed in seeds:
+        block_training.BLOCK_PARAMS["seed"] = seed
+        try:
+            shipped = variants.block_models(per_page, fold_of, names, pages)
+            figures = variants.keep_held_out(pages, fold_of, chosen, held.grid(shipped))
+            table.row(f"shipped block model, seed {seed}", *figures)
+            title, grid = other(held, shipped)
+            table.row(title, *variants.keep_held_out(pages, fold_of, chosen, grid))
+        finally:
+            block_training.BLOCK_PARAMS.clear()
+            block_training.BLOCK_PARAMS.update(saved)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -331,43 +428,19 @@ def main() -> int:
         parser.error("--bag takes two models or more")
     if options.bag and families:
         parser.error("--bag and --extra are measured apart; give one of them")
-    from bench.page_types import shipped_chooser
-
     started = time.perf_counter()
     pages = training.collect(1, False)
-    fold_of = extraction_data.folds(pages)
     truths = block_training.truths(pages)
     if not families and not options.bag:
         ceilings(pages, truths)
         print(f"({time.perf_counter() - started:.0f} s)")
         return 0
-    per_page = block_training.block_data(pages, truths, False)
-    names = block_training.block_names(pages)
-    chosen = variants.held_out_choice(pages, fold_of, shipped_chooser(pages))
-    grown = with_columns(per_page, pages, families) if families else per_page
-    grown_names = [*names, *(column for name in families for column in FAMILIES[name][1])]
-    table = variants.Table()
-    saved = dict(block_training.BLOCK_PARAMS)
-    for seed in [int(s) for s in options.seeds.split(",")]:
-        block_training.BLOCK_PARAMS["seed"] = seed
-        try:
-            shipped = variants.block_models(per_page, fold_of, names, pages)
-            grid = held_out(pages, truths, fold_of, chosen, per_page, names, shipped)
-            table.row(
-                f"shipped block model, seed {seed}",
-                *variants.keep_held_out(pages, fold_of, chosen, grid),
-            )
-            if options.bag:
-                models: list[Any] = bagged(per_page, fold_of, names, pages, shipped, options.bag)
-                grid = held_out(pages, truths, fold_of, chosen, per_page, names, models)
-                title = f"mean of {options.bag} block models, seeds from {seed}"
-            else:
-                grid = held_out(pages, truths, fold_of, chosen, grown, grown_names)
-                title = f"with {'+'.join(families)}, seed {seed}"
-            table.row(title, *variants.keep_held_out(pages, fold_of, chosen, grid))
-        finally:
-            block_training.BLOCK_PARAMS.clear()
-            block_training.BLOCK_PARAMS.update(saved)
+    if options.bag:
+        other = bag_of(options.bag)
+    else:
+        columns = [column for name in families for column in FAMILIES[name][1]]
+        other = grown_by(of_families(families), columns, "+".join(families))
+    compare(pages, truths, [int(s) for s in options.seeds.split(",")], other)
     print(f"({time.perf_counter() - started:.0f} s)")
     return 0
 

@@ -13,6 +13,7 @@ from bench.block_headroom import (
     Mean,
     by_labels,
     extra_columns,
+    of_families,
     section,
     shape,
     stop,
@@ -149,7 +150,7 @@ def test_the_columns_are_appended_to_each_block_row_and_empty_readings_stay_empt
     [grown, none] = with_columns(
         [{"region": (x, labels, labels), "block": (empty, empty, empty)}, None],
         [page, page],
-        ["shape"],
+        of_families(["shape"]),
     )
     assert none is None
     assert grown is not None
