@@ -15,12 +15,11 @@ from spyglass.conversation.pending import PausedTurn
 from spyglass.conversation.turn import ConversationRunner, TurnRefused
 from spyglass.core.confirmation import PendingRecord
 from spyglass.history.store import NullHistory, SQLiteHistory, ThreadedHistory
-from spyglass.llm.client import ModelClient
 from spyglass.privacy.provenance import InMemoryProvenanceStore, Source
 from spyglass.runtime import Runtime
 from spyglass.state.sqlite import SQLitePendingTurnStore, StateDB
 from tests.support.fake_model import FakeModel, text, tool_call
-from tests.support.turns import done, run
+from tests.support.turns import done, run, running
 from tests.support.web import LoopbackWeb
 
 
@@ -49,17 +48,11 @@ async def test_a_new_conversation_is_claimed_side_by_side_with_the_first_write(
     history = _WritesAfterTheClaim(
         SQLiteHistory(service_runtime.paths.database_file, retention_days=30), claimed
     )
-    model = ModelClient(service_runtime.settings.llm)
-    runner = ConversationRunner(service_runtime, model, history, service_runtime.stores.pending)
-    try:
+    async with running(service_runtime, history) as runner:
         # One after the other, the write would wait for a claim that never comes.
         state = await runner.start(None, "hello", claim=claim)
         assert owners == [state.conversation_id]
         assert await history.exists(state.conversation_id)
-    finally:
-        await model.aclose()
-        await history.close()
-        await service_runtime.stores.aclose()
 
 
 async def test_a_failed_claim_fails_the_start_after_the_write_has_ended(
@@ -95,11 +88,7 @@ async def test_a_search_s_sources_are_written_beside_the_next_answer_and_kept_by
     service_runtime.policy.set("web_access_enabled", True)
     fake_model.script(tool_call("web_search", {"query": "tides"}), text("Found."))
     sources = _SourcesAfterTheNextAnswer(fake_model)
-    model = ModelClient(service_runtime.settings.llm)
-    runner = ConversationRunner(
-        service_runtime, model, NullHistory(), service_runtime.stores.pending, provenance=sources
-    )
-    try:
+    async with running(service_runtime, NullHistory(), provenance=sources) as runner:
         first = done(await run(runner, "search the tides"))
         token = first["pending_confirmation"]["token"]
         state = await runner.resume(first["conversation_id"], token)
@@ -107,9 +96,6 @@ async def test_a_search_s_sources_are_written_beside_the_next_answer_and_kept_by
         assert second["text"] == "Found."
         kept = await sources.sources(first["conversation_id"])
         assert kept and {s.origin for s in kept} == {"search"}
-    finally:
-        await model.aclose()
-        await service_runtime.stores.aclose()
 
 
 class _ReadsAfterTheOwnerCheck(ThreadedHistory):
@@ -137,9 +123,7 @@ async def test_whose_conversation_it_is_is_asked_beside_reading_it_and_a_no_writ
     history = _ReadsAfterTheOwnerCheck(
         SQLiteHistory(service_runtime.paths.database_file, retention_days=30), asked
     )
-    model = ModelClient(service_runtime.settings.llm)
-    runner = ConversationRunner(service_runtime, model, history, service_runtime.stores.pending)
-    try:
+    async with running(service_runtime, history) as runner:
         fake_model.script(text("Hi."))
         first = done(await run(runner, "hello"))
         conversation_id = first["conversation_id"]
@@ -152,10 +136,6 @@ async def test_whose_conversation_it_is_is_asked_beside_reading_it_and_a_no_writ
         assert refused.value.code == "NOT_FOUND"
         texts = [m["text"] for m in await history.messages(conversation_id)]
         assert "not mine" not in texts
-    finally:
-        await model.aclose()
-        await history.close()
-        await service_runtime.stores.aclose()
 
 
 async def test_a_paused_call_and_its_token_are_kept_and_claimed_in_one_state_transaction_each(
@@ -241,9 +221,7 @@ async def test_a_pausing_turn_is_saved_to_history_beside_keeping_it_and_only_onc
     history = _SavesCounted(SQLiteHistory(service_runtime.paths.database_file, retention_days=30))
     state_db = service_runtime.stores.pending.db  # type: ignore[attr-defined]
     pending = _PausesBesideTheSave(state_db, 30.0, history.saving)
-    model = ModelClient(service_runtime.settings.llm)
-    runner = ConversationRunner(service_runtime, model, history, pending)
-    try:
+    async with running(service_runtime, history, pending) as runner:
         # One after the other, keeping the turn would wait for a save that never begins.
         first = done(await run(runner, "search the tides"))
         token = first["pending_confirmation"]["token"]
@@ -256,7 +234,3 @@ async def test_a_pausing_turn_is_saved_to_history_beside_keeping_it_and_only_onc
         assert history.saves == 2
         saved = await history.messages(first["conversation_id"])
         assert [e["status"] for e in saved[-1]["events"]] == ["ok"]
-    finally:
-        await model.aclose()
-        await history.close()
-        await service_runtime.stores.aclose()

@@ -11,7 +11,6 @@ import pytest
 from spyglass.conversation.pending import InMemoryPendingTurnStore
 from spyglass.conversation.turn import ConversationRunner, TurnRefused
 from spyglass.history.store import NullHistory
-from spyglass.llm.client import ModelClient
 from spyglass.llm.toolsupport import ToolSupportMemory
 from spyglass.runtime import Runtime
 from tests.support.fake_model import (
@@ -24,7 +23,7 @@ from tests.support.fake_model import (
     without_tool_support,
 )
 from tests.support.service import Clock
-from tests.support.turns import done, run
+from tests.support.turns import done, run, running
 from tests.support.web import LoopbackWeb
 
 
@@ -206,11 +205,9 @@ async def test_an_unknown_conversation_is_refused_when_history_is_on(
 async def test_with_history_off_any_conversation_id_is_accepted_and_nothing_is_stored(
     service_runtime: Runtime, fake_model: FakeModel
 ) -> None:
-    model = ModelClient(service_runtime.settings.llm)
-    service = ConversationRunner(service_runtime, model, NullHistory(), InMemoryPendingTurnStore())
     fake_model.script(text("hi"))
-    body = done(await run(service, "hello", "any-id"))
-    await model.aclose()
+    async with running(service_runtime, NullHistory(), InMemoryPendingTurnStore()) as service:
+        body = done(await run(service, "hello", "any-id"))
     assert body["conversation_id"] == "any-id"
     assert not service_runtime.paths.database_file.exists()
 
