@@ -158,17 +158,11 @@ def report_times(parts: dict[str, list[float]], ratios: dict[str, str]) -> None:
     for name, values in parts.items():
         median = statistics.median(values)
         print(f"  {name:<12} median {median * 1000:6.1f} ms  x{median / base:.2f} trafilatura's")
-    said = ", ".join(
-        f"{label} x"
-        + format(
-            statistics.median(
-                [v / t for v, t in zip(parts[name], parts["trafilatura"], strict=True)]
-            ),
-            ".2f",
-        )
-        for name, label in ratios.items()
-    )
-    print(f"  median of per-page ratios: {said}", flush=True)
+    said = []
+    for name, label in ratios.items():
+        per_page = [v / t for v, t in zip(parts[name], parts["trafilatura"], strict=True)]
+        said.append(f"{label} x{statistics.median(per_page):.2f}")
+    print(f"  median of per-page ratios: {', '.join(said)}", flush=True)
 
 
 def timing_free(

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -89,21 +88,15 @@ def peer_texts(pages: list[dict[str, Any]]) -> dict[str, str]:
 def alone(
     pages: list[dict[str, Any]], truths: list[block_training.Truth], texts: dict[str, str]
 ) -> None:
-    """The peer's own figures: WCXB word F1, trafilatura-eval snippet P, R, F1."""
-    wcxb, counts = [], {"tp": 0.0, "fp": 0.0, "fn": 0.0}
-    for page, truth in zip(pages, truths, strict=True):
-        score = truth.page.score(texts[f"{page['corpus']}/{page['id']}"])
-        if page["corpus"] == "wcxb":
-            wcxb.append(score["f1"])
-        else:
-            for name in counts:
-                counts[name] += score[name]
-    precision = counts["tp"] / ((counts["tp"] + counts["fp"]) or 1)
-    recall = counts["tp"] / ((counts["tp"] + counts["fn"]) or 1)
-    f1 = 2 * precision * recall / ((precision + recall) or 1)
+    """Print the peer's own figures, as ``bench/train_extraction.py`` counts them."""
+    result = training.figures(
+        (page, truth.page.score(texts[f"{page['corpus']}/{page['id']}"]))
+        for page, truth in zip(pages, truths, strict=True)
+    )
+    traf = result["trafilatura_eval"]
     print(
-        f"Resiliparse alone: WCXB word F1 {statistics.fmean(wcxb):.3f}; trafilatura-eval "
-        f"P {precision:.3f} R {recall:.3f} F1 {f1:.3f}"
+        f"Resiliparse alone: WCXB word F1 {result['wcxb']['overall']:.3f}; trafilatura-eval "
+        f"P {traf['precision']:.3f} R {traf['recall']:.3f} F1 {traf['f1']:.3f}"
     )
 
 
