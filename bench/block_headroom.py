@@ -47,7 +47,7 @@ if str(ROOT) not in sys.path:
 from bench import block_training, extraction_data  # noqa: E402
 from bench import chooser_variants as variants  # noqa: E402
 from bench import train_extraction as training  # noqa: E402
-from spyglass.fetch.blocks import (  # noqa: E402
+from spyglass.extract.blocks import (  # noqa: E402
     Block,
     Scored,
     block_key,
@@ -204,7 +204,7 @@ def by_labels(markdown: str, truth: block_training.Truth) -> str:
 
 def ceilings(pages: list[dict[str, Any]], truths: list[block_training.Truth]) -> None:
     """WCXB word F1 by page type: readings unfiltered and filtered by their labels."""
-    from spyglass.fetch.candidates import KINDS
+    from spyglass.extract.readings import KINDS
 
     columns = ["best unfiltered", *(f"{k} by labels" for k in KINDS), "best by labels"]
     found: dict[str, list[list[float]]] = {}

@@ -104,7 +104,7 @@ def truths(pages: list[dict[str, Any]]) -> list[Truth]:
 
 class Replay:
     """The place rows read with the page's tree, handed back in order (the cache has no
-    tree): :func:`~spyglass.fetch.blocks.block_rows` asks once per non-empty block."""
+    tree): :func:`~spyglass.extract.blocks.block_rows` asks once per non-empty block."""
 
     def __init__(self, rows: Any) -> None:
         self._rows = iter(rows)
@@ -115,7 +115,7 @@ class Replay:
 
 def context_of(page: dict[str, Any], kind: str) -> list[float]:
     """The chooser's row of the ``kind`` reading, which ends every block row."""
-    from spyglass.fetch.candidates import KINDS
+    from spyglass.extract.readings import KINDS
 
     return list(page["rows"][KINDS.index(kind)]) if page["rows"] is not None else []
 
@@ -131,8 +131,8 @@ def block_examples(page: dict[str, Any], truth: Truth) -> PageBlocks:
     """The blocks of every candidate reading of ``page`` as :data:`Examples`."""
     import numpy
 
-    from spyglass.fetch.blocks import block_rows, line_keys, split_blocks
-    from spyglass.fetch.candidates import KINDS
+    from spyglass.extract.blocks import block_rows, line_keys, split_blocks
+    from spyglass.extract.readings import KINDS
 
     if page["rows"] is None:
         return None
@@ -160,7 +160,7 @@ def block_examples(page: dict[str, Any], truth: Truth) -> PageBlocks:
 
 
 def block_names(pages: list[dict[str, Any]]) -> list[str]:
-    from spyglass.fetch.blocks import BLOCK_FEATURES
+    from spyglass.extract.blocks import BLOCK_FEATURES
 
     names = next(p["names"] for p in pages if p["rows"] is not None)
     return [*BLOCK_FEATURES, *(f"reading_{name}" for name in names)]
@@ -287,7 +287,7 @@ def filtered(
 ) -> list[str]:
     """The ``kind`` candidate without the blocks ``chances`` finds unlikely to be content,
     for each threshold (the blocks are described and scored once)."""
-    from spyglass.fetch.blocks import score_blocks
+    from spyglass.extract.blocks import score_blocks
 
     if page["rows"] is None:
         return [page["texts"][kind]] * len(thresholds)
@@ -331,10 +331,10 @@ def filtered_pages(
 ) -> list[dict[str, Any]]:
     """The pages as the chooser sees them when it chooses among filtered readings: every
     reading filtered by a block model that never saw the page's site, its chooser row
-    continued by what that model made of it (:data:`~spyglass.fetch.blocks.FILTER_FEATURES`),
+    continued by what that model made of it (:data:`~spyglass.extract.blocks.FILTER_FEATURES`),
     and its score after filtering."""
-    from spyglass.fetch.blocks import FILTER_FEATURES, score_blocks
-    from spyglass.fetch.candidates import KINDS
+    from spyglass.extract.blocks import FILTER_FEATURES, score_blocks
+    from spyglass.extract.readings import KINDS
 
     result = []
     names = next(p["names"] for p in pages if p["rows"] is not None)

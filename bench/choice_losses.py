@@ -17,7 +17,7 @@ def losses(
 ) -> None:
     """WCXB F1 the choice loses against the best filtered reading, by type and by (chosen,
     best) pair; ``at`` is each page's keep threshold of each reading."""
-    from spyglass.fetch.candidates import KINDS
+    from spyglass.extract.readings import KINDS
 
     lost: dict[str, dict[tuple[str, str], list[float]]] = defaultdict(lambda: defaultdict(list))
     for index, page in enumerate(pages):
@@ -47,7 +47,7 @@ def tails(
     """How the WCXB mean is lost page by page: pages in bands of their chosen F1 and of the
     F1 the choice lost against the best filtered reading, with each band's share of the
     mean lost (what fixing every page of that band would give)."""
-    from spyglass.fetch.candidates import KINDS
+    from spyglass.extract.readings import KINDS
 
     scored = [
         (

@@ -54,7 +54,7 @@ Grid = list[dict[str, dict[float, dict[str, float]]]]
 def best_of(scores: Any) -> str:
     """The reading whose score in ``scores`` (one per reading, in ``KINDS`` order) is the
     highest."""
-    from spyglass.fetch.candidates import KINDS
+    from spyglass.extract.readings import KINDS
 
     return str(max(KINDS, key=lambda kind: float(scores[KINDS.index(kind)])))
 
@@ -189,7 +189,7 @@ def records_of(
     pages: list[dict[str, Any]], fold_of: list[int], chosen: list[str], grid: Grid
 ) -> list[dict[str, Any]]:
     """What :mod:`bench.keep_rules` reads of each page, for the chosen readings."""
-    from spyglass.fetch.candidates import KINDS
+    from spyglass.extract.readings import KINDS
 
     return [
         {
@@ -251,7 +251,7 @@ def traf_weight(factor: float) -> Weight:
 
 def shipped_thresholds(pages: list[dict[str, Any]]) -> list[dict[str, float]]:
     """Each page's shipped keep threshold of each reading, by kind."""
-    from spyglass.fetch.keep import page_thresholds
+    from spyglass.extract.thresholds import page_thresholds
 
     names = next(p["names"] for p in pages if p["rows"])
     # A page without rows declares nothing: its readings are cut as a silent page's are.
@@ -263,7 +263,7 @@ def shipped_thresholds(pages: list[dict[str, Any]]) -> list[dict[str, float]]:
 
 
 def chooser_rows(pages: list[dict[str, Any]], fold_of: list[int], grid: Grid) -> None:
-    from spyglass.fetch.candidates import KINDS
+    from spyglass.extract.readings import KINDS
 
     def unfiltered(index: int) -> list[float]:
         return [pages[index]["scores"][k]["f1"] for k in KINDS]
@@ -444,9 +444,9 @@ def snippets(
     from collections import Counter
 
     from bench.extraction_data import normalised, plain
-    from spyglass.fetch.blocks import split_blocks
-    from spyglass.fetch.candidates import KINDS
-    from spyglass.fetch.keep import keep_threshold
+    from spyglass.extract.blocks import split_blocks
+    from spyglass.extract.readings import KINDS
+    from spyglass.extract.thresholds import keep_threshold
 
     chosen = held_out_choice(pages, fold_of, lambda t: training.fit([pages[i] for i in t]))
     models = block_models(per_page, fold_of, block_training.block_names(pages), pages)
@@ -512,7 +512,7 @@ def main() -> int:
     elif options.snippets:
         snippets(pages, truths, per_page, fold_of)
     else:
-        from spyglass.fetch.candidates import KINDS
+        from spyglass.extract.readings import KINDS
 
         if FILTERED_CACHE.exists() and not options.rebuild:
             with FILTERED_CACHE.open("rb") as handle:

@@ -9,11 +9,11 @@ many small elements that make an XPath query on text nodes merge its results one
 time (libxml2 checks each node against all before it) or sort them by walking siblings,
 or make trafilatura count its growing result once per heading. Past 25,000 elements or
 20,000 paragraph text nodes the article reading is left out (``MAX_ELEMENTS``,
-``MAX_PARAGRAPH_TEXTS`` in ``spyglass.fetch.candidates``), so those cases grow less than
+``MAX_PARAGRAPH_TEXTS`` in ``spyglass.extract.readings``), so those cases grow less than
 twofold where the larger page crosses the limit. For
 each size, trafilatura's own extraction (``trafilatura.extract(html, url=url,
 output_format="markdown")``, the peer, whose parse every Spyglass reading starts from) and
-:func:`spyglass.fetch.extract.extract_html` are timed by the calling thread's CPU time.
+:func:`spyglass.extract.html.extract_html` are timed by the calling thread's CPU time.
 Prints both times at the largest size, their ratio, and each one's growth when the page
 doubles: about 2 is linear, about 4 is quadratic.
 """
@@ -106,7 +106,7 @@ def cpu(call: Callable[[], object]) -> float:
 def main() -> int:
     import trafilatura
 
-    from spyglass.fetch.extract import extract_html
+    from spyglass.extract.html import extract_html
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="100000,200000,400000", help="page sizes, ascending")

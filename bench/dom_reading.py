@@ -19,7 +19,7 @@ Needs the readings and block caches of ``bench/train_extraction.py`` (run it fir
    scored by a DOM-block model (LightGBM, binary) trained on the other folds (cached); the
    kept blocks, assembled, are the page's ``dom`` reading.
 3. For each rule of ``--rules`` (one threshold, or ``article/other/none`` thresholds by the
-   page's declared type, :func:`spyglass.fetch.keep.declared_type`): the dom reading alone,
+   page's declared type, :func:`spyglass.extract.thresholds.declared_type`): the dom reading alone,
    the ceiling of choosing among four readings, and the chooser retrained over four
    readings (the dom reading's row like the others'; ``--summary`` adds what the DOM-block
    model made of the page), the chosen reading filtered as shipped unless it is ``dom``;
@@ -76,7 +76,7 @@ from bench.block_training import (  # noqa: E402
 )
 from bench.extraction_data import FOLDS, folds, load, load_truth  # noqa: E402
 from bench.train_extraction import collect, fit, pick, report  # noqa: E402
-from spyglass.fetch.features import CONTEXT_START  # noqa: E402
+from spyglass.extract.features import CONTEXT_START  # noqa: E402
 
 CACHE = ROOT / "bench" / "results" / "extraction-segments.pkl"
 #: Every page's held-out filtered scores of the shipped path, by (page, reading).
@@ -86,7 +86,7 @@ HELD_OUT = ROOT / "bench" / "results" / "extraction-segments-heldout.pkl"
 READINGS = ("article", "region", "block", "dom")
 #: The readings of a path that never calls trafilatura (``--no-trafilatura``).
 WITHOUT_ARTICLE = ("region", "block", "dom")
-#: What a reading's row says of it (:func:`spyglass.fetch.features.candidate_features`).
+#: What a reading's row says of it (:func:`spyglass.extract.features.candidate_features`).
 CANDIDATE_NUMBERS = (
     "chars",
     "lines",
@@ -148,10 +148,10 @@ def segment_page(
     import numpy
 
     from bench.segments import SEGMENT_FEATURES, segment_rows, segments
-    from spyglass.fetch.container import content_container
-    from spyglass.fetch.extract import _base_url
-    from spyglass.fetch.places import Places, text_index
-    from spyglass.fetch.tree import parse
+    from spyglass.extract.article_container import content_container
+    from spyglass.extract.block_markup import Places, text_index
+    from spyglass.extract.html import _base_url
+    from spyglass.extract.tree import parse
 
     corpus, page_id, texts, context, chrome = item
     page = load(corpus, page_id)
@@ -245,7 +245,7 @@ def fit_segments(data: list[dict[str, Any]], names: list[str]) -> Any:
 
 def assembled(data: dict[str, Any], chances: Any, threshold: float) -> str:
     from bench.segments import Segment, assemble, kept
-    from spyglass.fetch.candidates import finish
+    from spyglass.extract.readings import finish
 
     found = [
         Segment(None, kind, markdown, tuple(cells), table=table)
@@ -270,7 +270,7 @@ def four_way(
 ) -> dict[str, Any]:
     """The page as the chooser sees it with the ``dom`` reading as a fourth candidate (or,
     with ``kinds``, among those readings only: their rows say nothing of the others)."""
-    from spyglass.fetch.features import feature_names, reading_rows
+    from spyglass.extract.features import feature_names, reading_rows
 
     if page["rows"] is None:
         return {**page, "kinds": kinds}
@@ -360,7 +360,7 @@ def shipped_scores(
 ) -> Callable[[int, str], dict[str, float]]:
     """The score of a page's reading filtered as shipped (block model of the other folds,
     the page's keep threshold), computed when first asked and cached on disk."""
-    from spyglass.fetch.keep import keep_threshold
+    from spyglass.extract.thresholds import keep_threshold
 
     cache: dict[tuple[int, str], dict[str, float]] = {}
     if FILTERED.exists() and not rebuild:
@@ -407,7 +407,7 @@ def summary(chances: Any, data: dict[str, Any], threshold: float) -> list[float]
 
 
 def threshold_of(page: dict[str, Any], rule: dict[str, float]) -> float:
-    from spyglass.fetch.keep import declared_type
+    from spyglass.extract.thresholds import declared_type
 
     if page["rows"] is None:
         return rule["none"]

@@ -19,7 +19,7 @@ from bench.dom_reading import (
     without_columns,
 )
 from bench.extraction_data import load
-from spyglass.fetch.features import CONTEXT_START
+from spyglass.extract.features import CONTEXT_START
 
 
 def trained(
@@ -65,14 +65,14 @@ def timing(
     from bench.extraction_data import page_ids
     from bench.fetch_extraction import pick as spread
     from bench.segments import dom_reading, segment_rows, segments
-    from spyglass.fetch.blocks import keep_content
-    from spyglass.fetch.candidates import finish
-    from spyglass.fetch.extract import _base_url, _title, readings, with_fallback
-    from spyglass.fetch.features import reading_rows
-    from spyglass.fetch.keep import keep_threshold
-    from spyglass.fetch.learned import content_chances
-    from spyglass.fetch.metadata import page_metadata
-    from spyglass.fetch.tree import parse
+    from spyglass.extract.blocks import keep_content
+    from spyglass.extract.features import reading_rows
+    from spyglass.extract.html import _base_url, _title, readings, with_fallback
+    from spyglass.extract.learned import content_chances
+    from spyglass.extract.metadata import page_metadata
+    from spyglass.extract.readings import finish
+    from spyglass.extract.thresholds import keep_threshold
+    from spyglass.extract.tree import parse
 
     chances, chooser = trained(pages, data, names, READINGS)
 
@@ -138,7 +138,7 @@ def time_paths(
     one page, one after another (CPU time of the calling thread), into ``parts``."""
     import trafilatura
 
-    from spyglass.fetch.extract import extract_html
+    from spyglass.extract.html import extract_html
 
     paths: dict[str, Callable[[str, str], Any]] = {
         "trafilatura": lambda h, u: trafilatura.extract(h, url=u),
@@ -188,16 +188,16 @@ def timing_free(
     from bench.extraction_data import page_ids
     from bench.fetch_extraction import pick as spread
     from bench.segments import dom_candidate
-    from spyglass.fetch.blocks import keep_content
-    from spyglass.fetch.candidates import finish
-    from spyglass.fetch.extract import _base_url, _title
-    from spyglass.fetch.features import page_features, reading_rows
-    from spyglass.fetch.keep import keep_threshold
-    from spyglass.fetch.learned import content_chances
-    from spyglass.fetch.metadata import page_metadata
-    from spyglass.fetch.places import Places, text_index
-    from spyglass.fetch.region import region_markdown
-    from spyglass.fetch.tree import parse
+    from spyglass.extract.block_markup import Places, text_index
+    from spyglass.extract.blocks import keep_content
+    from spyglass.extract.features import page_features, reading_rows
+    from spyglass.extract.html import _base_url, _title
+    from spyglass.extract.learned import content_chances
+    from spyglass.extract.metadata import page_metadata
+    from spyglass.extract.readings import finish
+    from spyglass.extract.region import region_markdown
+    from spyglass.extract.thresholds import keep_threshold
+    from spyglass.extract.tree import parse
 
     features, kinds = NO_TRAFILATURA["free"]
     reduced = without_columns(data, names, features)

@@ -241,7 +241,7 @@ def _load_wcxb(file_id: str) -> Page:
 
 
 def _load_trafilatura(url: str) -> Page:
-    from spyglass.fetch.decode import decode
+    from spyglass.extract.decode import decode
 
     data = trafilatura_dir()
     if not _EVAL:

@@ -26,7 +26,7 @@ from bench.fetch_extraction import pick  # noqa: E402
 
 def outputs(corpus: str, limit: int) -> list[dict[str, str | None]]:
     """extract_html's title, Markdown and full text for each sampled page of ``corpus``."""
-    from spyglass.fetch.extract import extract_html
+    from spyglass.extract.html import extract_html
 
     lines = []
     for page_id in pick(page_ids(corpus), limit):

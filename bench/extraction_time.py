@@ -4,7 +4,7 @@
 
 Evenly spread pages of WCXB dev and trafilatura-eval; for each, trafilatura's default
 extraction (``trafilatura.extract(html, url=url)``) then the shipped
-:func:`spyglass.fetch.extract.extract_html`, each timed by the CPU time of the calling
+:func:`spyglass.extract.html.extract_html`, each timed by the CPU time of the calling
 thread (steadier than wall-clock on a shared machine). Prints both medians, the ratio of
 the medians and the median of the per-page ratios. To compare two versions of the code,
 run it from each checkout in turn (``PYTHONPATH`` at that checkout's ``src``).
@@ -34,7 +34,7 @@ def spread(ids: list[str], count: int) -> list[str]:
 def main() -> int:
     import trafilatura
 
-    from spyglass.fetch.extract import extract_html
+    from spyglass.extract.html import extract_html
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--wcxb", type=int, default=80, help="WCXB dev pages")

@@ -5,7 +5,7 @@
 
 Systems, all measured in the same run on the same pages:
 
-- ``ours``: the body :func:`spyglass.fetch.extract.extract_html` returns (the content
+- ``ours``: the body :func:`spyglass.extract.html.extract_html` returns (the content
   ``web.fetch`` hands the model, without the metadata header);
 - ``ours+header``: the same call scored on exactly what the model receives, metadata header
   (title, author, date, site) included; same timing as ``ours``;
@@ -51,7 +51,7 @@ from bench.extraction_data import LONGER, load, page_ids, shingle_figures  # noq
 
 
 def ours(html: str, url: str) -> dict[str, str]:
-    from spyglass.fetch.extract import extract_html
+    from spyglass.extract.html import extract_html
 
     extracted = extract_html(html, url)
     return {"ours": extracted.markdown, "ours+header": extracted.text}

@@ -43,8 +43,8 @@ HOST = "pages.example"
 
 
 async def compare(ids: list[str]) -> None:
+    from spyglass.extract.html import extract_html
     from spyglass.fetch import FetchConfig, Fetcher
-    from spyglass.fetch.extract import extract_html
 
     stored: dict[str, bytes] = {}
 

@@ -33,7 +33,7 @@ from bench import block_training, extraction_data  # noqa: E402
 from bench import chooser_variants as variants  # noqa: E402
 from bench import train_extraction as training  # noqa: E402
 from bench.page_types import chooser_targets, filtered_grid  # noqa: E402
-from spyglass.fetch.candidates import KINDS  # noqa: E402
+from spyglass.extract.readings import KINDS  # noqa: E402
 
 
 def changed_pages(pages: list[dict[str, Any]], other: list[dict[str, Any]]) -> list[int]:

@@ -33,7 +33,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 _KEYS = ("tp", "fn", "fp", "tn", "f1", "length_ratio")
-#: The rule ``web.fetch`` uses (:mod:`spyglass.fetch.keep`); ``--write`` ships its thresholds.
+#: The rule ``web.fetch`` uses (:mod:`spyglass.extract.thresholds`); ``--write`` ships them.
 SHIPPED = "declared article x reading (article/not-article x article/region/block)"
 #: The rule shipped before round twenty-four, which the page-type experiments build on.
 DECLARED_TYPE = "declared type (article/other/none)"
@@ -51,7 +51,7 @@ def save_grid(
 ) -> None:
     """Cache what the keep rules need: per page its corpus, type, fold, chosen reading, the
     chooser's row of that reading and its held-out scores at every threshold."""
-    from spyglass.fetch.candidates import KINDS
+    from spyglass.extract.readings import KINDS
 
     names = next(p["names"] for p in pages if p["rows"] is not None)
     records = []
@@ -98,15 +98,15 @@ def _page(record: dict[str, Any], names: dict[str, int]) -> dict[str, float]:
 
 def _declared(record: dict[str, Any], names: dict[str, int]) -> str:
     """The runtime's own :func:`declared_type` of the page."""
-    from spyglass.fetch.keep import declared_type
+    from spyglass.extract.thresholds import declared_type
 
     return declared_type(_page(record, names))
 
 
 def _shipped(record: dict[str, Any], names: dict[str, int]) -> str:
-    """The shipped rule's group: the runtime's own :func:`~spyglass.fetch.keep.group` of the
+    """The shipped rule's group: the runtime's own :func:`~spyglass.extract.thresholds.group` of the
     page and its chosen reading."""
-    from spyglass.fetch.keep import group
+    from spyglass.extract.thresholds import group
 
     return group(_page(record, names), record["reading"])
 
@@ -373,7 +373,7 @@ def measure(path: Path, floor: float | None = None) -> dict[str, dict[str, Any]]
 def write(path: Path, floor: float | None = None) -> None:
     """Choose the shipped rule's thresholds on every page of both corpora (as each fold did
     on its training pages) and write them to ``models/keep.json``."""
-    from spyglass.fetch.keep import GROUPS
+    from spyglass.extract.thresholds import GROUPS
 
     with path.open("rb") as handle:
         cached = pickle.load(handle)

@@ -12,7 +12,7 @@ it is the same day; an author when the same name words are given (case, punctuat
 and the order of several authors aside); a title when its words are the annotation's
 (*right*) or their word F1 is at least 0.8 (*close*, counted in right's column as well).
 
-Systems: **ours** (:func:`spyglass.fetch.metadata.page_metadata`, the header ``web.fetch``
+Systems: **ours** (:func:`spyglass.extract.metadata.page_metadata`, the header ``web.fetch``
 writes) and **trafilatura** (``trafilatura.extract_metadata(html, default_url=url)``, its
 defaults: htmldate's extensive search for the date). ``--misses FIELD`` lists the pages
 where ours is not right on that field, with both systems' values.
@@ -77,8 +77,8 @@ def read(page_id: str) -> dict[str, Any]:
     """Both systems' title, author and date of one page, and the annotation's."""
     import trafilatura
 
-    from spyglass.fetch.metadata import page_metadata
-    from spyglass.fetch.tree import parse
+    from spyglass.extract.metadata import page_metadata
+    from spyglass.extract.tree import parse
 
     truth = json.loads((wcxb_dir() / "ground-truth" / f"{page_id}.json").read_text("utf-8"))
     gt = truth["ground_truth"]

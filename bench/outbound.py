@@ -6,7 +6,7 @@ and, in this one, measures the CPU time (``time.process_time``) of:
 1. one *pair* of outbound requests as a search turn makes them — a streamed model answer read
    to its end and a provider ``GET`` — through httpx's own transport (httpcore on anyio) and
    through ``CoreTransport(LoopBackend())`` (httpcore straight on asyncio,
-   ``spyglass.loopnet``), alternating the two for ``--rounds`` rounds of ``--requests``
+   ``spyglass.net.loopnet``), alternating the two for ``--rounds`` rounds of ``--requests``
    pairs each, after a warm-up; the median of the rounds and each round are printed;
 2. the model client's stream parsing: ``ModelClient.stream`` over answers of 1 and of
    ``--chunks`` SSE chunks; the difference over the extra chunks is the cost of one chunk.
@@ -31,9 +31,9 @@ import httpx
 from tests.support.fake_model import Reply, text
 
 from bench.peers import PeerServer, model_answer, searxng
-from spyglass.coretransport import CoreTransport
 from spyglass.llm.client import ModelClient
-from spyglass.loopnet import LoopBackend
+from spyglass.net.loopnet import LoopBackend
+from spyglass.net.pool import CoreTransport
 from spyglass.settings import Settings
 
 ONE = text("Here is the answer.", pieces=1)

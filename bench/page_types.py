@@ -70,7 +70,7 @@ TYPE_ROUNDS = 200
 
 def read_types(item: tuple[str, str]) -> dict[str, float]:
     from bench.page_markup import type_features
-    from spyglass.fetch.tree import parse
+    from spyglass.extract.tree import parse
 
     page = load(*item)
     tree = parse(page.html)
@@ -160,7 +160,7 @@ def type_inputs(pages: list[dict[str, Any]], markup: list[list[float]] | None) -
 
 
 def variants_context_start() -> int:
-    from spyglass.fetch.features import CONTEXT_START
+    from spyglass.extract.features import CONTEXT_START
 
     return CONTEXT_START
 
@@ -236,7 +236,7 @@ def stacked_choice(
 
 
 def chooser_targets(page: dict[str, Any]) -> list[float]:
-    from spyglass.fetch.candidates import KINDS
+    from spyglass.extract.readings import KINDS
 
     return [page["scores"][k]["f1"] for k in KINDS]
 
@@ -330,7 +330,7 @@ def confusion(pages: list[dict[str, Any]], held_out: dict[int, list[float]]) -> 
 def filtered_grid(pages: list[dict[str, Any]], fold_of: list[int]) -> variants.Grid:
     """Every reading of every page filtered by its fold's block model and scored at every
     keep threshold: ``bench/chooser_variants.py``'s cache, built as it builds it."""
-    from spyglass.fetch.candidates import KINDS
+    from spyglass.extract.readings import KINDS
 
     if variants.FILTERED_CACHE.exists():
         with variants.FILTERED_CACHE.open("rb") as handle:

@@ -30,7 +30,7 @@ if str(ROOT) not in sys.path:
 
 from bench import block_headroom, block_training, extraction_data  # noqa: E402
 from bench import train_extraction as training  # noqa: E402
-from spyglass.fetch.blocks import block_key, split_blocks  # noqa: E402
+from spyglass.extract.blocks import block_key, split_blocks  # noqa: E402
 
 COLUMNS = ["peer_triples", "peer_line", "peer_length"]
 

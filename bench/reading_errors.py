@@ -5,7 +5,7 @@ and what they keep that it does not, by where it sits in the page's markup.
         [--every 1] [--worst 5] [--jobs 2] [--readings article,region,block] [--json OUT]
 
 For every WCXB dev page of the given types (every ``--every``-th), the readings of
-:func:`spyglass.fetch.extract.readings` (fallback included, as training reads them) are
+:func:`spyglass.extract.html.readings` (fallback included, as training reads them) are
 scored with the benchmark's word F1, and compared with the reference line by line:
 
 - a reference line is *missed* by a reading when fewer than half of its word trigrams (a
@@ -256,8 +256,8 @@ def describe(
 
 
 def analyse(item: tuple[str, tuple[str, ...]]) -> dict[str, Any] | None:
-    from spyglass.fetch.extract import readings, with_fallback
-    from spyglass.fetch.tree import parse
+    from spyglass.extract.html import readings, with_fallback
+    from spyglass.extract.tree import parse
 
     page_id, kinds = item
     page = load("wcxb", page_id)

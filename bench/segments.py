@@ -1,7 +1,7 @@
 """Blocks segmented from the page's markup, described for the DOM-block model, and the
 reading assembled from the ones it keeps.
 
-The three readings of :mod:`spyglass.fetch.candidates` each hold a region of the page
+The three readings of :mod:`spyglass.extract.readings` each hold a region of the page
 whole or not at all; on a product, a collection or a listing the content is often spread
 over several regions (a description, a specification table, a grid of cards) next to the
 page's chrome. Here the page's body is cut into its lowest blocks that hold text — a
@@ -9,7 +9,7 @@ paragraph, a heading, a list item, a table row, a ``<pre>``, a quotation, a ``<d
 text of its own — skipping what no reader shows (scripts, hidden elements, navigation,
 headers, footers and boxes named as chrome, as the region reader does). Each block is
 described in one pass by its element (tag, depth, the kinds of box its ancestors are named
-as, :mod:`spyglass.fetch.places`), its text (words, links, punctuation), the link density
+as, :mod:`spyglass.extract.block_markup`), its text (words, links, punctuation), the link density
 of the elements around it, how many siblings share its tag and class (the cards of a grid,
 the rows of a listing), where it comes in the page, whether the other readings contain its
 text, and what kind of page it is on, so the same list of links can be chrome under an
@@ -38,12 +38,12 @@ import numpy
 from lxml import html as lxml_html
 
 from bench.surroundings import SIBLING_LEVELS, Surroundings
-from spyglass.fetch.blocks import LONG_WORDS, SHORT_WORDS, names_a_box
-from spyglass.fetch.candidates import finish
-from spyglass.fetch.linktext import link_text
-from spyglass.fetch.places import CHAIN_FEATURES, Places, owner_tag
-from spyglass.fetch.region import code_markdown, run_markdown, table_rows
-from spyglass.fetch.shown import hidden, skipped
+from spyglass.extract.block_markup import CHAIN_FEATURES, Places, owner_tag
+from spyglass.extract.blocks import LONG_WORDS, SHORT_WORDS, names_a_box
+from spyglass.extract.links import link_text
+from spyglass.extract.readings import finish
+from spyglass.extract.region import code_markdown, run_markdown, table_rows
+from spyglass.extract.visibility import hidden, skipped
 
 #: Elements that end a run of text: a block of their own, or a container of blocks.
 _BLOCK_TAGS = frozenset(
@@ -306,7 +306,7 @@ def segment_rows(
 ) -> numpy.ndarray:
     """One feature row (:data:`SEGMENT_FEATURES`, then ``context``) per block of ``found``,
     as a matrix of float64: ``readings`` are the candidate readings by kind
-    (:data:`LOOKED_UP`), ``places`` the page's :class:`~spyglass.fetch.places.Places`,
+    (:data:`LOOKED_UP`), ``places`` the page's :class:`~spyglass.extract.block_markup.Places`,
     ``context`` the page's row of page and candidate features (the same for every block)."""
     if not found:
         return numpy.empty((0, len(SEGMENT_FEATURES) + len(context)))

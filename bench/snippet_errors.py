@@ -75,8 +75,8 @@ def held_out_outputs(jobs: int, rebuild: bool) -> list[tuple[dict[str, Any], str
     """(page, chosen reading, output) for every trafilatura-eval page, held out."""
     from bench import block_training, extraction_data
     from bench import train_extraction as training
-    from spyglass.fetch.candidates import KINDS
-    from spyglass.fetch.keep import keep_threshold
+    from spyglass.extract.readings import KINDS
+    from spyglass.extract.thresholds import keep_threshold
 
     pages = training.collect(jobs, rebuild)
     truths = block_training.truths(pages)

@@ -5,7 +5,7 @@ folds, ship them.
         [--no-cv] [--filter-all] [--keep-rules] [--precision-floor P]
 
 1. Reads every page of WCXB dev (1,497) and trafilatura-eval (884) through
-   :func:`spyglass.fetch.extract.readings`: the three candidate readings, their feature
+   :func:`spyglass.extract.html.readings`: the three candidate readings, their feature
    rows, and each candidate's score against the page's reference (word F1 on WCXB, a
    per-page snippet F1 on trafilatura-eval). Cached in ``bench/results/`` (``--rebuild``).
 2. Five-fold cross-validation grouped by site (a domain is never in training and test at
@@ -18,9 +18,9 @@ folds, ship them.
    filtered ones, the chooser seeing what the block model made of each.
    ``--keep-rules`` also scores every held-out output at thresholds 0.3–0.7 and measures
    keep thresholds that depend on the page (:mod:`bench.keep_rules`), writing the shipped
-   rule's thresholds to ``src/spyglass/fetch/models/keep.json`` (unless ``--no-write``).
+   rule's thresholds to ``src/spyglass/extract/models/keep.json`` (unless ``--no-write``).
 3. Trains the final models on all pages with the same settings and writes them to
-   ``src/spyglass/fetch/models/chooser.txt`` and ``blocks.txt`` (unless ``--no-write``).
+   ``src/spyglass/extract/models/chooser.txt`` and ``blocks.txt`` (unless ``--no-write``).
    Fixed seeds and deterministic LightGBM settings: the same data gives the same files.
 """
 
@@ -91,11 +91,11 @@ ROUNDS = 300
 def read_page(item: tuple[str, str]) -> dict[str, Any]:
     import numpy
 
-    from spyglass.fetch.blocks import split_blocks
-    from spyglass.fetch.candidates import KINDS
-    from spyglass.fetch.extract import readings, with_fallback
-    from spyglass.fetch.features import feature_names
-    from spyglass.fetch.tree import parse
+    from spyglass.extract.blocks import split_blocks
+    from spyglass.extract.features import feature_names
+    from spyglass.extract.html import readings, with_fallback
+    from spyglass.extract.readings import KINDS
+    from spyglass.extract.tree import parse
 
     corpus, page_id = item
     page = load(corpus, page_id)
@@ -156,7 +156,7 @@ def collect(jobs: int, rebuild: bool) -> list[dict[str, Any]]:
 def targets(page: dict[str, Any]) -> list[float]:
     """Each candidate's score minus the page's mean: the model learns the ranking within a
     page, not how hard the page is."""
-    from spyglass.fetch.candidates import KINDS
+    from spyglass.extract.readings import KINDS
 
     values = [page["scores"][kind]["f1"] for kind in KINDS]
     centre = sum(values) / len(values)
@@ -177,7 +177,7 @@ def fit(pages: list[dict[str, Any]]) -> Any:
 
 def best_reading(page: dict[str, Any]) -> str:
     """The reading that scores best on ``page`` (the ceiling of any chooser)."""
-    from spyglass.fetch.candidates import KINDS
+    from spyglass.extract.readings import KINDS
 
     scores = page["scores"]
     return str(max(KINDS, key=lambda kind: float(scores[kind]["f1"])))
@@ -186,7 +186,7 @@ def best_reading(page: dict[str, Any]) -> str:
 def pick(booster: Any, page: dict[str, Any]) -> str:
     import numpy
 
-    from spyglass.fetch.candidates import KINDS
+    from spyglass.extract.readings import KINDS
 
     if page["rows"] is None:
         return KINDS[0]

@@ -134,9 +134,7 @@ def lint(args: list[str]) -> int:
 
 def docs(args: list[str]) -> int:
     env = ensure_venv("dev")
-    code = "from pathlib import Path; from spyglass import docgen; "
-    code += "print(*docgen.write(Path('docs')), sep='\\n')"
-    return subprocess.call([str(_bin(env, "python")), "-c", code], cwd=ROOT)
+    return subprocess.call([str(_bin(env, "python")), "scripts/docgen.py"], cwd=ROOT)
 
 
 COMMANDS = {"serve": serve, "test": test, "lint": lint, "docs": docs}

@@ -1,4 +1,4 @@
-"""Writes ``src/spyglass/lookalikes.py``: the characters that look like the envelope tag's letters.
+"""Writes ``src/spyglass/untrusted/lookalikes.py``: characters that look like the tag's letters.
 
 Three sources, all Unicode's own: the character names (small capitals, letters with hooks or
 strokes, squared and modifier letters: whatever Unicode names as a Latin letter); compatibility
@@ -7,7 +7,7 @@ and ligature forms to plain letters), with the combining marks then dropped (``�
 ``u``); and the visual confusables of Unicode Technical Standard #39 (Cyrillic ``о``, Greek
 ``ρ``, Cherokee ``Ꭲ`` ...) as the confusable-homoglyphs package ships them (a development
 dependency: the table is generated once, so start-up does not load a 900 kB data file).
-``tests/test_lookalikes.py`` checks that the file is current.
+``tests/untrusted/test_lookalikes.py`` checks that the file is current.
 
     .venv/bin/python scripts/lookalikes.py
 """
@@ -22,7 +22,7 @@ from pathlib import Path
 TAG = "untrusted_tool_output"
 #: The tag's letters in both cases, and what envelope.py accepts between its words.
 TARGETS = frozenset(TAG.replace("_", "") + TAG.replace("_", "").upper() + "_-. ")
-OUTPUT = Path(__file__).resolve().parent.parent / "src" / "spyglass" / "lookalikes.py"
+OUTPUT = Path(__file__).resolve().parent.parent / "src" / "spyglass" / "untrusted" / "lookalikes.py"
 # Bidi marks the confusables data puts around right-to-left characters.
 _MARKS = "\u200e\u200f"
 
@@ -129,7 +129,8 @@ def render() -> str:
         '"""Characters that read as the letters of the envelope\'s tag (generated: do not edit).\n'
         "\n"
         "Written by ``scripts/lookalikes.py`` from Unicode compatibility decomposition (marks\n"
-        "dropped) and the confusables of Unicode Technical Standard #39; ``spyglass.envelope``\n"
+        "dropped) and the confusables of Unicode Technical Standard #39;\n"
+        "``spyglass.untrusted.envelope`` "
         "folds text with it before looking for the tag.\n"
         '"""\n'
         "\n"

@@ -121,7 +121,7 @@ def test_the_wheel_installs_and_runs_with_the_oldest_supported_pip(tmp_path: Pat
     assert OLDEST_PIP in _run(python, "-m", "pip", "--version")
     _run(python, "-m", "pip", "install", "--quiet", wheel)
     # The extractor stack is imported by the first fetch, not at start-up: check it too.
-    _run(python, "-c", "import spyglass.fetch.extract")
+    _run(python, "-c", "import spyglass.extract.html")
     spyglass = venv / "bin" / "spyglass"
     assert "capabilities" in _run(spyglass, "--help")
     home = tmp_path / "home"

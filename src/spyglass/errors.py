@@ -13,7 +13,7 @@ infrastructure faults, and every one Spyglass raises on purpose is a :class:`Spy
     ├── TurnBusy               (spyglass.conversation.pending) another process holds the turn
     ├── CapabilityError        raised *inside* a capability to end it with a structured code;
     │   │                      the executor turns it into a ``failed`` or ``rejected`` Outcome
-    │   ├── TargetRejected         (spyglass.fetch.errors) a destination refused before sending
+    │   ├── TargetRejected         (spyglass.net.errors) a destination refused before sending
     │   └── ProviderFailure        (spyglass.providers.exchange) a hosted provider failed
     │       ├── SearchFailure          (spyglass.search.model) a search provider
     │       └── FetchFailure           (spyglass.fetch.hosted.reader) a hosted reader
@@ -21,10 +21,10 @@ infrastructure faults, and every one Spyglass raises on purpose is a :class:`Spy
     │   │                      called it turns this into a structured code
     │   ├── ModelUnavailable       (spyglass.llm.client) the model server gave no answer
     │   │   └── ToolsRefused           the model cannot take tools; ask again without
-    │   ├── ResolutionError        (spyglass.fetch.resolver) a host name has no usable address
-    │   ├── PeerRefused            (spyglass.fetch.dialler) a socket reached a refused address
-    │   ├── BodyTooLarge           (spyglass.fetch.body) a page passed the size cap
-    │   ├── UnsupportedEncoding    (spyglass.fetch.body) a content coding nobody asked for
+    │   ├── ResolutionError        (spyglass.net.resolver) a host name has no usable address
+    │   ├── PeerRefused            (spyglass.net.dialler) a socket reached a refused address
+    │   ├── BodyTooLarge           (spyglass.net.body) a page passed the size cap
+    │   ├── UnsupportedEncoding    (spyglass.net.body) a content coding nobody asked for
     │   ├── LaunchFailed           (spyglass.fetch.render.host) no browser could be started
     │   └── RenderRefusal          (spyglass.fetch.render.exchange) a rendered page's request is
     │                              refused (guard, limits, kind); the request is aborted
@@ -34,7 +34,7 @@ infrastructure faults, and every one Spyglass raises on purpose is a :class:`Spy
     └── InputError             a value given to Spyglass is malformed; also a ``ValueError``, so
         │                      settings validators report it as a validation error
         ├── AccountError           (spyglass.accounts.model) an account change that cannot be made
-        ├── HostnameError          (spyglass.hostnames) text that is not a host name
+        ├── HostnameError          (spyglass.net.hostnames) text that is not a host name
         ├── DomainFilterError      (spyglass.search.domains) an unusable domain filter entry
         └── RoutingError           (spyglass.providers.routing) an unusable providers setting
 

@@ -23,7 +23,7 @@ from bench.block_headroom import (
 )
 from bench.block_training import Truth
 
-from spyglass.fetch.blocks import Block, split_blocks
+from spyglass.extract.blocks import Block, split_blocks
 from tests.bench.corpus_pages import page
 
 

@@ -18,7 +18,7 @@ from bench.segments import (
 )
 from lxml import html as lxml_html
 
-from spyglass.fetch.places import Places, text_index
+from spyglass.extract.block_markup import Places, text_index
 
 BASE = "https://shop.example/widgets/3000"
 

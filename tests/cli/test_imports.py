@@ -59,9 +59,9 @@ NOT_FOR_A_REFUSAL = HEAVY | {
 #: Our own modules a refusal never needs.
 SPYGLASS_NOT_FOR_A_REFUSAL = {
     "spyglass.fetch.fetcher",
-    "spyglass.fetch.content",
-    "spyglass.fetch.extract",
-    "spyglass.fetch.transport",
+    "spyglass.extract.document",
+    "spyglass.extract.html",
+    "spyglass.net.transport",
     "spyglass.privacy.check",
     "spyglass.privacy.detectors",
     "spyglass.state.redis",
@@ -83,9 +83,9 @@ SPYGLASS_TREES_NOT_FOR_A_REFUSAL = (
 )
 #: The guard's rules, address tables and paging: only a call whose URL is looked at needs them.
 URL_RULES = {
-    "spyglass.fetch.guard",
-    "spyglass.fetch.addresses",
-    "spyglass.fetch.private",
+    "spyglass.net.guard",
+    "spyglass.net.addresses",
+    "spyglass.net.private",
     "spyglass.fetch.paging",
 }
 #: The command modules of every command but ``fetch``: ``spyglass fetch`` loads none of them.
@@ -352,8 +352,8 @@ NOT_BEFORE_THE_FIRST_ANSWER = (
     "uvicorn",
     "cryptography",
     "spyglass.fetch.hosted",
-    "spyglass.fetch.guard",
-    "spyglass.fetch.addresses",
+    "spyglass.net.guard",
+    "spyglass.net.addresses",
 )
 
 

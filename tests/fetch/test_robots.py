@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from spyglass.fetch.errors import TargetRejected
 from spyglass.fetch.fetcher import FetchConfig, Fetcher
 from spyglass.fetch.robots import RobotsAnswer, RobotsRules, robots_url
+from spyglass.net.errors import TargetRejected
 from tests.support.fetch_peers import MappedDialler, Peer, Route, StaticResolver, page
 
 PUBLIC = "93.184.215.40"

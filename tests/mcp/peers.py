@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpcore
 
-from spyglass.fetch.addresses import IPAddress
+from spyglass.net.addresses import IPAddress
 from tests.support.loopback import LoopbackServer, QuietHandler
 
 #: A globally routable address (example.com's) that the loopback dialler redirects home.

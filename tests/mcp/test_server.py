@@ -14,8 +14,8 @@ from spyglass.core.capability import Network
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.core.registry import Registry
 from spyglass.errors import CapabilityError
-from spyglass.fetch.seams import DIALLER, RESOLVER
 from spyglass.mcp.server import build_server
+from spyglass.net.seams import DIALLER, RESOLVER
 from spyglass.paths import Paths
 from spyglass.runtime import Runtime, build_runtime
 from tests.mcp.peers import PUBLIC_ADDRESS, LoopbackDialler, PublicResolver, serve

@@ -28,9 +28,9 @@ from collections.abc import Callable, Mapping, Sequence
 import httpcore
 
 from spyglass.core.context import Seams
-from spyglass.fetch.addresses import IPAddress, parse_address
-from spyglass.fetch.resolver import ResolutionError
-from spyglass.fetch.seams import DIALLER, RESOLVER
+from spyglass.net.addresses import IPAddress, parse_address
+from spyglass.net.resolver import ResolutionError
+from spyglass.net.seams import DIALLER, RESOLVER
 from tests.support.loopback import LoopbackServer, QuietHandler
 
 #: Addresses the guard treats as public (not documentation ranges, which it refuses).

@@ -15,9 +15,10 @@ import sys
 from typing import Any
 
 from spyglass.errors import CapabilityError
-from spyglass.fetch import FetchConfig, Fetcher, SystemDialler, SystemResolver
-from spyglass.fetch.guard import Guard
-from spyglass.fetch.private import PrivateNetwork
+from spyglass.fetch import FetchConfig, Fetcher
+from spyglass.net import SystemDialler, SystemResolver
+from spyglass.net.guard import Guard
+from spyglass.net.private import PrivateNetwork
 from tests.support.fetch_peers import Peer, page
 
 V4 = "93.184.215.14"

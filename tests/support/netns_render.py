@@ -16,10 +16,11 @@ import sys
 import threading
 from typing import Any
 
-from spyglass.fetch import FetchConfig, Fetcher, SystemDialler, SystemResolver
-from spyglass.fetch.addresses import IPAddress, parse_address
+from spyglass.fetch import FetchConfig, Fetcher
 from spyglass.fetch.render.decide import rendered_or_static
 from spyglass.fetch.render.limits import RenderLimits
+from spyglass.net import SystemDialler, SystemResolver
+from spyglass.net.addresses import IPAddress, parse_address
 from tests.support.fetch_peers import Peer, page, redirect
 
 PUBLIC = "93.184.215.14"

@@ -8,11 +8,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from spyglass import hostnames
 from spyglass.accounts.model import OVERRIDES, OWNER_ID, Account, AccountError
 from spyglass.accounts.roles import ALL_CAPABILITIES, ROLES, Role
 from spyglass.accounts.store import API_TOKEN, LOGIN, AccountStore
 from spyglass.history.store import HistoryStore
+from spyglass.net import hostnames
 from spyglass.state.sessions import LOGIN_CODE_TTL_SECONDS
 
 PROVIDER = re.compile(r"[a-z][a-z0-9_-]{0,31}")

@@ -17,7 +17,6 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from spyglass import hostnames
 from spyglass.accounts.model import OWNER_ID, Account
 from spyglass.accounts.store import AccountStore
 from spyglass.core.actor import (
@@ -29,6 +28,7 @@ from spyglass.core.actor import (
 )
 from spyglass.core.outcome import Notice
 from spyglass.errors import StoreUnavailable
+from spyglass.net import hostnames
 from spyglass.settings import ProviderSettings, Settings
 
 #: The install secret the audit pseudonyms are keyed with.

@@ -21,7 +21,7 @@ BUILTIN = Registry(
 IMPLEMENTATIONS = (
     "spyglass.fetch.hosted.dispatch",
     "spyglass.fetch.fetcher",
-    "spyglass.fetch.seams",
+    "spyglass.net.seams",
     "spyglass.privacy.check",
     "spyglass.privacy.provenance",
     "spyglass.search.dispatch",

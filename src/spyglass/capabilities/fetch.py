@@ -13,7 +13,7 @@ from spyglass.core.context import InvocationContext
 from spyglass.core.outcome import Notice
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.errors import StoreUnavailable
-from spyglass.fetch import MAX_URL_CHARS
+from spyglass.net import MAX_URL_CHARS
 from spyglass.state.pages import PAGE_CACHE
 
 if TYPE_CHECKING:
@@ -121,7 +121,7 @@ async def precheck(context: InvocationContext) -> Sequence[Notice]:
     """Every rule that needs no network, before anyone is asked to approve.
 
     Names the hosted reader that will see the URL, if one will. When Spyglass may fetch the
-    page itself, the same :class:`~spyglass.fetch.guard.Guard` the fetcher runs on every hop
+    page itself, the same :class:`~spyglass.net.guard.Guard` the fetcher runs on every hop
     checks it here; DNS answers and the connected peer only the fetch itself can check.
     """
     url = context.arguments["url"]
@@ -132,8 +132,8 @@ async def precheck(context: InvocationContext) -> Sequence[Notice]:
     if DIRECT in order:
         # The guard's rules and address tables load here: a call refused by validation or
         # policy never gets this far, and does not pay for them.
-        from spyglass.fetch.guard import guard_for
-        from spyglass.fetch.private import NOTICE_KIND, NOTICE_MESSAGE
+        from spyglass.net.guard import guard_for
+        from spyglass.net.private import NOTICE_KIND, NOTICE_MESSAGE
 
         target = guard_for(context.settings.fetch).check(url)
         if target.private:
@@ -290,7 +290,7 @@ def _page_to_bytes(page: FetchedPage, provider: str) -> bytes:
 
 
 def _page_from_bytes(raw: bytes) -> tuple[FetchedPage, str]:
-    from spyglass.fetch.content import Document
+    from spyglass.extract.document import Document
     from spyglass.fetch.fetcher import FetchedPage
 
     data = json.loads(raw)
@@ -312,7 +312,7 @@ async def _download(context: InvocationContext, url: str) -> FetchedPage:
     # The fetch stack (httpx, the HTML extractor) is imported by the first fetch, not with
     # the schemas: listing, validating or refusing a call must not pay for it.
     from spyglass.fetch.fetcher import FetchConfig, Fetcher
-    from spyglass.fetch.seams import DIALLER, RESOLVER, SSL_CONTEXT
+    from spyglass.net.seams import DIALLER, RESOLVER, SSL_CONTEXT
 
     # The settings model already validated the domain lists, so this cannot fail here.
     config = FetchConfig.from_settings(context.settings.fetch)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from spyglass.conversation.untrusted import wrap
 from spyglass.core.capability import Capability, Network
 from spyglass.core.outcome import Outcome
+from spyglass.untrusted.wrapping import wrap
 
 DECLINED = (
     "The owner declined this call. Do not retry it; answer with what you already have, "

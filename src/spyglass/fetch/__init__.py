@@ -1,11 +1,9 @@
-"""SSRF-safe fetching of public web pages, turned into readable text for a model.
+"""Downloading one public web page: the fetcher, robots.txt, paging, hosted readers, rendering.
 
-The pieces, each in its own module: :mod:`~spyglass.fetch.guard` (URL rules),
-:mod:`~spyglass.fetch.addresses` (which IPs may be dialled), :mod:`~spyglass.fetch.resolver`
-and :mod:`~spyglass.fetch.dialler` (the seams), :mod:`~spyglass.fetch.transport` (the pinned
-httpx transport), :mod:`~spyglass.fetch.fetcher` (one fetch, redirects and caps),
-:mod:`~spyglass.fetch.content` and :mod:`~spyglass.fetch.extract` (text for the model),
-:mod:`~spyglass.fetch.paging` (parts).
+:mod:`~spyglass.fetch.fetcher` (one fetch through :mod:`spyglass.net`'s guard, redirects and
+caps), :mod:`~spyglass.fetch.robots`, :mod:`~spyglass.fetch.paging` (parts of a long text),
+:mod:`~spyglass.fetch.hosted` (readers that fetch for you) and :mod:`~spyglass.fetch.render`
+(a contained browser). What a page says is :mod:`spyglass.extract`'s business.
 """
 
 from __future__ import annotations
@@ -14,42 +12,17 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from spyglass.fetch.addresses import IPAddress, is_allowed, refusal
-    from spyglass.fetch.content import Document
-    from spyglass.fetch.dialler import Dialler, SystemDialler
     from spyglass.fetch.fetcher import FetchConfig, FetchedPage, Fetcher
-    from spyglass.fetch.guard import Guard, Target
     from spyglass.fetch.paging import Part, part
-    from spyglass.fetch.resolver import ResolutionError, Resolver, SystemResolver
-    from spyglass.fetch.seams import DIALLER, RESOLVER, SSL_CONTEXT
 
-#: The longest URL ``web.fetch`` takes (its argument schema and the guard). Kept here, not in
-#: the guard, so the capability's schema does not import the guard's rules and tables: a
-#: call refused before its URL is looked at never needs them (docs/benchmarks.md).
-MAX_URL_CHARS = 2048
-
-#: Where each public name lives. Imported on first use (PEP 562), so importing one light
-#: module of this package (the guard, paging) does not load httpx and the HTML extractor.
+#: Where each public name lives. Imported on first use (PEP 562), so importing paging does
+#: not load httpx.
 _HOMES = {
-    "IPAddress": "addresses",
-    "is_allowed": "addresses",
-    "refusal": "addresses",
-    "Document": "content",
-    "Dialler": "dialler",
-    "SystemDialler": "dialler",
     "FetchConfig": "fetcher",
     "FetchedPage": "fetcher",
     "Fetcher": "fetcher",
-    "Guard": "guard",
-    "Target": "guard",
     "Part": "paging",
     "part": "paging",
-    "ResolutionError": "resolver",
-    "Resolver": "resolver",
-    "SystemResolver": "resolver",
-    "DIALLER": "seams",
-    "RESOLVER": "seams",
-    "SSL_CONTEXT": "seams",
 }
 
 
@@ -60,25 +33,4 @@ def __getattr__(name: str) -> Any:
     return getattr(importlib.import_module(f"{__name__}.{home}"), name)
 
 
-__all__ = [
-    "DIALLER",
-    "MAX_URL_CHARS",
-    "RESOLVER",
-    "SSL_CONTEXT",
-    "Dialler",
-    "Document",
-    "FetchConfig",
-    "FetchedPage",
-    "Fetcher",
-    "Guard",
-    "IPAddress",
-    "Part",
-    "ResolutionError",
-    "Resolver",
-    "SystemDialler",
-    "SystemResolver",
-    "Target",
-    "is_allowed",
-    "part",
-    "refusal",
-]
+__all__ = ["FetchConfig", "FetchedPage", "Fetcher", "Part", "part"]

@@ -18,20 +18,16 @@ from typing import TYPE_CHECKING
 import httpx
 
 from spyglass.errors import CapabilityError
-from spyglass.fetch import errors
-from spyglass.fetch.body import (
-    ACCEPT_ENCODING,
-    BodyTooLarge,
-    UnsupportedEncoding,
-    read_body,
-    read_prefix,
+from spyglass.extract.decode import decode
+from spyglass.extract.document import (
+    HTML,
+    PDF,
+    Document,
+    MediaType,
+    sniff,
+    to_document,
+    unsupported,
 )
-from spyglass.fetch.content import HTML, PDF, Document, MediaType, sniff, to_document, unsupported
-from spyglass.fetch.decode import decode
-from spyglass.fetch.dialler import Dialler
-from spyglass.fetch.guard import Guard, Target, guard_for
-from spyglass.fetch.redirects import MAX_HOPS, RedirectPolicy, location
-from spyglass.fetch.resolver import Resolver
 from spyglass.fetch.robots import (
     ROBOTS_MAX_BYTES,
     ROBOTS_TIMEOUT_SECONDS,
@@ -40,8 +36,20 @@ from spyglass.fetch.robots import (
     allowed,
     robots_url,
 )
-from spyglass.fetch.transport import UNRESOLVED, GuardedBackend, PinnedTransport
-from spyglass.netfaults import Fault, classify
+from spyglass.net import errors
+from spyglass.net.body import (
+    ACCEPT_ENCODING,
+    BodyTooLarge,
+    UnsupportedEncoding,
+    read_body,
+    read_prefix,
+)
+from spyglass.net.dialler import Dialler
+from spyglass.net.faults import Fault, classify
+from spyglass.net.guard import Guard, Target, guard_for
+from spyglass.net.redirects import MAX_HOPS, RedirectPolicy, location
+from spyglass.net.resolver import Resolver
+from spyglass.net.transport import UNRESOLVED, GuardedBackend, PinnedTransport
 from spyglass.settings import FetchSettings
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from spyglass.errors import CapabilityError
-from spyglass.fetch.errors import OFFSET_OUT_OF_RANGE
+from spyglass.net.errors import OFFSET_OUT_OF_RANGE
 
 
 @dataclass(frozen=True)

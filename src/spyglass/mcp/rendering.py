@@ -11,8 +11,8 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from spyglass.conversation.untrusted import wrap as wrap_untrusted
 from spyglass.core.capability import Capability, Network
+from spyglass.untrusted.wrapping import wrap as wrap_untrusted
 
 Renderer = Callable[[Capability, Mapping[str, Any]], str]
 

@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 from spyglass.core.context import InvocationContext
 from spyglass.core.outcome import Notice, Outcome
 from spyglass.errors import CapabilityError
-from spyglass.fetch.redirects import same_site
+from spyglass.net.redirects import same_site
 
 FETCH_NOT_PROVENANCED = "FETCH_NOT_PROVENANCED"
 #: Notice kind of a URL nothing in the conversation explains (provenance mode off).

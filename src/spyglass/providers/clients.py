@@ -81,11 +81,11 @@ def make_client(timeout: float, context: ssl.SSLContext) -> httpx.AsyncClient:
 
     import httpx
 
-    from spyglass.coretransport import CoreTransport
-    from spyglass.loopnet import LoopBackend
+    from spyglass.net.loopnet import LoopBackend
+    from spyglass.net.pool import CoreTransport
 
     return httpx.AsyncClient(
-        # Straight on asyncio, not through anyio (spyglass.loopnet).
+        # Straight on asyncio, not through anyio (spyglass.net.loopnet).
         transport=CoreTransport(
             LoopBackend(),
             ssl_context=context,

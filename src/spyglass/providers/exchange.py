@@ -23,7 +23,7 @@ from spyglass.version import __version__
 if TYPE_CHECKING:
     import httpx
 
-    from spyglass.netfaults import Fault
+    from spyglass.net.faults import Fault
 
 #: The failure kinds; a tool's code is ``<SECTION>_<KIND>`` (``SEARCH_AUTH_FAILED``).
 NOT_CONFIGURED = "NOT_CONFIGURED"
@@ -119,8 +119,8 @@ async def send(
     # their settings (at every start) must not pay for it.
     import httpx
 
-    from spyglass.fetch.body import ACCEPT_ENCODING
-    from spyglass.netfaults import Fault, classify
+    from spyglass.net.body import ACCEPT_ENCODING
+    from spyglass.net.faults import Fault, classify
 
     headers = {"User-Agent": USER_AGENT, **request.headers, "Accept-Encoding": ACCEPT_ENCODING}
     pool = clients or NO_POOL
@@ -162,7 +162,7 @@ def _timed_out(provider: str, timeout: float, failures: Failures) -> ProviderFai
 
 def _unreachable(provider: str, fault: Fault, address_key: str | None) -> str:
     """What to tell the person; names ``address_key`` only when the owner set that key."""
-    from spyglass.netfaults import Fault
+    from spyglass.net.faults import Fault
 
     check = f"; check {address_key}" if address_key else ""
     if fault is Fault.NAME:
@@ -186,7 +186,7 @@ async def _read_bounded(
 ) -> bytes:
     # The same bounded reader web.fetch uses: compressed bodies are counted after inflating,
     # in small steps, so a gzip bomb stops at the bound instead of filling memory first.
-    from spyglass.fetch.body import BodyTooLarge, UnsupportedEncoding, read_body
+    from spyglass.net.body import BodyTooLarge, UnsupportedEncoding, read_body
 
     try:
         return await read_body(response, max_bytes)

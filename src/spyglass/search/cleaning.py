@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from html.parser import HTMLParser
 from urllib.parse import urlsplit, urlunsplit
 
-from spyglass.envelope import neutralise
 from spyglass.search.domains import host_matches
 from spyglass.search.model import RawResult, SearchQuery
+from spyglass.untrusted.envelope import neutralise
 
 SNIPPET_CHARS = 500
 TITLE_CHARS = 300

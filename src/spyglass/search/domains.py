@@ -1,8 +1,8 @@
 """Hostnames in ``include_domains`` / ``exclude_domains``: normalising, refusing, matching.
 
-A filter is normalised with :func:`spyglass.hostnames.domain_rule` — lower case, no trailing
+A filter is normalised with :func:`spyglass.net.hostnames.domain_rule` — lower case, no trailing
 dot, IDNA A-labels — so ``Example.COM.`` means ``example.com``; IP addresses, single labels
-and local names (the one table in :mod:`spyglass.hostnames`) are refused before anyone is
+and local names (the one table in :mod:`spyglass.net.hostnames`) are refused before anyone is
 asked to approve the search. Matching is on label boundaries (``example.com`` matches
 ``www.example.com`` but never ``badexample.com``) and uses no DNS.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from spyglass import hostnames
 from spyglass.errors import InputError
+from spyglass.net import hostnames
 
 #: The search arguments that hold domain filters.
 FILTER_ARGUMENTS = ("include_domains", "exclude_domains")

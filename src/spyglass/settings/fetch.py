@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from spyglass import hostnames
+from spyglass.net import hostnames
 from spyglass.settings.base import (
     DEFAULT_USER_AGENT,
     NumberList,
@@ -190,7 +190,7 @@ READER_TABLES = ("firecrawl", "tavily", "keenable", "jina")
 
 
 def _normalised(entries: list[str], rule: Callable[[str], str]) -> list[str]:
-    """Each entry through ``rule`` (the one in :mod:`spyglass.hostnames`), duplicates dropped."""
+    """Each entry through ``rule`` (one of :mod:`spyglass.net.hostnames`), duplicates dropped."""
     out: list[str] = []
     for number, entry in enumerate(entries, start=1):
         try:

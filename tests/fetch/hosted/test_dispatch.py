@@ -8,10 +8,10 @@ from collections import Counter
 import pytest
 
 from spyglass.errors import CapabilityError
-from spyglass.fetch.errors import TargetRejected
 from spyglass.fetch.fetcher import FetchedPage
 from spyglass.fetch.hosted import READERS
 from spyglass.fetch.hosted.dispatch import announce, check, endpoint_for, fetch, route
+from spyglass.net.errors import TargetRejected
 from spyglass.settings import FetchSettings, Settings
 from tests.fetch.hosted.replay import PAGE_URL
 from tests.search.replay import ReplayServer, Reply

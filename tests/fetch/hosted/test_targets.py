@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from spyglass.fetch.errors import TargetRejected
 from spyglass.fetch.hosted.targets import check_for_reader
+from spyglass.net.errors import TargetRejected
 from spyglass.settings import FetchSettings
 
 

@@ -9,12 +9,12 @@ import time
 import pytest
 
 from spyglass.errors import CapabilityError
-from spyglass.fetch.addresses import parse_address
 from spyglass.fetch.fetcher import FetchConfig
-from spyglass.fetch.guard import Guard
-from spyglass.fetch.private import PrivateNetwork
 from spyglass.fetch.render.limits import RenderLimits
 from spyglass.fetch.render.renderer import RENDER_UNAVAILABLE
+from spyglass.net.addresses import parse_address
+from spyglass.net.guard import Guard
+from spyglass.net.private import PrivateNetwork
 from tests.fetch.render.support import (
     APP_JS,
     SENTENCE,

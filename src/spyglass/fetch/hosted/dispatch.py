@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING
 
 from spyglass.core.outcome import Notice
 from spyglass.errors import CapabilityError
-from spyglass.fetch.errors import TargetRejected
 from spyglass.fetch.hosted import READERS
 from spyglass.fetch.hosted.reader import DIRECT, FAILURES, FetchFailure, Reader
 from spyglass.fetch.hosted.targets import check_for_reader
+from spyglass.net.errors import TargetRejected
 from spyglass.providers import exchange
 from spyglass.providers.exchange import NOT_CONFIGURED, Endpoint
 from spyglass.providers.routing import RoutingError, plan
@@ -127,7 +127,7 @@ async def read(reader: Reader, url: str, settings: Settings, *, timeout: float) 
 
     Any configured key a provider echoes back is masked in messages and in the page.
     """
-    from spyglass.fetch.content import Document
+    from spyglass.extract.document import Document
 
     secrets = secrets_of(settings)
     try:
@@ -144,7 +144,7 @@ async def read(reader: Reader, url: str, settings: Settings, *, timeout: float) 
 
 
 async def _read(reader: Reader, url: str, settings: Settings, *, timeout: float) -> FetchedPage:
-    from spyglass.fetch.content import Document, MediaType, to_document
+    from spyglass.extract.document import Document, MediaType, to_document
     from spyglass.fetch.fetcher import FetchedPage
 
     endpoint = endpoint_for(reader, settings)

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from spyglass.errors import CapabilityError
-from spyglass.fetch.errors import HTTP_ERROR
 from spyglass.fetch.hosted.reader import FetchFailure, HostedPage, Reader, said
+from spyglass.net.errors import HTTP_ERROR
 from spyglass.providers.exchange import (
     AUTH_FAILED,
     QUOTA_EXCEEDED,

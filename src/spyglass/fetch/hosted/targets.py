@@ -10,8 +10,8 @@ owner's allow and deny lists.
 
 from __future__ import annotations
 
-from spyglass.fetch.errors import TargetRejected, private_address
-from spyglass.fetch.guard import guard_from_settings
+from spyglass.net.errors import TargetRejected, private_address
+from spyglass.net.guard import guard_from_settings
 from spyglass.settings import FetchSettings
 
 #: Suffixes refused by name for readers on top of the guard's own table.

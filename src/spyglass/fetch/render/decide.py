@@ -14,15 +14,15 @@ import ssl
 from dataclasses import replace
 
 from spyglass.errors import CapabilityError
-from spyglass.fetch.content import HTML, MediaType, to_document
-from spyglass.fetch.dialler import Dialler
+from spyglass.extract.document import HTML, MediaType, to_document
 from spyglass.fetch.fetcher import FetchConfig, FetchedPage
 from spyglass.fetch.render.detect import looks_like_shell
 from spyglass.fetch.render.exchange import GuardedExchange
 from spyglass.fetch.render.limits import RenderLimits
 from spyglass.fetch.render.renderer import RENDER_UNAVAILABLE, render
 from spyglass.fetch.render.report import Rendering
-from spyglass.fetch.resolver import Resolver
+from spyglass.net.dialler import Dialler
+from spyglass.net.resolver import Resolver
 
 #: A static read with at least this much text is read: the detector is not even run.
 READ_ENOUGH_CHARS = 2000

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from lxml import etree
 from lxml import html as lxml_html
 
-from spyglass.fetch.tree import parse
+from spyglass.extract.tree import parse
 
 #: Fewer visible characters than this (outside scripts, styles and ``<noscript>``) is "little".
 MAX_SHELL_TEXT = 400

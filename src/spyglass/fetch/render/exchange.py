@@ -3,8 +3,8 @@
 The browser never dials anything itself: :class:`GuardedExchange` is installed as the
 route handler of the browser context (``context.route("**/*", ...)``), so each request the
 page makes (the document, scripts, frames, ``fetch()``/XHR) is either refused or sent by the
-same guarded stack as a static fetch: the :class:`~spyglass.fetch.guard.Guard` checks the
-URL, the :class:`~spyglass.fetch.transport.GuardedBackend` resolves the name, refuses it if
+same guarded stack as a static fetch: the :class:`~spyglass.net.guard.Guard` checks the
+URL, the :class:`~spyglass.net.transport.GuardedBackend` resolves the name, refuses it if
 any answer is not public, and dials the checked address. Redirects are followed here, each
 hop checked again, because a redirect the browser followed by itself would not come back
 through the route. Only ``GET`` and ``HEAD`` are sent: reading a page must not change
@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING
 import httpx
 
 from spyglass.errors import CapabilityError, UpstreamError
-from spyglass.fetch.body import ACCEPT_ENCODING, UnsupportedEncoding, decoded
-from spyglass.fetch.dialler import Dialler
-from spyglass.fetch.guard import Guard
-from spyglass.fetch.redirects import MAX_HOPS, location, same_site
 from spyglass.fetch.render.limits import RenderLimits
-from spyglass.fetch.resolver import Resolver
-from spyglass.fetch.transport import GuardedBackend, PinnedTransport
+from spyglass.net.body import ACCEPT_ENCODING, UnsupportedEncoding, decoded
+from spyglass.net.dialler import Dialler
+from spyglass.net.guard import Guard
+from spyglass.net.redirects import MAX_HOPS, location, same_site
+from spyglass.net.resolver import Resolver
+from spyglass.net.transport import GuardedBackend, PinnedTransport
 
 if TYPE_CHECKING:
     from playwright.async_api import Route, WebSocketRoute

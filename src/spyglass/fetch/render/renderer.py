@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from spyglass.errors import CapabilityError
-from spyglass.fetch import errors
 from spyglass.fetch.render.browser import NO_WEBRTC, find_browser
 from spyglass.fetch.render.exchange import GuardedExchange, Tally
 from spyglass.fetch.render.host import HOST, LaunchFailed, LaunchKey, Warm
 from spyglass.fetch.render.limits import RenderLimits
+from spyglass.net import errors
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, Dialog
