@@ -31,13 +31,7 @@ from typing import Any, TypeVar
 from spyglass.core import drive
 from spyglass.core.actor import Actor, PersonalPolicy
 from spyglass.core.answers import Answers
-from spyglass.core.attempt import (
-    FINDING_PREFIX,
-    Attempt,
-    audit_event,
-    finding_kinds,
-    stop,
-)
+from spyglass.core.attempt import FINDING_PREFIX, Attempt, audit_event, finding_kinds, stop
 from spyglass.core.audit import AuditSink
 from spyglass.core.capability import Capability
 from spyglass.core.confirmation import ConfirmationStore, Taken
