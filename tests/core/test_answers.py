@@ -6,12 +6,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from spyglass.core.actor import Actor
+from spyglass.core.answers import Answers
+from spyglass.core.attempt import Attempt
+from spyglass.core.audit import AuditLog
 from spyglass.core.capability import Network, SideEffect
-from spyglass.core.confirmation import TOKEN_TTL_SECONDS
+from spyglass.core.confirmation import TOKEN_TTL_SECONDS, InMemoryConfirmationStore
 from spyglass.core.context import Turn
+from spyglass.core.expiry import ExpirySweep
 from spyglass.core.policy import WEB_ACCESS
+from spyglass.core.registry import Registry
 from tests.support import capabilities as fixtures
-from tests.support.executor import Harness
+from tests.support.executor import Clock, Harness
 
 
 def test_external_call_without_token_returns_pending_with_literal_arguments(
@@ -162,3 +168,24 @@ def test_mutating_local_capability_still_needs_confirmation(tmp_path: Path) -> N
     assert h.executor.invoke("test.write", 1, {"text": "a"}, channel="t").status == (
         "pending_confirmation"
     )
+
+
+async def test_answers_on_their_own_leave_another_persons_card_theirs(tmp_path: Path) -> None:
+    clock = Clock()
+    store = InMemoryConfirmationStore(clock)
+    registry = Registry([fixtures.make()])
+    expiry = ExpirySweep(registry, store, AuditLog(tmp_path / "audit.jsonl"), clock)
+    answers = Answers(registry, store, expiry, clock=clock)
+    capability = registry.get("test.echo", 1)
+    assert capability is not None
+    alice, bob = Actor("alice", "p-alice"), Actor("bob", "p-bob")
+    turn = Turn(conversation_id="c")
+    card = await answers.issue(Attempt.begin("t", alice), capability, {"text": "a"}, turn, ())
+    assert card.pending_confirmation is not None
+    token = card.pending_confirmation.token
+    declined = await answers.decline(Attempt.begin("t", bob), token, "c")
+    assert declined.error is not None and declined.error.reason == "unknown"
+    assert len(store) == 1  # still Alice's to answer
+    attempt = Attempt.begin("t", alice)
+    assert await answers.approve(attempt, capability, {"text": "a"}, turn, token) is None
+    assert attempt.invocation_id == card.invocation_id and len(store) == 0

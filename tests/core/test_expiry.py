@@ -9,8 +9,14 @@ from typing import Any
 import pytest
 
 from spyglass.core.audit import AuditLog
-from spyglass.core.confirmation import TOKEN_TTL_SECONDS, InMemoryConfirmationStore
+from spyglass.core.confirmation import (
+    TOKEN_TTL_SECONDS,
+    Binding,
+    InMemoryConfirmationStore,
+    PendingRecord,
+)
 from spyglass.core.executor import Executor
+from spyglass.core.expiry import ExpirySweep
 from spyglass.core.policy import WEB_ACCESS, PolicyFile
 from spyglass.core.registry import Registry
 from spyglass.settings import Settings
@@ -168,3 +174,22 @@ def test_calls_ask_the_store_for_expired_cards_at_most_once_a_second(tmp_path: P
     # An explicit sweep (the service's timer) always asks.
     asyncio.run(h.executor.sweep_expired())
     assert store.claims == 3
+
+
+async def test_a_sweep_on_its_own_audits_a_card_past_its_time_once(tmp_path: Path) -> None:
+    clock = Clock()
+    store = InMemoryConfirmationStore(clock)
+    audit_path = tmp_path / "audit.jsonl"
+    sweep = ExpirySweep(Registry([fixtures.make()]), store, AuditLog(audit_path), clock)
+    binding = Binding("test.echo", 1, "{}", None)
+    await store.put(PendingRecord("token", binding, "invocation", clock() + 10, channel="mcp"))
+    assert await sweep.sweep_expired() == 0
+    clock.now += 11
+    assert await sweep.sweep_due() == 1
+    assert await sweep.sweep_expired() == 0
+    [event] = audit_events(audit_path)
+    assert (event["code"], event["channel"], event["invocation_id"]) == (
+        "CONFIRMATION_EXPIRED",
+        "mcp",
+        "invocation",
+    )

@@ -28,12 +28,12 @@ from spyglass.conversation.pending import (
 from spyglass.conversation.reply import response
 from spyglass.conversation.transcript import is_untrusted, replay, tool_message, tool_payload
 from spyglass.core.actor import Actor
-from spyglass.core.answers import Keep
 from spyglass.core.capability import Capability
 from spyglass.core.confirmation import PendingRecord
 from spyglass.core.context import Turn
 from spyglass.core.encoding import printable
 from spyglass.core.outcome import Outcome
+from spyglass.core.parked import Keep, Parked
 from spyglass.core.policy import capability_allowed, read_snapshot
 from spyglass.errors import RequestRefused
 from spyglass.history.store import HistoryStore
@@ -294,7 +294,7 @@ class ConversationRunner(TurnKeeper):
                     turn=state.turn,
                     recovered=call.recovered,
                     actor=actor,
-                    keep=self._keeper(state, call) if self._joined() else None,
+                    parked=Parked(keep=self._keeper(state, call)) if self._joined() else None,
                 )
                 if outcome.pending_confirmation is not None:
                     if state.waiting is None:
@@ -371,7 +371,7 @@ class ConversationRunner(TurnKeeper):
                 confirmation_token=token,
                 recovered=call.recovered,
                 actor=actor,
-                taken=taken,
+                parked=Parked(taken=taken),
             )
         else:
             outcome = await executor.adeny(
@@ -379,7 +379,7 @@ class ConversationRunner(TurnKeeper):
                 channel=self.channel,
                 conversation_id=state.conversation_id,
                 actor=actor,
-                taken=taken,
+                parked=Parked(taken=taken),
             )
         event = await self._record(state, call, outcome, replace=state.waiting_event)
         state.waiting = state.waiting_event = None

@@ -1,20 +1,27 @@
-"""The answers to a confirmation: approve with its token, decline, or wait for an approver."""
+"""The answers to a confirmation: approve with its token, decline, or wait for an approver.
+
+:class:`Answers` is one of the executor's three parts (with
+:class:`~spyglass.core.permission.Permission` and :class:`~spyglass.core.expiry.ExpirySweep`):
+the executor's confirm stage asks it to :meth:`~Answers.issue` a card or to
+:meth:`~Answers.approve` the call a token was given for, and the executor's ``adeny`` asks it
+to :meth:`~Answers.decline` one. It audits nothing itself but the expiry of a card it takes
+past its time (through the sweep): the executor audits every attempt once.
+"""
 
 from __future__ import annotations
 
 import logging
 import time
-import uuid
-from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any
 
-from spyglass.core import drive
 from spyglass.core.actor import AWAITING_APPROVAL, Actor, PersonalPolicy
 from spyglass.core.attempt import Attempt, account, stop, unavailable
 from spyglass.core.capability import Capability
 from spyglass.core.confirmation import (
     TOKEN_TTL_SECONDS,
     Binding,
+    ConfirmationStore,
     PendingRecord,
     Taken,
     canonical_json,
@@ -23,83 +30,149 @@ from spyglass.core.confirmation import (
 from spyglass.core.context import Turn
 from spyglass.core.expiry import ExpirySweep
 from spyglass.core.outcome import Code, Notice, Outcome, PendingConfirmation
+from spyglass.core.parked import Keep
+from spyglass.core.registry import Registry
 from spyglass.errors import StoreUnavailable
 
 logger = logging.getLogger(__name__)
 
-T = TypeVar("T")
 
-
-#: Keeps a confirmation's record in place of the confirmation store, together with what the
-#: caller keeps beside it (the paused turn), in one store step; given the outcome the call
-#: will return. Raises ``StoreUnavailable`` as the store would.
-Keep = Callable[[PendingRecord, Outcome], Awaitable[None]]
-
-
-class ConfirmationAnswers(ExpirySweep):
-    """The executor's part that issues confirmation cards and takes their answers.
+class Answers:
+    """Issues confirmation cards and takes their answers, for one executor.
 
     A token works once, only for the person it was issued for, only in its conversation and
     only for the exact call it was shown with.
     """
 
-    people: PersonalPolicy | None
-    delegated_channels: frozenset[str]
-    direct: bool
-
-    def run_sync(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        """Run one of this executor's coroutines from code that has no event loop: directly
-        until it needs a loop when :attr:`direct` allows (:mod:`spyglass.core.drive`), else
-        on a fresh event loop."""
-        if self.direct:
-            return drive.run(coroutine)
-        import asyncio
-
-        return asyncio.run(coroutine)
-
-    def deny(
+    def __init__(
         self,
-        token: str,
+        registry: Registry,
+        confirmations: ConfirmationStore,
+        expiry: ExpirySweep,
         *,
-        channel: str,
-        conversation_id: str | None = None,
-        actor: Actor | None = None,
+        people: PersonalPolicy | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.registry = registry
+        self.confirmations = confirmations
+        #: Audits the expiry of a card an answer takes past its time.
+        self.expiry = expiry
+        #: Where a person's calls wait for their approver, if anyone's do.
+        self.people = people
+        self.clock = clock
+
+    def waits(self, actor: Actor | None) -> bool:
+        """Whether someone else (an owner or a parent) approves this person's calls."""
+        return actor is not None and actor.needs_approval and self.people is not None
+
+    async def issue(
+        self,
+        attempt: Attempt,
+        capability: Capability,
+        arguments: dict[str, Any],
+        turn: Turn,
+        notices: tuple[Notice, ...],
+        keep: Keep | None = None,
     ) -> Outcome:
-        """Synchronous form of :meth:`adeny`, for code that has no event loop."""
-        return self.run_sync(
-            self.adeny(token, channel=channel, conversation_id=conversation_id, actor=actor)
+        """A new card for this call: the ``pending_confirmation`` outcome, its record kept by
+        ``keep`` or in the confirmation store (and, for a person whose calls someone else
+        approves, put to that approver)."""
+        record = PendingRecord(
+            token=new_token(),
+            binding=Binding(
+                capability.name,
+                capability.version,
+                canonical_json(arguments),
+                turn.conversation_id,
+                account(attempt.actor),
+            ),
+            invocation_id=attempt.invocation_id,
+            expires_at=self.clock() + TOKEN_TTL_SECONDS,
+            channel=attempt.channel,
         )
+        waits = self.waits(attempt.actor)
 
-    async def adeny(
+        def pending(waiting_for: str | None) -> Outcome:
+            return Outcome(
+                status="pending_confirmation",
+                capability=capability.name,
+                version=capability.version,
+                invocation_id=attempt.invocation_id,
+                stage="confirm",
+                pending_confirmation=PendingConfirmation(
+                    token=record.token,
+                    capability=capability.name,
+                    version=capability.version,
+                    arguments=arguments,
+                    expires_in_seconds=TOKEN_TTL_SECONDS,
+                    notices=notices,
+                    waiting_for=waiting_for,
+                ),
+            )
+
+        try:
+            if keep is not None and not waits:
+                # The caller keeps the record with its paused turn, in one store step.
+                outcome = pending(None)
+                await keep(record, outcome)
+                return outcome
+            await self.confirmations.put(record)
+            waiting_for: str | None = None
+            if waits:
+                assert attempt.actor is not None and self.people is not None
+                waiting_for = await self.people.ask(
+                    attempt.actor,
+                    record.token,
+                    capability.name,
+                    arguments,
+                    notices,
+                    turn.conversation_id,
+                    record.expires_at,
+                )
+        except StoreUnavailable as exc:
+            return unavailable(attempt, exc)
+        return pending(waiting_for)
+
+    async def approve(
         self,
+        attempt: Attempt,
+        capability: Capability,
+        arguments: dict[str, Any],
+        turn: Turn,
         token: str,
-        *,
-        channel: str,
-        conversation_id: str | None = None,
-        actor: Actor | None = None,
+        taken: Taken | None = None,
+    ) -> Outcome | None:
+        """Spend ``token`` on this call: ``None`` when it approves exactly this call (the
+        attempt then runs under the invocation id of the card), else the stop.
+
+        Where an approver decides this person's calls, the token works only once they have
+        approved, and is never spent while they have not decided. ``taken``: the token's
+        record, taken by the caller already.
+        """
+        if self.waits(attempt.actor):
+            undecided = await self._approver_decision(attempt, token, taken)
+            if undecided is not None:
+                return undecided
+        return await self._consume(attempt, capability, arguments, turn, token, taken)
+
+    async def decline(
+        self,
+        attempt: Attempt,
+        token: str,
+        conversation_id: str | None,
         taken: Taken | None = None,
     ) -> Outcome:
-        """The person said no: the token is spent and a ``denied`` outcome is audited.
+        """The person said no: the token is spent and the outcome to audit is returned.
 
         A token that had already expired is also audited as the expiry of its card. Only the
-        person the call was proposed for can decline it with the token. ``taken``: the
-        token's record, taken by the caller already (see :class:`Taken`).
+        person the call was proposed for can decline it with the token.
         """
-        await self.sweep_due()
-        attempt = Attempt(
-            invocation_id=uuid.uuid4().hex,
-            channel=channel,
-            started=time.perf_counter(),
-            actor=actor,
-        )
         try:
             record = await self._take_own(token, attempt, taken)
         except StoreUnavailable as exc:
-            outcome = unavailable(attempt, exc)
-            await self._audited(attempt, outcome)
-            return outcome
+            return unavailable(attempt, exc)
         if record is not None and record.expires_at < self.clock():
-            outcome = stop(
+            return stop(
                 attempt,
                 "confirm",
                 "denied",
@@ -107,8 +180,8 @@ class ConfirmationAnswers(ExpirySweep):
                 "this confirmation had already expired when it was declined; nothing ran",
                 reason="expired",
             )
-        elif record is None or record.binding.conversation_id != conversation_id:
-            outcome = stop(
+        if record is None or record.binding.conversation_id != conversation_id:
+            return stop(
                 attempt,
                 "confirm",
                 "rejected",
@@ -116,39 +189,15 @@ class ConfirmationAnswers(ExpirySweep):
                 "this confirmation is unknown, already answered or expired; ask again",
                 reason="unknown",
             )
-        else:
-            capability = self.registry.get(record.binding.capability, record.binding.version)
-            attempt.capability = capability
-            attempt.name, attempt.version = record.binding.capability, record.binding.version
-            attempt.invocation_id = record.invocation_id
-            outcome = stop(
-                attempt,
-                "confirm",
-                "denied",
-                Code.DENIED,
-                "the owner declined this call",
-            )
-        await self._audited(attempt, outcome)
-        return outcome
+        attempt.capability = self.registry.get(record.binding.capability, record.binding.version)
+        attempt.name, attempt.version = record.binding.capability, record.binding.version
+        attempt.invocation_id = record.invocation_id
+        return stop(attempt, "confirm", "denied", Code.DENIED, "the owner declined this call")
 
-    async def refuse_confirmation(
-        self, *, channel: str, reason: str = "unknown", actor: Actor | None = None
-    ) -> Outcome:
-        """Audit an answer to a confirmation that a front end refused before it reached here.
-
-        For tokens a front end cannot even match to a paused call (forged, replayed, from
-        another conversation, or expired past recall). Nothing is consumed; the token and
-        anything it was for stay out of the audit, which records only that an answer was
-        refused.
-        """
-        await self.sweep_due()
-        attempt = Attempt(
-            invocation_id=uuid.uuid4().hex,
-            channel=channel,
-            started=time.perf_counter(),
-            actor=actor,
-        )
-        outcome = stop(
+    def refused(self, attempt: Attempt, reason: str) -> Outcome:
+        """The outcome of an answer a front end refused before it could reach a card (see
+        :meth:`~spyglass.core.executor.Executor.refuse_confirmation`): nothing is taken."""
+        return stop(
             attempt,
             "confirm",
             "rejected",
@@ -157,13 +206,13 @@ class ConfirmationAnswers(ExpirySweep):
             "conversation; ask again",
             reason=reason,
         )
-        await self._audited(attempt, outcome)
-        return outcome
 
-    def _waits_for_approver(self, attempt: Attempt) -> bool:
-        return (
-            attempt.actor is not None and attempt.actor.needs_approval and self.people is not None
-        )
+    async def give_back(self, taken: Taken | None) -> None:
+        """Put back a record its caller took but no answer used (the call stopped before its
+        confirm stage), so that its card still expires, and is audited, as before."""
+        if taken is not None and not taken.used and taken.record is not None:
+            taken.used = True
+            await self._restore(taken.record)
 
     async def _approver_decision(
         self, attempt: Attempt, token: str, taken: Taken | None = None
@@ -209,71 +258,6 @@ class ConfirmationAnswers(ExpirySweep):
             Code.DENIED,
             "an owner or a parent declined this call; it did not run",
         )
-
-    async def _pending(
-        self,
-        attempt: Attempt,
-        capability: Capability,
-        arguments: dict[str, Any],
-        turn: Turn,
-        notices: tuple[Notice, ...],
-        keep: Keep | None = None,
-    ) -> Outcome:
-        record = PendingRecord(
-            token=new_token(),
-            binding=Binding(
-                capability.name,
-                capability.version,
-                canonical_json(arguments),
-                turn.conversation_id,
-                account(attempt.actor),
-            ),
-            invocation_id=attempt.invocation_id,
-            expires_at=self.clock() + TOKEN_TTL_SECONDS,
-            channel=attempt.channel,
-        )
-        waits = self._waits_for_approver(attempt)
-
-        def pending(waiting_for: str | None) -> Outcome:
-            return Outcome(
-                status="pending_confirmation",
-                capability=capability.name,
-                version=capability.version,
-                invocation_id=attempt.invocation_id,
-                stage="confirm",
-                pending_confirmation=PendingConfirmation(
-                    token=record.token,
-                    capability=capability.name,
-                    version=capability.version,
-                    arguments=arguments,
-                    expires_in_seconds=TOKEN_TTL_SECONDS,
-                    notices=notices,
-                    waiting_for=waiting_for,
-                ),
-            )
-
-        try:
-            if keep is not None and not waits:
-                # The caller keeps the record with its paused turn, in one store step.
-                outcome = pending(None)
-                await keep(record, outcome)
-                return outcome
-            await self.confirmations.put(record)
-            waiting_for: str | None = None
-            if waits:
-                assert attempt.actor is not None and self.people is not None
-                waiting_for = await self.people.ask(
-                    attempt.actor,
-                    record.token,
-                    capability.name,
-                    arguments,
-                    notices,
-                    turn.conversation_id,
-                    record.expires_at,
-                )
-        except StoreUnavailable as exc:
-            return unavailable(attempt, exc)
-        return pending(waiting_for)
 
     async def _consume(
         self,
@@ -361,15 +345,8 @@ class ConfirmationAnswers(ExpirySweep):
             await self._restore(record)
             return None
         if record is not None:
-            self._settled(record, attempt.channel)
+            self.expiry.settled(record, attempt.channel)
         return record
-
-    async def give_back(self, taken: Taken | None) -> None:
-        """Put back a record its caller took but no answer used (the call stopped before its
-        confirm stage), so that its card still expires, and is audited, as before."""
-        if taken is not None and not taken.used and taken.record is not None:
-            taken.used = True
-            await self._restore(taken.record)
 
     async def _restore(self, record: PendingRecord) -> None:
         """Put back a record taken by someone it does not belong to (before it was settled,

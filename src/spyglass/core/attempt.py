@@ -49,6 +49,17 @@ class Attempt:
     #: (and never waits on a policy store itself).
     switches: PolicySource | None = None
 
+    @classmethod
+    def begin(cls, channel: str, actor: Actor | None = None, *, recovered: bool = False) -> Attempt:
+        """A new attempt, under a fresh invocation id, timed from now."""
+        return cls(
+            invocation_id=uuid.uuid4().hex,
+            channel=channel,
+            started=time.perf_counter(),
+            recovered=recovered,
+            actor=actor,
+        )
+
 
 def account(actor: Actor | None) -> str | None:
     """The account a call is made for (``None``: the local owner), as tokens are bound."""

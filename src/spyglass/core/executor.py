@@ -3,6 +3,21 @@
 Every call from every front end passes through :meth:`Executor.ainvoke`. The core is async;
 :meth:`Executor.invoke` adapts it for synchronous callers (the CLI) by running the coroutine
 on a fresh event loop, so it must not be called from inside a running loop.
+
+The executor is one object made of three parts, each a small class in its own module that it
+builds from what it is given and holds as an attribute:
+
+- ``permission`` (:class:`~spyglass.core.permission.Permission`): the policy stage, and the
+  person's allowance spent as a call runs;
+- ``answers`` (:class:`~spyglass.core.answers.Answers`): confirmation cards issued, approved
+  and declined;
+- ``expiry`` (:class:`~spyglass.core.expiry.ExpirySweep`): cards nobody answered in time,
+  audited once.
+
+Front ends keep calling the executor itself: ``adeny``, ``refuse_confirmation``,
+``give_back``, ``sweep_expired`` and ``sweep_due`` are thin methods here that hand the work to
+a part, so each entry point still sweeps and audits in one place. A caller that keeps waiting
+calls with its own turns says so with one :class:`~spyglass.core.parked.Parked` record.
 """
 
 from __future__ import annotations
@@ -10,34 +25,38 @@ from __future__ import annotations
 import json
 import logging
 import time
-import uuid
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
+from spyglass.core import drive
 from spyglass.core.actor import Actor, PersonalPolicy
-from spyglass.core.answers import ConfirmationAnswers, Keep
-from spyglass.core.attempt import FINDING_PREFIX, Attempt, finding_kinds, stop, unavailable
+from spyglass.core.answers import Answers
+from spyglass.core.attempt import FINDING_PREFIX, Attempt, audit_event, finding_kinds, stop
 from spyglass.core.audit import AuditSink
 from spyglass.core.capability import Capability
 from spyglass.core.confirmation import ConfirmationStore, Taken
 from spyglass.core.context import InvocationContext, Seams, Turn
 from spyglass.core.drive import loop_wanted
+from spyglass.core.expiry import ExpirySweep
 from spyglass.core.outcome import Code, Notice, Outcome
-from spyglass.core.permission import policy_stage
+from spyglass.core.parked import Parked
+from spyglass.core.permission import Permission
 from spyglass.core.policy import PolicySource
 from spyglass.core.registry import Registry
 from spyglass.core.schema import validation_error
-from spyglass.errors import CapabilityError, StoreUnavailable
+from spyglass.errors import CapabilityError
 from spyglass.settings import Settings
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 #: Extra seconds the executor waits past a capability's own configured deadline, so the
 #: capability can report its own, more precise, timeout first.
 TIMEOUT_GRACE_SECONDS = 2.0
 
 
-class Executor(ConfirmationAnswers):
+class Executor:
     """Runs capabilities from one registry under the owner's policy and confirmation."""
 
     def __init__(
@@ -57,21 +76,49 @@ class Executor(ConfirmationAnswers):
         self.registry = registry
         self.settings = settings
         self.policy = policy
-        self.audit = audit
-        self.confirmations = confirmations
         self.seams = seams or Seams(settings)
         self.delegated_channels = (
             settings.channels.delegated() if delegated_channels is None else delegated_channels
         )
-        self.clock = clock
         #: Each person's own permissions, asked in the policy stage for calls made for one.
         self.people = people
-        #: When this executor last asked the store for expired cards (its clock).
-        self._swept_at: float | None = None
         #: The synchronous :meth:`invoke` and :meth:`deny` run a call without an event loop
         #: until it needs one (:mod:`spyglass.core.drive`): only when every store this
         #: executor uses offloads its blocking work with ``drive.blocking`` (the embedded ones).
         self.direct = direct
+        self._audit = audit
+        self.permission = Permission(policy, people, settings)
+        self.expiry = ExpirySweep(registry, confirmations, audit, clock)
+        self.answers = Answers(registry, confirmations, self.expiry, people=people, clock=clock)
+
+    # -- what the parts share, and tests (and the runtime's stores) swap after building ------
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        """Wall-clock time as this executor and its parts see it."""
+        return self.expiry.clock
+
+    @clock.setter
+    def clock(self, clock: Callable[[], float]) -> None:
+        self.expiry.clock = self.answers.clock = clock
+
+    @property
+    def confirmations(self) -> ConfirmationStore:
+        """Where confirmation cards wait for their answers."""
+        return self.answers.confirmations
+
+    @confirmations.setter
+    def confirmations(self, store: ConfirmationStore) -> None:
+        self.expiry.confirmations = self.answers.confirmations = store
+
+    @property
+    def audit(self) -> AuditSink:
+        """Where every attempt's audit event is written."""
+        return self._audit
+
+    @audit.setter
+    def audit(self, sink: AuditSink) -> None:
+        self._audit = self.expiry.audit = sink
 
     # -- public API -------------------------------------------------------------------------
 
@@ -112,38 +159,102 @@ class Executor(ConfirmationAnswers):
         confirmation_token: str | None = None,
         recovered: bool = False,
         actor: Actor | None = None,
-        keep: Keep | None = None,
-        taken: Taken | None = None,
+        parked: Parked | None = None,
     ) -> Outcome:
         """Run one invocation attempt through every stage and audit it exactly once.
 
         ``version=None`` means the newest registered version (what a model's tool call
         names). ``recovered`` marks a call parsed out of text a model leaked. ``actor`` is
         the person the call is made for (``None``: nobody signed in, the local owner).
-
-        ``keep`` stores a confirmation this call issues, in place of the confirmation store
-        (the caller writes it with its paused turn, in one store step); ``taken`` is the
-        record of ``confirmation_token``, taken from the store by the caller already (with
-        its paused turn). Every check on the token is made as when the executor takes it;
-        a record the call does not reach its confirm stage with is put back.
+        ``parked``: where the caller keeps this call while it waits for an answer (a card it
+        issues, or the record of ``confirmation_token`` taken already); see :class:`Parked`.
         """
-        attempt = Attempt(
-            invocation_id=uuid.uuid4().hex,
-            channel=channel,
-            started=time.perf_counter(),
-            recovered=recovered,
-            actor=actor,
-        )
+        attempt = Attempt.begin(channel, actor, recovered=recovered)
         turn = turn or Turn()
-        await self.sweep_due()
+        parked = parked or Parked()
+        await self.expiry.sweep_due()
         try:
             outcome = await self._run(
-                attempt, name, version, arguments, turn, confirmation_token, keep, taken
+                attempt, name, version, arguments, turn, confirmation_token, parked
             )
         finally:
-            await self.give_back(taken)
+            await self.answers.give_back(parked.taken)
         await self._audited(attempt, outcome)
         return outcome
+
+    def deny(
+        self,
+        token: str,
+        *,
+        channel: str,
+        conversation_id: str | None = None,
+        actor: Actor | None = None,
+    ) -> Outcome:
+        """Synchronous form of :meth:`adeny`, for code that has no event loop."""
+        return self.run_sync(
+            self.adeny(token, channel=channel, conversation_id=conversation_id, actor=actor)
+        )
+
+    async def adeny(
+        self,
+        token: str,
+        *,
+        channel: str,
+        conversation_id: str | None = None,
+        actor: Actor | None = None,
+        parked: Parked | None = None,
+    ) -> Outcome:
+        """The person said no: the token is spent and a ``denied`` outcome is audited.
+
+        A token that had already expired is also audited as the expiry of its card. Only the
+        person the call was proposed for can decline it with the token. ``parked``: the
+        token's record, taken by the caller already (``Parked.taken``).
+        """
+        await self.expiry.sweep_due()
+        attempt = Attempt.begin(channel, actor)
+        taken = parked.taken if parked is not None else None
+        outcome = await self.answers.decline(attempt, token, conversation_id, taken)
+        await self._audited(attempt, outcome)
+        return outcome
+
+    async def refuse_confirmation(
+        self, *, channel: str, reason: str = "unknown", actor: Actor | None = None
+    ) -> Outcome:
+        """Audit an answer to a confirmation that a front end refused before it reached here.
+
+        For tokens a front end cannot even match to a paused call (forged, replayed, from
+        another conversation, or expired past recall). Nothing is consumed; the token and
+        anything it was for stay out of the audit, which records only that an answer was
+        refused.
+        """
+        await self.expiry.sweep_due()
+        attempt = Attempt.begin(channel, actor)
+        outcome = self.answers.refused(attempt, reason)
+        await self._audited(attempt, outcome)
+        return outcome
+
+    async def give_back(self, taken: Taken | None) -> None:
+        """Put back a record its caller took but no answer used (the call stopped before its
+        confirm stage), so that its card still expires, and is audited, as before."""
+        await self.answers.give_back(taken)
+
+    async def sweep_expired(self) -> int:
+        """Audit every confirmation that expired unanswered (see :class:`ExpirySweep`)."""
+        return await self.expiry.sweep_expired()
+
+    async def sweep_due(self) -> int:
+        """:meth:`sweep_expired`, unless this executor swept less than a second ago."""
+        return await self.expiry.sweep_due()
+
+    def run_sync(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run one of this executor's coroutines from code that has no event loop: directly
+        until it needs a loop when :attr:`direct` allows (:mod:`spyglass.core.drive`), else
+        on a fresh event loop."""
+        if self.direct:
+            return drive.run(coroutine)
+        import asyncio
+
+        return asyncio.run(coroutine)
 
     # -- the pipeline -----------------------------------------------------------------------
 
@@ -155,8 +266,7 @@ class Executor(ConfirmationAnswers):
         arguments: Any,
         turn: Turn,
         token: str | None,
-        keep: Keep | None = None,
-        taken: Taken | None = None,
+        parked: Parked,
     ) -> Outcome:
         # 1. resolve
         capability = self.registry.get(name, version) if isinstance(name, str) else None
@@ -195,17 +305,9 @@ class Executor(ConfirmationAnswers):
             )
 
         # 3. policy: the owner's switches, read fresh, then the person's own permissions
-        refused = await policy_stage(
-            attempt,
-            capability,
-            arguments,
-            policy=self.policy,
-            people=self.people,
-            settings=self.settings,
-        )
+        refused = await self.permission.check(attempt, capability, arguments)
         if refused is not None:
             return refused
-        actor = attempt.actor
 
         # The turn cap is an execution bound, but checking it before asking the owner avoids
         # asking for approval of a call that could never run.
@@ -217,18 +319,14 @@ class Executor(ConfirmationAnswers):
         # the pending call's invocation id and sees what the person was shown (the provider
         # a weighted route picks is pinned by that id).
         approved = False
-        waits = self._waits_for_approver(attempt)
+        waits = self.answers.waits(attempt.actor)
         needs_owner = capability.requires_confirmation and (
             waits or attempt.channel not in self.delegated_channels
         )
         if needs_owner and token is not None:
-            if waits:
-                # Someone else approves this person's calls: the token works only once they
-                # have, and is never spent while they have not decided.
-                undecided = await self._approver_decision(attempt, token, taken)
-                if undecided is not None:
-                    return undecided
-            refusal = await self._consume(attempt, capability, arguments, turn, token, taken)
+            refusal = await self.answers.approve(
+                attempt, capability, arguments, turn, token, parked.taken
+            )
             if refusal is not None:
                 return refusal
             approved = True
@@ -263,22 +361,18 @@ class Executor(ConfirmationAnswers):
             if attempt.channel in self.delegated_channels and not waits:
                 attempt.confirmed_by = "delegated"
             elif not approved:
-                return await self._pending(attempt, capability, arguments, turn, notices, keep)
+                return await self.answers.issue(
+                    attempt, capability, arguments, turn, notices, parked.keep
+                )
             else:
                 attempt.confirmed_by = "approver" if waits else "owner"
 
         # 6. execute, bounded
         if not turn.reserve(cname, limit):
             return self._turn_limit(attempt, capability)
-        if actor is not None and self.people is not None:
-            try:
-                spent = await self.people.spend(actor, cname)
-            except StoreUnavailable as exc:
-                return unavailable(attempt, exc, stage="policy")
-            if spent is not None:
-                return stop(
-                    attempt, "policy", "rejected", spent.code, spent.message, reason=spent.reason
-                )
+        spent = await self.permission.spend(attempt, capability)
+        if spent is not None:
+            return spent
         return await self._execute(attempt, capability, arguments, turn)
 
     def _context(
@@ -294,7 +388,7 @@ class Executor(ConfirmationAnswers):
             policy=attempt.switches or self.policy,
             max_result_bytes=capability.bounds.max_result_bytes,
             delegated=attempt.channel in self.delegated_channels
-            and not self._waits_for_approver(attempt),
+            and not self.answers.waits(attempt.actor),
             actor=attempt.actor,
         )
 
@@ -394,3 +488,9 @@ class Executor(ConfirmationAnswers):
             f"{capability.name} may run at most {limit} time(s) per turn; "
             "answer with what you have",
         )
+
+    async def _audited(self, attempt: Attempt, outcome: Outcome) -> None:
+        """Record one attempt's audit event (every attempt is audited exactly once), returning
+        once it is written: before the answer it records is sent, also where the sink writes
+        on another thread (PostgreSQL)."""
+        await self._audit.arecord(audit_event(attempt, outcome))

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from spyglass.core.attempt import Attempt, audit_event, stop
 from spyglass.core.audit import AuditSink
 from spyglass.core.confirmation import CLAIM_BATCH, ConfirmationStore, PendingRecord
-from spyglass.core.outcome import Code, Outcome
+from spyglass.core.outcome import Code
 from spyglass.core.registry import Registry
 from spyglass.errors import StoreUnavailable
 
@@ -18,17 +18,26 @@ SWEEP_EVERY_SECONDS = 1.0
 
 
 class ExpirySweep:
-    """The executor's part that finds and audits expired confirmation cards.
+    """Finds and audits expired confirmation cards, for one executor.
 
-    Each expired card is one ``CONFIRMATION_EXPIRED`` event, whichever process notices it.
+    Each expired card is one ``CONFIRMATION_EXPIRED`` event, whichever process notices it:
+    a sweep (:meth:`sweep_expired`, :meth:`sweep_due`) or an answer that takes a card past
+    its time (:meth:`settled`).
     """
 
-    registry: Registry
-    audit: AuditSink
-    confirmations: ConfirmationStore
-    clock: Callable[[], float]
-    #: When this executor last asked the store for expired cards (its clock).
-    _swept_at: float | None
+    def __init__(
+        self,
+        registry: Registry,
+        confirmations: ConfirmationStore,
+        audit: AuditSink,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.registry = registry
+        self.confirmations = confirmations
+        self.audit = audit
+        self.clock = clock
+        #: When this sweep last asked the store for expired cards (its clock).
+        self.swept_at: float | None = None
 
     async def sweep_expired(self) -> int:
         """Audit every confirmation that expired unanswered, whichever process issued it.
@@ -38,7 +47,7 @@ class ExpirySweep:
         answer. Returns how many this sweep claimed.
         """
         now = self.clock()
-        self._swept_at = now
+        self.swept_at = now
         found = 0
         while True:
             try:
@@ -53,13 +62,13 @@ class ExpirySweep:
                 return found
 
     async def sweep_due(self) -> int:
-        """:meth:`sweep_expired`, unless this executor swept less than a second ago."""
+        """:meth:`sweep_expired`, unless this sweep ran less than a second ago."""
         now = self.clock()
-        if self._swept_at is not None and 0 <= now - self._swept_at < SWEEP_EVERY_SECONDS:
+        if self.swept_at is not None and 0 <= now - self.swept_at < SWEEP_EVERY_SECONDS:
             return 0
         return await self.sweep_expired()
 
-    def _settled(self, record: PendingRecord, channel: str) -> None:
+    def settled(self, record: PendingRecord, channel: str) -> None:
         """An answer took ``record``: if it had expired unnoticed, its card's expiry is
         audited now (a sweep that claimed it first has audited it already)."""
         if record.expires_at < self.clock() and not record.expiry_audited:
@@ -79,15 +88,4 @@ class ExpirySweep:
             "nobody answered this confirmation before it expired",
             reason="expired",
         )
-        self._audit(attempt, outcome)
-
-    # -- audit ------------------------------------------------------------------------------
-
-    def _audit(self, attempt: Attempt, outcome: Outcome) -> None:
-        """Record one attempt's audit event: every attempt is audited exactly once."""
         self.audit.record(audit_event(attempt, outcome))
-
-    async def _audited(self, attempt: Attempt, outcome: Outcome) -> None:
-        """:meth:`_audit`, returning once the event is written: before the answer it records
-        is sent, also where the sink writes on another thread (PostgreSQL)."""
-        await self.audit.arecord(audit_event(attempt, outcome))

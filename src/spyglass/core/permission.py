@@ -1,4 +1,4 @@
-"""The policy stage: the owner's switches, then the person's own permissions."""
+"""Whether a call may run: the owner's switches, then the person's own permissions."""
 
 from __future__ import annotations
 
@@ -38,51 +38,77 @@ POLICY_HINT = {
 }
 
 
-async def policy_stage(
-    attempt: Attempt,
-    capability: Capability,
-    arguments: dict[str, Any],
-    *,
-    policy: PolicySource,
-    people: PersonalPolicy | None,
-    settings: Settings,
-) -> Outcome | None:
-    """Refuse the call if a switch or the person's permissions forbid it; ``None`` if allowed.
+class Permission:
+    """Whether a call may run: the owner's switches, then the person's own permissions.
 
-    The owner's switches are read fresh, once, so every switch comes from the same reading
-    (kept on ``attempt`` for the handler); a person's permissions can only narrow them, and
-    may give the call that person's own settings.
+    Asked twice per call: :meth:`check` in the policy stage, before anyone is asked to
+    approve it, and :meth:`spend` just before it runs, where a person's daily allowance is
+    counted.
     """
-    switches = await read_snapshot(policy)
-    attempt.switches = switches
-    off = switch_off(switches, capability)
-    if off is not None:
-        # Off because the policy cannot be read is not the same as switched off: the
-        # owner must fix the file, not flip a switch they believe is already on.
-        unreadable = policy_problem(switches)
-        if unreadable is not None:
-            return stop(attempt, "policy", "rejected", unreadable.code, unreadable.message)
-        hint = POLICY_HINT.get(
-            off,
-            f"the owner's switch {off} is off; the owner can turn it on with POST /api/v1/policy",
-        )
-        return stop(attempt, "policy", "rejected", Code.POLICY_DISABLED, hint)
-    # The person's own permissions, under the owner's switches: they can only narrow.
-    actor = attempt.actor
-    if actor is not None and people is not None:
+
+    def __init__(
+        self, policy: PolicySource, people: PersonalPolicy | None, settings: Settings
+    ) -> None:
+        self.policy = policy
+        #: Each person's own permissions, asked for calls made for one (``None``: nobody's).
+        self.people = people
+        self.settings = settings
+
+    async def check(
+        self, attempt: Attempt, capability: Capability, arguments: dict[str, Any]
+    ) -> Outcome | None:
+        """Refuse the call if a switch or the person's permissions forbid it; ``None`` if
+        allowed.
+
+        The owner's switches are read fresh, once, so every switch comes from the same
+        reading (kept on ``attempt`` for the handler); a person's permissions can only narrow
+        them, and may give the call that person's own settings (kept on ``attempt`` too).
+        """
+        switches = await read_snapshot(self.policy)
+        attempt.switches = switches
+        off = switch_off(switches, capability)
+        if off is not None:
+            # Off because the policy cannot be read is not the same as switched off: the
+            # owner must fix the file, not flip a switch they believe is already on.
+            unreadable = policy_problem(switches)
+            if unreadable is not None:
+                return stop(attempt, "policy", "rejected", unreadable.code, unreadable.message)
+            hint = POLICY_HINT.get(
+                off,
+                f"the owner's switch {off} is off; the owner can turn it on with "
+                "POST /api/v1/policy",
+            )
+            return stop(attempt, "policy", "rejected", Code.POLICY_DISABLED, hint)
+        # The person's own permissions, under the owner's switches: they can only narrow.
+        actor = attempt.actor
+        if actor is not None and self.people is not None:
+            try:
+                personal = await self.people.check(actor, capability.name, arguments, self.settings)
+            except StoreUnavailable as exc:
+                return unavailable(attempt, exc, stage="policy")
+            if isinstance(personal, Settings):
+                attempt.settings = personal
+            else:
+                return stop(
+                    attempt,
+                    "policy",
+                    "rejected",
+                    personal.code,
+                    personal.message,
+                    reason=personal.reason,
+                )
+        return None
+
+    async def spend(self, attempt: Attempt, capability: Capability) -> Outcome | None:
+        """Count the call against its person's allowance as it runs; the refusal when none
+        is left, ``None`` when it may run (always, for a call made for nobody)."""
+        actor = attempt.actor
+        if actor is None or self.people is None:
+            return None
         try:
-            personal = await people.check(actor, capability.name, arguments, settings)
+            spent = await self.people.spend(actor, capability.name)
         except StoreUnavailable as exc:
             return unavailable(attempt, exc, stage="policy")
-        if isinstance(personal, Settings):
-            attempt.settings = personal
-        else:
-            return stop(
-                attempt,
-                "policy",
-                "rejected",
-                personal.code,
-                personal.message,
-                reason=personal.reason,
-            )
-    return None
+        if spent is None:
+            return None
+        return stop(attempt, "policy", "rejected", spent.code, spent.message, reason=spent.reason)
