@@ -19,7 +19,6 @@ from spyglass.providers.exchange import (
     ProviderRequest,
 )
 from spyglass.providers.explain import explain, explain_value
-from spyglass.search.provider import join_url
 
 
 class FirecrawlScrape(Reader):
@@ -30,7 +29,7 @@ class FirecrawlScrape(Reader):
     def build_request(self, url: str, endpoint: Endpoint) -> ProviderRequest:
         return ProviderRequest(
             "POST",
-            join_url(endpoint.base_url, "v2/scrape"),
+            endpoint.url("v2/scrape"),
             json={
                 "url": url,
                 "formats": ["markdown"],

@@ -24,7 +24,7 @@ class JinaReader(Reader):
         if endpoint.api_key:
             headers["Authorization"] = f"Bearer {endpoint.api_key}"
         # Jina takes the target as the path; the base URL never carries a query.
-        return ProviderRequest("GET", endpoint.base_url.rstrip("/") + "/" + url, headers=headers)
+        return ProviderRequest("GET", endpoint.url(url), headers=headers)
 
     def explain_error(self, status: int, body: bytes) -> FetchFailure | None:
         if status == 402:

@@ -7,7 +7,6 @@ from typing import ClassVar
 from spyglass.fetch.hosted.reader import FetchFailure, HostedPage, Reader, said
 from spyglass.providers.exchange import AUTH_FAILED, REJECTED, Endpoint, ProviderRequest
 from spyglass.providers.explain import explain
-from spyglass.search.provider import join_url
 
 #: Characters of Markdown asked for; Keenable cuts longer pages there.
 MAX_CHARS = 200_000
@@ -24,7 +23,7 @@ class KeenableFetch(Reader):
     def build_request(self, url: str, endpoint: Endpoint) -> ProviderRequest:
         return ProviderRequest(
             "GET",
-            join_url(endpoint.base_url, "v1/fetch"),
+            endpoint.url("v1/fetch"),
             params={"url": url, "max_chars": str(MAX_CHARS), "live": "true"},
             headers={"Accept": "application/json", "X-API-Key": endpoint.api_key or ""},
         )

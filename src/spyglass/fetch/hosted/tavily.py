@@ -7,7 +7,6 @@ from typing import ClassVar
 from spyglass.fetch.hosted.reader import FetchFailure, HostedPage, Reader, said
 from spyglass.providers.exchange import QUOTA_EXCEEDED, REJECTED, Endpoint, ProviderRequest
 from spyglass.providers.explain import explain, explain_value
-from spyglass.search.provider import join_url
 
 
 class TavilyExtract(Reader):
@@ -18,7 +17,7 @@ class TavilyExtract(Reader):
     def build_request(self, url: str, endpoint: Endpoint) -> ProviderRequest:
         return ProviderRequest(
             "POST",
-            join_url(endpoint.base_url, "extract"),
+            endpoint.url("extract"),
             json={
                 "urls": [url],
                 "extract_depth": "basic",
