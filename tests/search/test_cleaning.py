@@ -1,4 +1,4 @@
-"""Result cleaning: 500-char snippets, usable URLs only, no duplicates, domain filters, count cap."""
+"""Result cleaning: 500-char snippets, no duplicates, domain filters, count cap."""
 
 from __future__ import annotations
 
