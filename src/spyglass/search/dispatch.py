@@ -47,8 +47,22 @@ def check(
     Needs no network; raises ``SEARCH_NOT_CONFIGURED`` naming the setting to fix, so a search
     that could only fail is refused before anyone is asked to approve it.
     """
+    order = _route(settings, providers, capability=capability, invocation_id=invocation_id)
+    for name in order:
+        endpoint_for(providers[name], settings)
+    return order
+
+
+def _route(
+    settings: SearchSettings,
+    providers: Mapping[str, Provider],
+    *,
+    capability: str,
+    invocation_id: str,
+) -> list[str]:
+    """The chosen provider, then the fallbacks; ``SEARCH_NOT_CONFIGURED`` for a bad setting."""
     try:
-        order = plan(
+        return plan(
             settings.providers,
             settings.fallback,
             providers.keys(),
@@ -58,9 +72,6 @@ def check(
         )
     except RoutingError as problem:
         raise SearchFailure(NOT_CONFIGURED, str(problem)) from None
-    for name in order:
-        endpoint_for(providers[name], settings)
-    return order
 
 
 async def search(
@@ -87,17 +98,7 @@ async def search(
         )
         query = replace(query, count=settings.max_results)
     try:
-        order = plan(
-            settings.providers,
-            settings.fallback,
-            providers.keys(),
-            capability=capability,
-            invocation_id=invocation_id,
-            section="search",
-        )
-    except RoutingError as problem:
-        raise SearchFailure(NOT_CONFIGURED, redact(str(problem), secrets)) from None
-    try:
+        order = _route(settings, providers, capability=capability, invocation_id=invocation_id)
         result = await _attempts(query, settings, providers, order, report, clients)
     except SearchFailure as failure:
         raise SearchFailure(

@@ -92,12 +92,7 @@ class FirecrawlScrape(Reader):
             page_format, text = "html", content["html"]
         else:
             raise self.invalid("data.markdown")
-        return HostedPage(
-            source_url=source if isinstance(source, str) else None,
-            title=title if isinstance(title, str) and title.strip() else None,
-            content=text,
-            format=page_format,
-        )
+        return HostedPage.of(text, source=source, title=title, format=page_format)
 
 
 def _site_status(status: object) -> None:

@@ -51,10 +51,4 @@ class KeenableFetch(Reader):
         data = self.load_json(body)
         if not isinstance(data, dict) or not isinstance(data.get("content"), str):
             raise self.invalid("content")
-        title = data.get("title")
-        source = data.get("url")
-        return HostedPage(
-            source_url=source if isinstance(source, str) else None,
-            title=title if isinstance(title, str) and title.strip() else None,
-            content=data["content"],
-        )
+        return HostedPage.of(data["content"], source=data.get("url"), title=data.get("title"))

@@ -39,6 +39,24 @@ class HostedPage:
     #: ``html`` content goes through the same extraction as a directly fetched page.
     format: Literal["markdown", "html", "text"] = "markdown"
 
+    @classmethod
+    def of(
+        cls,
+        content: str,
+        *,
+        source: object = None,
+        title: object = None,
+        format: Literal["markdown", "html", "text"] = "markdown",
+    ) -> HostedPage:
+        """The page, with the provider's ``source`` and ``title`` kept only where they are
+        text (a blank title is none)."""
+        return cls(
+            source_url=source if isinstance(source, str) else None,
+            title=title if isinstance(title, str) and title.strip() else None,
+            content=content,
+            format=format,
+        )
+
 
 class Reader(Adapter[FetchFailure]):
     """One hosted reader. Subclasses set the class attributes and the two methods."""

@@ -52,12 +52,7 @@ class TavilyExtract(Reader):
             raise self.invalid("a results list")
         for item in data["results"]:
             if isinstance(item, dict) and isinstance(item.get("raw_content"), str):
-                source = item.get("url")
-                return HostedPage(
-                    source_url=source if isinstance(source, str) else None,
-                    title=None,
-                    content=item["raw_content"],
-                )
+                return HostedPage.of(item["raw_content"], source=item.get("url"))
         failed = data.get("failed_results")
         reason = ""
         if isinstance(failed, list) and failed and isinstance(failed[0], dict):
