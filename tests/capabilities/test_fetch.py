@@ -437,7 +437,7 @@ def test_the_direct_only_readiness_shortcut_is_what_the_full_check_would_say(
     # web.fetch's readiness skips loading the hosted readers when Spyglass alone reads pages
     # (the MCP tool list waits for it); the full check must find nothing either.
     from spyglass.capabilities import fetch
-    from spyglass.providers.readiness import fetch_problems
+    from spyglass.capabilities.readiness import fetch_problems
 
     settings = Settings.model_validate({"fetch": {"providers": providers, "fallback": []}})
     assert fetch.problems(settings) == fetch_problems(settings) == []

@@ -8,7 +8,7 @@ import threading
 import pytest
 from playwright.sync_api import Page, expect
 
-from spyglass.search.cleaning import plain_text
+from spyglass.providers.text import plain_text
 from tests.console.harness import ConsoleServer, SearchResult, screenshot, searxng_route
 from tests.console.models import reactive
 from tests.support.fake_model import FakeModel, tool_call

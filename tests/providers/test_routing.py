@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from spyglass.providers.routing import RoutingError, choose, parse_weights, plan
+from spyglass.providers.routing import RoutingError, choose, names, parse_weights, plan
 
 KNOWN = ("searxng", "duckduckgo", "brave", "tavily")
 
@@ -21,6 +21,11 @@ def test_weighted_spec_is_parsed_in_order() -> None:
         ("searxng", 70),
         ("duckduckgo", 30),
     )
+
+
+def test_the_names_of_a_spec_come_in_order_without_weights() -> None:
+    assert names(" searxng:70 , duckduckgo:30 ,") == ["searxng", "duckduckgo"]
+    assert names("") == []
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The shared client: deadline, 2 MiB bound, network failures and generic status mapping."""
+"""Asking a search provider: deadline, 2 MiB bound, network failures, redirects refused."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from spyglass.search.client import MAX_BODY_BYTES, ask, status_failure
+from spyglass.search.client import MAX_BODY_BYTES, ask
 from spyglass.search.model import SearchFailure, SearchQuery
 from spyglass.search.provider import Endpoint
 from spyglass.search.providers import PROVIDERS
@@ -75,28 +75,3 @@ async def test_redirects_are_not_followed(replay: ReplayServer) -> None:
     assert caught.value.code == "SEARCH_PROVIDER_REJECTED"
     assert "search.searxng.base_url" in caught.value.message
     assert len(replay.requests) == 1
-
-
-@pytest.mark.parametrize(
-    ("status", "code", "retryable"),
-    [
-        (401, "SEARCH_AUTH_FAILED", False),
-        (403, "SEARCH_AUTH_FAILED", False),
-        (402, "SEARCH_QUOTA_EXCEEDED", False),
-        (429, "SEARCH_RATE_LIMITED", True),
-        (408, "SEARCH_PROVIDER_UNAVAILABLE", True),
-        (500, "SEARCH_PROVIDER_UNAVAILABLE", True),
-        (503, "SEARCH_PROVIDER_UNAVAILABLE", True),
-        (400, "SEARCH_PROVIDER_REJECTED", False),
-        (404, "SEARCH_PROVIDER_REJECTED", False),
-    ],
-)
-def test_generic_status_mapping(status: int, code: str, retryable: bool) -> None:
-    failure = status_failure(PROVIDERS["tavily"], status)
-    assert (failure.code, failure.retryable) == (code, retryable)
-    assert "tavily" in failure.message and str(status) in failure.message
-
-
-def test_a_keyless_provider_refusing_is_not_blamed_on_a_key() -> None:
-    failure = status_failure(PROVIDERS["duckduckgo"], 401)
-    assert failure.code == "SEARCH_PROVIDER_REJECTED" and "api_key" not in failure.message

@@ -406,7 +406,7 @@ def _result(page: FetchedPage, piece: Part, provider: str | None) -> JSON:
 
 
 def problems(settings: Settings) -> list[str]:
-    """Why ``web.fetch`` cannot run as configured (:mod:`spyglass.providers.readiness`)."""
+    """Why ``web.fetch`` cannot run as configured (:mod:`spyglass.capabilities.readiness`)."""
     fetch = settings.fetch
     if fetch.providers.strip() == DIRECT and not fetch.fallback:
         # Spyglass alone reads pages (the default): no hosted reader needs a key or an
@@ -414,7 +414,7 @@ def problems(settings: Settings) -> list[str]:
         # MCP host waits for the tool list this decides).
         return []
     # Imported when asked, not with the schema: it brings every hosted reader's client.
-    from spyglass.providers.readiness import fetch_problems
+    from spyglass.capabilities.readiness import fetch_problems
 
     return fetch_problems(settings)
 

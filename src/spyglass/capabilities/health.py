@@ -33,22 +33,18 @@ RESULT: JSON = {
 }
 
 
-def provider_names(spec: str) -> list[str]:
-    """Provider names in a ``"searxng:70,duckduckgo:30"`` spec, without weights."""
-    return [part.split(":", 1)[0].strip() for part in spec.split(",") if part.strip()]
-
-
 async def run(context: InvocationContext) -> JSON:
-    from spyglass.providers.readiness import fetch_problems, search_problems
+    from spyglass.capabilities.readiness import fetch_problems, search_problems
+    from spyglass.providers.routing import names
 
     search = context.settings.search
     return {
         "status": "ok",
         "version": __version__,
         "web_access_enabled": context.policy.enabled(WEB_ACCESS),
-        "search_providers": provider_names(search.providers),
+        "search_providers": names(search.providers),
         "search_fallback": list(search.fallback),
-        "fetch_providers": provider_names(context.settings.fetch.providers),
+        "fetch_providers": names(context.settings.fetch.providers),
         "problems": [
             f"{name}: {problem}"
             for name, problems in (

@@ -167,10 +167,11 @@ def describe(settings: Settings) -> str:
     With several providers (weights or fallback) only operators every one of them honours
     are listed, since any of them may answer.
     """
+    from spyglass.providers.routing import names
     from spyglass.search.providers import PROVIDERS
 
     search = settings.search
-    named = [part.split(":", 1)[0].strip() for part in search.providers.split(",")]
+    named = names(search.providers)
     providers = [PROVIDERS[n] for n in dict.fromkeys([*named, *search.fallback]) if n in PROVIDERS]
     shared = [
         op
@@ -204,8 +205,8 @@ async def run(context: InvocationContext) -> JSON:
 
 
 def problems(settings: Settings) -> list[str]:
-    """Why ``web.search`` cannot run as configured (:mod:`spyglass.providers.readiness`)."""
-    from spyglass.providers.readiness import search_problems
+    """Why ``web.search`` cannot run as configured (:mod:`spyglass.capabilities.readiness`)."""
+    from spyglass.capabilities.readiness import search_problems
 
     return search_problems(settings)
 

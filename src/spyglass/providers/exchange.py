@@ -14,7 +14,7 @@ import functools
 import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from spyglass.errors import CapabilityError
 from spyglass.providers.clients import NO_POOL, ProviderClients, make_client
@@ -60,6 +60,10 @@ class Endpoint:
     base_url: str
     api_key: str | None = field(default=None, repr=False)
 
+    def url(self, path: str) -> str:
+        """``path`` under the base URL (which may carry a path prefix of its own)."""
+        return self.base_url.rstrip("/") + "/" + path.lstrip("/")
+
 
 @dataclass(frozen=True)
 class ProviderRequest:
@@ -79,14 +83,17 @@ class ProviderResponse:
     body: bytes
 
 
+F = TypeVar("F", bound=ProviderFailure)
+
+
 @dataclass(frozen=True)
-class Failures:
+class Failures(Generic[F]):
     """How one tool names its failures: ``section`` prefixes codes and setting names."""
 
     section: Literal["search", "fetch"]
-    kind: type[ProviderFailure]
+    kind: type[F]
 
-    def __call__(self, kind: str, message: str, *, retryable: bool = False) -> ProviderFailure:
+    def __call__(self, kind: str, message: str, *, retryable: bool = False) -> F:
         return self.kind(f"{self.section.upper()}_{kind}", message, retryable=retryable)
 
 
@@ -105,7 +112,7 @@ async def send(
     *,
     timeout: float,
     max_bytes: int,
-    failures: Failures,
+    failures: Failures[Any],
     address_key: str | None = None,
     clients: ProviderClients | None = None,
 ) -> ProviderResponse:
@@ -151,7 +158,7 @@ async def send(
         ) from None
 
 
-def _timed_out(provider: str, timeout: float, failures: Failures) -> ProviderFailure:
+def _timed_out(provider: str, timeout: float, failures: Failures[F]) -> F:
     return failures(
         UNAVAILABLE,
         f"{provider} did not answer within {round(timeout, 1):g} seconds; try again later or "
@@ -182,7 +189,7 @@ def _unreachable(provider: str, fault: Fault, address_key: str | None) -> str:
 
 
 async def _read_bounded(
-    provider: str, response: httpx.Response, max_bytes: int, failures: Failures
+    provider: str, response: httpx.Response, max_bytes: int, failures: Failures[Any]
 ) -> bytes:
     # The same bounded reader web.fetch uses: compressed bodies are counted after inflating,
     # in small steps, so a gzip bomb stops at the bound instead of filling memory first.
@@ -206,9 +213,7 @@ def _size(limit: int) -> str:
     return f"{mib:g} MiB" if mib == int(mib) else f"{limit:,} bytes"
 
 
-def status_failure(
-    name: str, status: int, *, needs_key: bool, failures: Failures
-) -> ProviderFailure:
+def status_failure(name: str, status: int, *, needs_key: bool, failures: Failures[F]) -> F:
     """The generic failure for a non-2xx status the adapter did not explain itself."""
     section = failures.section
     if status in (401, 403):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from spyglass import jsontext
-from spyglass.search.cleaning import plain_text
+from spyglass.providers.text import plain_text
 
 EXPLANATION_CHARS = 300
 _FIELDS = ("detail", "error", "message", "msg", "readableMessage")
@@ -29,7 +29,14 @@ def explain(body: bytes) -> str:
 
 def explain_value(value: Any) -> str:
     """The explanation inside an already decoded JSON value, or ``""``."""
-    return _bounded(_text(value, depth=0))
+    return explanation(_text(value, depth=0))
+
+
+def explanation(text: object) -> str:
+    """A provider's own error text as plain text of at most 300 characters (``""`` if none)."""
+    if not isinstance(text, str) or not text:
+        return ""
+    return plain_text(text)[:EXPLANATION_CHARS]
 
 
 def _text(value: Any, *, depth: int) -> str:
@@ -47,7 +54,3 @@ def _text(value: Any, *, depth: int) -> str:
                 if found:
                     return found
     return ""
-
-
-def _bounded(text: str) -> str:
-    return plain_text(text)[:EXPLANATION_CHARS] if text else ""

@@ -87,6 +87,11 @@ def check_fallback(fallback: Sequence[str], known: Collection[str], *, section: 
         _check_name(name, known, f"{section}.fallback", section)
 
 
+def names(spec: str) -> list[str]:
+    """The provider names a spec mentions, in order and without weights (not checked)."""
+    return [part.split(":", 1)[0].strip() for part in spec.split(",") if part.strip()]
+
+
 def choose(weights: Weights, capability: str, invocation_id: str) -> str:
     """The provider for this invocation: the same id always gives the same answer."""
     digest = hashlib.sha256(f"{capability}{invocation_id}".encode()).digest()

@@ -7,18 +7,19 @@ the capability module is a thin layer over :func:`search`.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
 from spyglass.providers.clients import ProviderClients
+from spyglass.providers.keys import keys_of, redact
 from spyglass.providers.routing import RoutingError, plan
 from spyglass.search import client
 from spyglass.search.cleaning import clean_results
 from spyglass.search.model import NOT_CONFIGURED, ParsedPage, SearchFailure, SearchQuery
 from spyglass.search.provider import Endpoint, Provider
-from spyglass.settings import MASK, SearchSettings
+from spyglass.settings import SearchSettings
 
 #: Below this many seconds left, no fallback is started.
 MIN_ATTEMPT_SECONDS = 0.5
@@ -28,29 +29,10 @@ HEADROOM = 2
 
 def endpoint_for(provider: Provider, settings: SearchSettings) -> Endpoint:
     """The configured address and key of ``provider``, or ``SEARCH_NOT_CONFIGURED``."""
-    name = provider.name
-    env = f"SPYGLASS_SEARCH__{name.upper()}"
     # Sections were validated when the settings were loaded.
-    section = settings.provider(name)
-    base_url = section.base_url or provider.default_base_url
-    if not base_url:
-        raise SearchFailure(
-            NOT_CONFIGURED,
-            f"{name} needs its address: set search.{name}.base_url in config.toml (for example "
-            f'"http://127.0.0.1:8888") or {env}__BASE_URL',
-        )
-    if not base_url.lower().startswith(("http://", "https://")):
-        raise SearchFailure(
-            NOT_CONFIGURED,
-            f"search.{name}.base_url must start with http:// or https://",
-        )
+    section = settings.provider(provider.name)
     key = section.api_key.get_secret_value() if section.api_key is not None else None
-    if provider.needs_key and not key:
-        raise SearchFailure(
-            NOT_CONFIGURED,
-            f"{name} needs an API key: set search.{name}.api_key in config.toml or {env}__API_KEY",
-        )
-    return Endpoint(base_url=base_url, api_key=key or None)
+    return provider.endpoint(section.base_url or provider.default_base_url, key)
 
 
 def check(
@@ -65,8 +47,22 @@ def check(
     Needs no network; raises ``SEARCH_NOT_CONFIGURED`` naming the setting to fix, so a search
     that could only fail is refused before anyone is asked to approve it.
     """
+    order = _route(settings, providers, capability=capability, invocation_id=invocation_id)
+    for name in order:
+        endpoint_for(providers[name], settings)
+    return order
+
+
+def _route(
+    settings: SearchSettings,
+    providers: Mapping[str, Provider],
+    *,
+    capability: str,
+    invocation_id: str,
+) -> list[str]:
+    """The chosen provider, then the fallbacks; ``SEARCH_NOT_CONFIGURED`` for a bad setting."""
     try:
-        order = plan(
+        return plan(
             settings.providers,
             settings.fallback,
             providers.keys(),
@@ -76,26 +72,6 @@ def check(
         )
     except RoutingError as problem:
         raise SearchFailure(NOT_CONFIGURED, str(problem)) from None
-    for name in order:
-        endpoint_for(providers[name], settings)
-    return order
-
-
-def secrets_of(settings: SearchSettings) -> list[str]:
-    """Every configured search key, to be scrubbed from anything shown."""
-    found: list[str] = []
-    for section in settings.provider_sections().values():
-        if section.api_key is not None and section.api_key.get_secret_value():
-            found.append(section.api_key.get_secret_value())
-    return found
-
-
-def redact(text: str, secrets: Collection[str]) -> str:
-    """``text`` with every secret replaced by the mask."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, MASK)
-    return text
 
 
 async def search(
@@ -113,7 +89,7 @@ async def search(
     ``report`` is told each provider as it is tried, so the audit names the one that ran;
     ``clients`` are the runtime's provider clients (a new one per exchange without).
     """
-    secrets = secrets_of(settings)
+    secrets = keys_of(settings.provider_sections().values())
     capped: list[str] = []
     if query.count > settings.max_results:
         capped.append(
@@ -122,17 +98,7 @@ async def search(
         )
         query = replace(query, count=settings.max_results)
     try:
-        order = plan(
-            settings.providers,
-            settings.fallback,
-            providers.keys(),
-            capability=capability,
-            invocation_id=invocation_id,
-            section="search",
-        )
-    except RoutingError as problem:
-        raise SearchFailure(NOT_CONFIGURED, redact(str(problem), secrets)) from None
-    try:
+        order = _route(settings, providers, capability=capability, invocation_id=invocation_id)
         result = await _attempts(query, settings, providers, order, report, clients)
     except SearchFailure as failure:
         raise SearchFailure(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -22,11 +22,11 @@ from spyglass.fetch.hosted import READERS
 from spyglass.fetch.hosted.reader import DIRECT, FAILURES, FetchFailure, Reader
 from spyglass.fetch.hosted.targets import check_for_reader
 from spyglass.net.errors import TargetRejected
-from spyglass.providers import exchange
 from spyglass.providers.exchange import NOT_CONFIGURED, Endpoint
+from spyglass.providers.keys import keys_of, redact
 from spyglass.providers.routing import RoutingError, plan
-from spyglass.search.cleaning import clean_url
-from spyglass.settings import MASK, FetchSettings, Settings
+from spyglass.providers.text import clean_url
+from spyglass.settings import FetchSettings, Settings
 
 if TYPE_CHECKING:
     # The page types and the extractor come with the first page read, not with the route.
@@ -78,40 +78,22 @@ def endpoint_for(reader: Reader, settings: Settings) -> Endpoint:
     name = reader.name
     own = settings.fetch.provider(name)
     shared = settings.search.provider(name)
-    base_url = own.base_url or shared.base_url or reader.default_base_url
-    if not base_url.lower().startswith(("http://", "https://")):
-        raise FetchFailure(
-            f"FETCH_{NOT_CONFIGURED}", f"fetch.{name}.base_url must start with http:// or https://"
-        )
     secret = own.api_key if own.api_key is not None else shared.api_key
-    key = secret.get_secret_value() if secret is not None else ""
-    if reader.needs_key and not key:
-        raise FetchFailure(
-            f"FETCH_{NOT_CONFIGURED}",
-            f"{name} needs an API key: set fetch.{name}.api_key (or search.{name}.api_key) in "
-            f"config.toml, or SPYGLASS_FETCH__{name.upper()}__API_KEY",
-        )
-    return Endpoint(base_url=base_url, api_key=key or None)
+    return reader.endpoint(
+        own.base_url or shared.base_url or reader.default_base_url,
+        secret.get_secret_value() if secret is not None else None,
+        key_setting=f"fetch.{name}.api_key (or search.{name}.api_key)",
+    )
 
 
 def secrets_of(settings: Settings) -> list[str]:
     """Every configured provider key, to be scrubbed from anything shown."""
-    sections = [
-        *settings.fetch.provider_sections().values(),
-        *settings.search.provider_sections().values(),
-    ]
-    return [
-        section.api_key.get_secret_value()
-        for section in sections
-        if section.api_key is not None and section.api_key.get_secret_value()
-    ]
-
-
-def redact(text: str, secrets: Collection[str]) -> str:
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, MASK)
-    return text
+    return keys_of(
+        [
+            *settings.fetch.provider_sections().values(),
+            *settings.search.provider_sections().values(),
+        ]
+    )
 
 
 def provider_line(reader: Reader) -> str:
@@ -149,21 +131,10 @@ async def _read(reader: Reader, url: str, settings: Settings, *, timeout: float)
 
     endpoint = endpoint_for(reader, settings)
     request = reader.build_request(url, endpoint)
-    response = await exchange.send(
-        reader.name,
-        request,
-        timeout=timeout,
-        max_bytes=reader.max_bytes(settings.fetch.max_page_bytes),
-        failures=FAILURES,
+    body = await reader.exchange(
+        request, timeout=timeout, max_bytes=reader.max_bytes(settings.fetch.max_page_bytes)
     )
-    failure = reader.explain_error(response.status, response.body)
-    if failure is not None:
-        raise failure
-    if not 200 <= response.status < 300:
-        raise exchange.status_failure(
-            reader.name, response.status, needs_key=reader.needs_key, failures=FAILURES
-        )
-    page = reader.parse(response.body, url)
+    page = reader.parse(body, url)
     if page.format == "html":
         # The same extraction a directly fetched page gets; CPU work, off the event loop.
         source = (clean_url(page.source_url) if page.source_url else None) or url

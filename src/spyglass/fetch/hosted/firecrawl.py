@@ -19,7 +19,6 @@ from spyglass.providers.exchange import (
     ProviderRequest,
 )
 from spyglass.providers.explain import explain, explain_value
-from spyglass.search.provider import join_url
 
 
 class FirecrawlScrape(Reader):
@@ -30,7 +29,7 @@ class FirecrawlScrape(Reader):
     def build_request(self, url: str, endpoint: Endpoint) -> ProviderRequest:
         return ProviderRequest(
             "POST",
-            join_url(endpoint.base_url, "v2/scrape"),
+            endpoint.url("v2/scrape"),
             json={
                 "url": url,
                 "formats": ["markdown"],
@@ -93,12 +92,7 @@ class FirecrawlScrape(Reader):
             page_format, text = "html", content["html"]
         else:
             raise self.invalid("data.markdown")
-        return HostedPage(
-            source_url=source if isinstance(source, str) else None,
-            title=title if isinstance(title, str) and title.strip() else None,
-            content=text,
-            format=page_format,
-        )
+        return HostedPage.of(text, source=source, title=title, format=page_format)
 
 
 def _site_status(status: object) -> None:

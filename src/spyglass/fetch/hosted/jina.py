@@ -24,7 +24,7 @@ class JinaReader(Reader):
         if endpoint.api_key:
             headers["Authorization"] = f"Bearer {endpoint.api_key}"
         # Jina takes the target as the path; the base URL never carries a query.
-        return ProviderRequest("GET", endpoint.base_url.rstrip("/") + "/" + url, headers=headers)
+        return ProviderRequest("GET", endpoint.url(url), headers=headers)
 
     def explain_error(self, status: int, body: bytes) -> FetchFailure | None:
         if status == 402:
@@ -45,10 +45,4 @@ class JinaReader(Reader):
         page = data.get("data") if isinstance(data, dict) else None
         if not isinstance(page, dict) or not isinstance(page.get("content"), str):
             raise self.invalid("data.content")
-        title = page.get("title")
-        source = page.get("url")
-        return HostedPage(
-            source_url=source if isinstance(source, str) else None,
-            title=title if isinstance(title, str) and title.strip() else None,
-            content=page["content"],
-        )
+        return HostedPage.of(page["content"], source=page.get("url"), title=page.get("title"))

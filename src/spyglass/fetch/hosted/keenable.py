@@ -7,7 +7,6 @@ from typing import ClassVar
 from spyglass.fetch.hosted.reader import FetchFailure, HostedPage, Reader, said
 from spyglass.providers.exchange import AUTH_FAILED, REJECTED, Endpoint, ProviderRequest
 from spyglass.providers.explain import explain
-from spyglass.search.provider import join_url
 
 #: Characters of Markdown asked for; Keenable cuts longer pages there.
 MAX_CHARS = 200_000
@@ -24,7 +23,7 @@ class KeenableFetch(Reader):
     def build_request(self, url: str, endpoint: Endpoint) -> ProviderRequest:
         return ProviderRequest(
             "GET",
-            join_url(endpoint.base_url, "v1/fetch"),
+            endpoint.url("v1/fetch"),
             params={"url": url, "max_chars": str(MAX_CHARS), "live": "true"},
             headers={"Accept": "application/json", "X-API-Key": endpoint.api_key or ""},
         )
@@ -52,10 +51,4 @@ class KeenableFetch(Reader):
         data = self.load_json(body)
         if not isinstance(data, dict) or not isinstance(data.get("content"), str):
             raise self.invalid("content")
-        title = data.get("title")
-        source = data.get("url")
-        return HostedPage(
-            source_url=source if isinstance(source, str) else None,
-            title=title if isinstance(title, str) and title.strip() else None,
-            content=data["content"],
-        )
+        return HostedPage.of(data["content"], source=data.get("url"), title=data.get("title"))

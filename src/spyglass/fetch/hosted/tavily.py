@@ -7,7 +7,6 @@ from typing import ClassVar
 from spyglass.fetch.hosted.reader import FetchFailure, HostedPage, Reader, said
 from spyglass.providers.exchange import QUOTA_EXCEEDED, REJECTED, Endpoint, ProviderRequest
 from spyglass.providers.explain import explain, explain_value
-from spyglass.search.provider import join_url
 
 
 class TavilyExtract(Reader):
@@ -18,7 +17,7 @@ class TavilyExtract(Reader):
     def build_request(self, url: str, endpoint: Endpoint) -> ProviderRequest:
         return ProviderRequest(
             "POST",
-            join_url(endpoint.base_url, "extract"),
+            endpoint.url("extract"),
             json={
                 "urls": [url],
                 "extract_depth": "basic",
@@ -53,12 +52,7 @@ class TavilyExtract(Reader):
             raise self.invalid("a results list")
         for item in data["results"]:
             if isinstance(item, dict) and isinstance(item.get("raw_content"), str):
-                source = item.get("url")
-                return HostedPage(
-                    source_url=source if isinstance(source, str) else None,
-                    title=None,
-                    content=item["raw_content"],
-                )
+                return HostedPage.of(item["raw_content"], source=item.get("url"))
         failed = data.get("failed_results")
         reason = ""
         if isinstance(failed, list) and failed and isinstance(failed[0], dict):

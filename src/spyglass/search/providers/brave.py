@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from spyglass.providers.explain import explanation
 from spyglass.search.model import (
     AUTH_FAILED,
     QUOTA_EXCEEDED,
@@ -22,9 +23,7 @@ from spyglass.search.provider import (
     Endpoint,
     Provider,
     ProviderRequest,
-    explanation,
     first_text,
-    join_url,
     json_or_none,
     site_terms,
 )
@@ -86,7 +85,7 @@ class Brave(Provider):
             params["freshness"] = _FRESHNESS[query.time_range]
         return ProviderRequest(
             "GET",
-            join_url(endpoint.base_url, "res/v1/web/search"),
+            endpoint.url("res/v1/web/search"),
             params=params,
             headers={
                 "Accept": "application/json",

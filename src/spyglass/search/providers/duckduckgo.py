@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, ClassVar
 from urllib.parse import parse_qs, urlsplit
 
 from spyglass.search.model import RATE_LIMITED, ParsedPage, RawResult, SearchFailure, SearchQuery
-from spyglass.search.provider import Endpoint, Provider, ProviderRequest, join_url, site_terms
+from spyglass.search.provider import Endpoint, Provider, ProviderRequest, site_terms
 
 _DF = {"day": "d", "week": "w", "month": "m", "year": "y"}
 _DDG_HOSTS = {"", "duckduckgo.com", "html.duckduckgo.com", "lite.duckduckgo.com"}
@@ -82,12 +82,12 @@ class DuckDuckGo(Provider):
             form["df"] = _DF[query.time_range]
         return ProviderRequest(
             "POST",
-            join_url(endpoint.base_url, "html/"),
+            endpoint.url("html/"),
             form=form,
             headers={
                 "Accept": "text/html,application/xhtml+xml",
                 "Accept-Language": "en-US,en;q=0.8",
-                "Referer": join_url(endpoint.base_url, "/"),
+                "Referer": endpoint.url("/"),
                 "Sec-Fetch-Dest": "document",
                 "Sec-Fetch-Mode": "navigate",
                 "Sec-Fetch-Site": "same-origin",

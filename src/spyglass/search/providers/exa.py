@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
+from spyglass.providers.explain import explanation
 from spyglass.search.model import (
     QUOTA_EXCEEDED,
     REJECTED,
@@ -17,9 +18,7 @@ from spyglass.search.provider import (
     Endpoint,
     Provider,
     ProviderRequest,
-    explanation,
     first_text,
-    join_url,
     json_or_none,
 )
 
@@ -70,7 +69,7 @@ class Exa(Provider):
             payload["startPublishedDate"] = since.strftime("%Y-%m-%dT%H:%M:%S.000Z")
         return ProviderRequest(
             "POST",
-            join_url(endpoint.base_url, "search"),
+            endpoint.url("search"),
             json=payload,
             headers={"Accept": "application/json", "x-api-key": endpoint.api_key or ""},
         )

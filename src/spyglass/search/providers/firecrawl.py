@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from spyglass.providers.explain import explanation
 from spyglass.search.model import (
     AUTH_FAILED,
     QUOTA_EXCEEDED,
@@ -17,9 +18,7 @@ from spyglass.search.provider import (
     Endpoint,
     Provider,
     ProviderRequest,
-    explanation,
     first_text,
-    join_url,
     json_or_none,
     site_terms,
 )
@@ -57,7 +56,7 @@ class Firecrawl(Provider):
             payload["tbs"] = _TBS[query.time_range]
         return ProviderRequest(
             "POST",
-            join_url(endpoint.base_url, "v2/search"),
+            endpoint.url("v2/search"),
             json=payload,
             headers={
                 "Accept": "application/json",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from spyglass.providers.explain import explanation
 from spyglass.search.model import (
     AUTH_FAILED,
     QUOTA_EXCEEDED,
@@ -18,9 +19,7 @@ from spyglass.search.provider import (
     Endpoint,
     Provider,
     ProviderRequest,
-    explanation,
     first_text,
-    join_url,
     json_or_none,
     site_terms,
 )
@@ -43,7 +42,7 @@ class Kagi(Provider):
     def build_request(self, query: SearchQuery, endpoint: Endpoint) -> ProviderRequest:
         return ProviderRequest(
             "GET",
-            join_url(endpoint.base_url, "search"),
+            endpoint.url("search"),
             params={"q": site_terms(query), "limit": str(min(query.count, self.max_count))},
             headers={"Accept": "application/json", "Authorization": f"Bot {endpoint.api_key}"},
         )

@@ -23,7 +23,6 @@ from spyglass.search.provider import (
     Provider,
     ProviderRequest,
     first_text,
-    join_url,
 )
 
 #: How far back each ``time_range`` reaches, as Keenable's relative ``published_after``.
@@ -53,7 +52,7 @@ class Keenable(Provider):
         return [
             ProviderRequest(
                 "GET",
-                join_url(endpoint.base_url, "v1/search"),
+                endpoint.url("v1/search"),
                 params={**params, "site": site} if site else params,
                 headers={"Accept": "application/json", "X-API-Key": endpoint.api_key or ""},
             )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from spyglass.providers.explain import explanation
 from spyglass.search.model import (
     RATE_LIMITED,
     REJECTED,
@@ -22,9 +23,7 @@ from spyglass.search.provider import (
     Endpoint,
     Provider,
     ProviderRequest,
-    explanation,
     first_text,
-    join_url,
     json_or_none,
     site_terms,
 )
@@ -47,7 +46,7 @@ class SearXNG(Provider):
             params["time_range"] = query.time_range
         return ProviderRequest(
             "GET",
-            join_url(endpoint.base_url, "search"),
+            endpoint.url("search"),
             params=params,
             # The limiter refuses requests that do not look like a browser's.
             headers={

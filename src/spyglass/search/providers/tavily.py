@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from spyglass.providers.exchange import status_failure
 from spyglass.providers.explain import explain
 from spyglass.search.model import (
-    FAILURES,
     QUOTA_EXCEEDED,
     REJECTED,
     ParsedPage,
@@ -20,7 +18,6 @@ from spyglass.search.provider import (
     Provider,
     ProviderRequest,
     first_text,
-    join_url,
 )
 
 
@@ -51,7 +48,7 @@ class Tavily(Provider):
             payload["exclude_domains"] = list(query.exclude_domains)
         return ProviderRequest(
             "POST",
-            join_url(endpoint.base_url, "search"),
+            endpoint.url("search"),
             json=payload,
             headers={
                 "Accept": "application/json",
@@ -88,9 +85,7 @@ class Tavily(Provider):
                 REJECTED,
                 "tavily refused the search parameters (HTTP 400); change the query or its filters",
             )
-        failure = status_failure(self.name, status, needs_key=self.needs_key, failures=FAILURES)
-        assert isinstance(failure, SearchFailure)
-        return failure
+        return self.status_failure(status)
 
     def parse(self, body: bytes, query: SearchQuery) -> ParsedPage:
         data = self.load_json(body)

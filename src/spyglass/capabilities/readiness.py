@@ -10,15 +10,14 @@ offered to models or MCP hosts (:func:`spyglass.core.policy.capability_allowed`)
 from __future__ import annotations
 
 from spyglass.errors import CapabilityError
-from spyglass.providers.routing import RoutingError, check_fallback, parse_weights
+from spyglass.providers.routing import RoutingError, check_fallback, names, parse_weights
 from spyglass.search.dispatch import endpoint_for as search_endpoint
 from spyglass.search.providers import PROVIDERS
 from spyglass.settings import Settings
 
 
 def _named(spec: str, fallback: list[str]) -> list[str]:
-    names = [part.split(":", 1)[0].strip() for part in spec.split(",") if part.strip()]
-    return list(dict.fromkeys([*names, *fallback]))
+    return list(dict.fromkeys([*names(spec), *fallback]))
 
 
 def search_problems(settings: Settings) -> list[str]:
