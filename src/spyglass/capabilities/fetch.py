@@ -7,7 +7,6 @@ media type), then reads what it downloaded through :func:`spyglass.extract.to_do
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 from collections.abc import Sequence
@@ -293,6 +292,8 @@ async def _keep(context: InvocationContext, url: str, page: ReadPage, provider: 
 
 async def extract(body: bytes, media: MediaType, url: str) -> Document:
     """``body`` read for the model by :func:`spyglass.extract.to_document`."""
+    import asyncio
+
     from spyglass.extract import to_document
     from spyglass.extract.document import HTML, PDF
 
