@@ -325,8 +325,7 @@ async def read_rendered(
     ssl_context: ssl.SSLContext | None = None,
 ) -> ReadPage:
     """``static`` (the read of ``fetched``), or the page rendered and read again when
-    ``fetch.render = mode`` and the page call for it (:mod:`spyglass.fetch.render.decide`)."""
-
+    ``fetch.render = mode`` and the page calls for it (:mod:`spyglass.fetch.render.decide`)."""
     from spyglass.extract.document import MediaType
     from spyglass.fetch.render.decide import rendered
 
@@ -366,7 +365,7 @@ async def _download(context: InvocationContext, url: str) -> ReadPage:
         return page
     from spyglass.fetch.render.limits import RenderLimits
 
-    # The source serves the render; the turn's cache keeps only what the model reads.
+    # The downloaded source serves the render; the turn keeps only what the model reads.
     return await read_rendered(
         fetched,
         page,
