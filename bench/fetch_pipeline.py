@@ -43,6 +43,7 @@ HOST = "pages.example"
 
 
 async def compare(ids: list[str]) -> None:
+    from spyglass.capabilities.fetch import read
     from spyglass.extract.html import extract_html
     from spyglass.fetch import FetchConfig, Fetcher
 
@@ -66,7 +67,7 @@ async def compare(ids: list[str]) -> None:
                 raw = (wcxb_dir() / "html" / f"{page_id}.html.gz").read_bytes()
                 stored[page_id] = gzip.decompress(raw)
                 url = f"http://{HOST}/{page_id}"
-                fetched = (await fetcher.fetch(url)).document.text
+                fetched = (await read(await fetcher.fetch(url))).document.text
                 if fetched != extract_html(page.html, url).text:
                     path_differs.append(page_id)
                 at_home = page.score(extract_html(page.html, page.url).text)["f1"]

@@ -32,8 +32,10 @@ if str(ROOT) not in sys.path:
 from tests.support.fetch_peers import MappedDialler, Peer, Route, StaticResolver, page  # noqa: E402
 
 from bench.extraction_data import f1, plain  # noqa: E402
-from spyglass.fetch.fetcher import FetchConfig, FetchedPage, Fetcher  # noqa: E402
-from spyglass.fetch.render.decide import rendered_or_static  # noqa: E402
+from spyglass.capabilities.fetch import read as read_page  # noqa: E402
+from spyglass.capabilities.fetch import read_rendered  # noqa: E402
+from spyglass.fetch.fetcher import FetchConfig, Fetcher  # noqa: E402
+from spyglass.fetch.page import ReadPage  # noqa: E402
 from spyglass.fetch.render.limits import RenderLimits  # noqa: E402
 
 TOPICS = {
@@ -227,12 +229,16 @@ def _descends(pid: int, ancestor: int, parents: dict[int, int]) -> bool:
 
 async def read(
     url: str, mode: str, resolver: StaticResolver, dialler: MappedDialler
-) -> tuple[FetchedPage, float]:
+) -> tuple[ReadPage, float]:
     config = FetchConfig()
     started = time.perf_counter()
     async with Fetcher(config, resolver, dialler) as fetcher:
-        static = await fetcher.fetch(url, keep_markup=mode != "off")
-    done = await rendered_or_static(static, mode, config, RenderLimits(), resolver, dialler)
+        fetched = await fetcher.fetch(url)
+    static = await read_page(fetched)
+    if mode == "off":
+        return static, time.perf_counter() - started
+    limits = RenderLimits()
+    done = await read_rendered(fetched, static, mode, config, limits, resolver, dialler)
     return done, time.perf_counter() - started
 
 

@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 import httpx
 
 from bench._peer import NAME, guarded_fetcher, server
+from spyglass.capabilities.fetch import read
 
 CONCURRENCY = 32
 
@@ -32,7 +33,7 @@ async def measure(port: int, rounds: int) -> dict[str, list[float]]:
     async with guarded_fetcher(port) as fetcher, httpx.AsyncClient(limits=limits) as client:
 
         async def ours_once() -> None:
-            page = await fetcher.fetch(ours_url)
+            page = await read(await fetcher.fetch(ours_url))
             assert len(page.document.text) == 100_000
 
         async def plain_once() -> None:

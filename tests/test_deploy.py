@@ -77,3 +77,11 @@ def test_the_compose_file_runs_two_spyglass_processes_on_shared_state_behind_a_p
     caddyfile = (DEPLOY / "Caddyfile").read_text()
     assert "spyglass-1:8092 spyglass-2:8092" in caddyfile
     assert "health_uri /api/v1/health" in caddyfile
+
+
+def test_the_image_installs_the_openmp_runtime_that_lightgbm_links() -> None:
+    # python:3.12-slim has no libgomp; LightGBM's library cannot load without it.
+    lines = (DEPLOY / "Dockerfile").read_text().splitlines()
+    instructions = " ".join(line for line in lines if not line.lstrip().startswith("#"))
+    installs = re.findall(r"apt-get install ([^&]*)", instructions.replace("\\", " "))
+    assert any("libgomp1" in packages.split() for packages in installs), installs

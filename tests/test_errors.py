@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
-import inspect
-import pkgutil
-
-import spyglass
 from spyglass.errors import RequestRefused, SpyglassError, UpstreamError
-
-
-def _exception_classes() -> list[type[BaseException]]:
-    found: list[type[BaseException]] = []
-    for module_info in pkgutil.walk_packages(spyglass.__path__, "spyglass."):
-        if module_info.name.endswith(".__main__"):
-            continue  # running it would start the command line
-        module = importlib.import_module(module_info.name)
-        for _, value in inspect.getmembers(module, inspect.isclass):
-            if issubclass(value, BaseException) and value.__module__ == module.__name__:
-                found.append(value)
-    return found
+from tests.support.exceptions import exception_classes
 
 
 def test_every_exception_spyglass_defines_derives_from_spyglass_error() -> None:
-    classes = _exception_classes()
+    classes = exception_classes()
     assert len(classes) >= 12  # the walk really reached the leaves
     strays = sorted(
         f"{c.__module__}.{c.__qualname__}" for c in classes if not issubclass(c, SpyglassError)
@@ -34,7 +18,7 @@ def test_every_exception_spyglass_defines_derives_from_spyglass_error() -> None:
 def test_the_tree_is_shallow_and_its_docstring_names_every_class() -> None:
     import spyglass.errors as errors
 
-    for cls in _exception_classes():
+    for cls in exception_classes():
         assert cls.__name__ in (errors.__doc__ or ""), cls
         # Shallow: an intermediate base, a leaf, and at most one refinement of a leaf.
         depth = cls.__mro__.index(SpyglassError)

@@ -17,6 +17,7 @@ from spyglass.mcp.server import build_server
 from spyglass.paths import Paths
 from spyglass.runtime import Runtime, build_runtime
 from spyglass.settings import Settings
+from spyglass.state.pages import PAGE_CACHE
 from tests.fetch.render.support import APP_JS, needs_browser, shell_with
 from tests.mcp.support import ERAS, text_of
 from tests.support.fetch_peers import Peer, page, redirect, serve_public
@@ -145,6 +146,19 @@ async def test_a_turn_carried_on_by_another_process_reads_later_parts_without_fe
     for turn in (Turn(conversation_id="c1", id="t2"), Turn(conversation_id="c2", id="t1")):
         assert (await approved(elsewhere, later, turn)).status == "ok"
     assert site.requests["/"] == 3
+
+
+async def test_a_kept_page_that_cannot_be_read_is_fetched_again_not_an_error(
+    runtime: Runtime, site: Peer
+) -> None:
+    # An entry kept by another version of Spyglass, or damaged: a miss, never a failure.
+    runtime.policy.set(WEB_ACCESS, True)
+    await runtime.seams.get(PAGE_CACHE).put("c1/t1", "http://example.com/", b'{"url": 1}')
+    outcome = await approved(
+        runtime, {"url": "http://example.com/"}, Turn(conversation_id="c1", id="t1")
+    )
+    assert outcome.result is not None and outcome.result["text"]
+    assert site.requests["/"] == 1
 
 
 async def test_a_page_with_no_text_to_read_comes_back_empty_with_a_note_saying_so(

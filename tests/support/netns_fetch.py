@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from spyglass.errors import CapabilityError
+from spyglass.extract import to_document
 from spyglass.fetch import FetchConfig, Fetcher
 from spyglass.net import SystemDialler, SystemResolver
 from spyglass.net.guard import Guard
@@ -55,7 +56,8 @@ async def attempt(url: str) -> dict[str, Any]:
             page_ = await fetcher.fetch(url)
         except CapabilityError as exc:
             return {"ok": False, "code": exc.code, "reason": exc.reason, "message": exc.message}
-    return {"ok": True, "status": page_.status, "title": page_.document.title}
+    document = to_document(page_.body, page_.media, page_.final_url)
+    return {"ok": True, "status": page_.status, "title": document.title}
 
 
 async def main() -> dict[str, Any]:

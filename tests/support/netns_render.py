@@ -16,8 +16,9 @@ import sys
 import threading
 from typing import Any
 
+from spyglass.capabilities.fetch import read as read_page
+from spyglass.capabilities.fetch import read_rendered
 from spyglass.fetch import FetchConfig, Fetcher
-from spyglass.fetch.render.decide import rendered_or_static
 from spyglass.fetch.render.limits import RenderLimits
 from spyglass.net import SystemDialler, SystemResolver
 from spyglass.net.addresses import IPAddress, parse_address
@@ -140,9 +141,10 @@ async def read(url: str, resolver: RebindingResolver) -> dict[str, Any]:
     config = FetchConfig()
     dialler = SystemDialler()
     async with Fetcher(config, resolver, dialler) as fetcher:
-        static = await fetcher.fetch(url, keep_markup=True)
+        fetched = await fetcher.fetch(url)
     limits = RenderLimits(hosts="any", timeout_seconds=30, max_requests=1000)
-    done = await rendered_or_static(static, "always", config, limits, resolver, dialler)
+    static = await read_page(fetched)
+    done = await read_rendered(fetched, static, "always", config, limits, resolver, dialler)
     assert done.rendering is not None
     return {
         "rendered": done.rendering.rendered,

@@ -1,4 +1,7 @@
-"""Optional password login: argon2id hashes (argon2-cffi), never the password itself."""
+"""Password login: argon2id hashes (argon2-cffi), never the password itself.
+
+A person's password is optional; argon2-cffi is a dependency of every install.
+"""
 
 from __future__ import annotations
 

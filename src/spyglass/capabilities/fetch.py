@@ -1,4 +1,9 @@
-"""``web.fetch``: read one public web page as Markdown, in parts, behind the SSRF guard."""
+"""``web.fetch``: read one public web page as Markdown, in parts, behind the SSRF guard.
+
+The capability downloads (:class:`~spyglass.fetch.fetcher.Fetcher`: the page's bytes and
+media type), then reads what it downloaded through :func:`spyglass.extract.to_document`
+(:func:`read`), and the rendered DOM too when the page is rendered (:func:`read_rendered`).
+"""
 
 from __future__ import annotations
 
@@ -17,9 +22,16 @@ from spyglass.net import MAX_URL_CHARS
 from spyglass.state.pages import PAGE_CACHE
 
 if TYPE_CHECKING:
-    from spyglass.fetch.fetcher import FetchedPage
+    import ssl
+
+    from spyglass.extract.document import Document, MediaType
+    from spyglass.fetch.fetcher import FetchConfig, FetchedPage
+    from spyglass.fetch.page import ReadPage
     from spyglass.fetch.paging import Part
+    from spyglass.fetch.render.limits import RenderLimits
     from spyglass.fetch.robots import RobotsRules
+    from spyglass.net.dialler import Dialler
+    from spyglass.net.resolver import Resolver
     from spyglass.settings import FetchSettings, Settings
 
 MIN_CHARS = 500
@@ -208,7 +220,7 @@ async def run(context: InvocationContext) -> JSON:
     max_chars: int = arguments.get("max_chars", context.settings.fetch.max_chars)
     from spyglass.fetch.hosted import dispatch as hosted
 
-    pages: dict[str, FetchedPage] = context.turn.cache.setdefault(PAGES_KEY, {})
+    pages: dict[str, ReadPage] = context.turn.cache.setdefault(PAGES_KEY, {})
     providers: dict[str, str] = context.turn.cache.setdefault(PROVIDERS_KEY, {})
     page = await _cached(context, url)
     if page is None:
@@ -226,6 +238,7 @@ async def run(context: InvocationContext) -> JSON:
             order,
             direct=lambda: _download(context, url),
             report=report,
+            extract=extract,
         )
         pages[url] = page
         providers[url] = context.provider or hosted.DIRECT
@@ -242,10 +255,10 @@ def _scope(context: InvocationContext) -> str | None:
     return None if turn.conversation_id is None else f"{turn.conversation_id}/{turn.id}"
 
 
-async def _cached(context: InvocationContext, url: str) -> FetchedPage | None:
+async def _cached(context: InvocationContext, url: str) -> ReadPage | None:
     """The page as read earlier this turn: in this process, or kept by the process that ran
     the turn before it paused (a turn resumed elsewhere, or after a restart)."""
-    pages: dict[str, FetchedPage] = context.turn.cache.setdefault(PAGES_KEY, {})
+    pages: dict[str, ReadPage] = context.turn.cache.setdefault(PAGES_KEY, {})
     if url in pages:
         return pages[url]
     scope = _scope(context)
@@ -255,60 +268,81 @@ async def _cached(context: InvocationContext, url: str) -> FetchedPage | None:
         raw = await context.seams.get(PAGE_CACHE).get(scope, url)
     except StoreUnavailable:
         return None  # fetched again: slower, never wrong
-    if raw is None:
+    from spyglass.fetch.page import from_bytes
+
+    kept = None if raw is None else from_bytes(raw)
+    if kept is None:
         return None
-    page, provider = _page_from_bytes(raw)
+    page, provider = kept
     pages[url] = page
     context.turn.cache.setdefault(PROVIDERS_KEY, {})[url] = provider
     return page
 
 
-async def _keep(context: InvocationContext, url: str, page: FetchedPage, provider: str) -> None:
+async def _keep(context: InvocationContext, url: str, page: ReadPage, provider: str) -> None:
     scope = _scope(context)
     if scope is None:
         return
+    from spyglass.fetch.page import to_bytes
+
     # Unavailable: only a resumed turn's later parts would be fetched again.
     with contextlib.suppress(StoreUnavailable):
-        await context.seams.get(PAGE_CACHE).put(scope, url, _page_to_bytes(page, provider))
+        await context.seams.get(PAGE_CACHE).put(scope, url, to_bytes(page, provider))
 
 
-def _page_to_bytes(page: FetchedPage, provider: str) -> bytes:
-    data = {
-        "url": page.url,
-        "final_url": page.final_url,
-        "status": page.status,
-        "content_type": page.content_type,
-        "title": page.document.title,
-        "text": page.document.text,
-        "redirected": page.redirected,
-        "redirect_chain": list(page.redirect_chain),
-        "retrieved_at": page.retrieved_at,
-        "cut_at_bytes": page.cut_at_bytes,
-        "provider": provider,
-    }
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace")
+async def extract(body: bytes, media: MediaType, url: str) -> Document:
+    """``body`` read for the model by :func:`spyglass.extract.to_document`."""
+    import asyncio
+
+    from spyglass.extract import to_document
+    from spyglass.extract.document import HTML, PDF
+
+    if media.essence in HTML or media.essence == PDF:
+        # Extraction is CPU work: keep the event loop free for other requests meanwhile.
+        return await asyncio.to_thread(to_document, body, media, url)
+    return to_document(body, media, url)
 
 
-def _page_from_bytes(raw: bytes) -> tuple[FetchedPage, str]:
+async def read(fetched: FetchedPage) -> ReadPage:
+    """What the model reads of a downloaded page."""
     from spyglass.extract.document import Document
-    from spyglass.fetch.fetcher import FetchedPage
+    from spyglass.fetch.page import ReadPage
 
-    data = json.loads(raw)
-    page = FetchedPage(
-        url=data["url"],
-        final_url=data["final_url"],
-        status=data["status"],
-        content_type=data["content_type"],
-        document=Document(data["title"], data["text"]),
-        redirected=data["redirected"],
-        redirect_chain=tuple(data["redirect_chain"]),
-        retrieved_at=data["retrieved_at"],
-        cut_at_bytes=data["cut_at_bytes"],
+    if fetched.redirected:
+        # A redirect not followed: nothing was downloaded, the result says where it points.
+        return ReadPage.of(fetched, Document(None, ""))
+    return ReadPage.of(fetched, await extract(fetched.body, fetched.media, fetched.final_url))
+
+
+async def read_rendered(
+    fetched: FetchedPage,
+    static: ReadPage,
+    mode: str,
+    config: FetchConfig,
+    limits: RenderLimits,
+    resolver: Resolver,
+    dialler: Dialler,
+    ssl_context: ssl.SSLContext | None = None,
+) -> ReadPage:
+    """``static`` (the read of ``fetched``), or the page rendered and read again when
+    ``fetch.render = mode`` and the page calls for it (:mod:`spyglass.fetch.render.decide`)."""
+    from spyglass.extract.document import MediaType
+    from spyglass.fetch.render.decide import rendered
+
+    chars = len(static.document.text)
+    outcome = await rendered(fetched, chars, mode, config, limits, resolver, dialler, ssl_context)
+    if outcome is None:
+        return static
+    if outcome.html is None or outcome.final_url is None:
+        return replace(static, rendering=outcome.rendering)
+    html = outcome.html.encode("utf-8")
+    document = await extract(html, MediaType("text/html", "utf-8"), outcome.final_url)
+    return replace(
+        static, document=document, final_url=outcome.final_url, rendering=outcome.rendering
     )
-    return page, str(data["provider"])
 
 
-async def _download(context: InvocationContext, url: str) -> FetchedPage:
+async def _download(context: InvocationContext, url: str) -> ReadPage:
     # The fetch stack (httpx, the HTML extractor) is imported by the first fetch, not with
     # the schemas: listing, validating or refusing a call must not pay for it.
     from spyglass.fetch.fetcher import FetchConfig, Fetcher
@@ -325,13 +359,15 @@ async def _download(context: InvocationContext, url: str) -> FetchedPage:
         seams.get(DIALLER),
         ssl_context=seams.get(SSL_CONTEXT),
     ) as fetcher:
-        page = await fetcher.fetch(url, robots_cache=robots, keep_markup=mode != "off")
+        fetched = await fetcher.fetch(url, robots_cache=robots)
+    page = await read(fetched)
     if mode == "off":
         return page
-    from spyglass.fetch.render.decide import rendered_or_static
     from spyglass.fetch.render.limits import RenderLimits
 
-    page = await rendered_or_static(
+    # The downloaded source serves the render; the turn keeps only what the model reads.
+    return await read_rendered(
+        fetched,
         page,
         mode,
         config,
@@ -340,12 +376,10 @@ async def _download(context: InvocationContext, url: str) -> FetchedPage:
         seams.get(DIALLER),
         seams.get(SSL_CONTEXT),
     )
-    # The source served the render; the turn's cache keeps only what the model reads.
-    return replace(page, markup=None)
 
 
 def fitted(
-    page: FetchedPage, offset: int, max_chars: int, max_bytes: int, provider: str | None = None
+    page: ReadPage, offset: int, max_chars: int, max_bytes: int, provider: str | None = None
 ) -> JSON:
     """The result for one part, shortened until its JSON fits in ``max_bytes``."""
     from spyglass.fetch.paging import part
@@ -368,7 +402,7 @@ NOTHING_TO_READ = (
 )
 
 
-def _result(page: FetchedPage, piece: Part, provider: str | None) -> JSON:
+def _result(page: ReadPage, piece: Part, provider: str | None) -> JSON:
     result: dict[str, Any] = {
         "url": page.url,
         "final_url": page.final_url,

@@ -2,7 +2,9 @@
 
 :class:`Fetcher` owns an httpx client built on :class:`PinnedTransport`; every hop goes
 through the guard (URL rules, domain lists, robots when on) before a request is made and
-through the guarded backend (DNS answers, pinned dial) when a connection is opened.
+through the guarded backend (DNS answers, pinned dial) when a connection is opened. It
+downloads only: a :class:`FetchedPage` holds the body and its media type, and what the page
+says is read from them by ``web.fetch`` (:func:`spyglass.extract.to_document`).
 """
 
 from __future__ import annotations
@@ -10,24 +12,14 @@ from __future__ import annotations
 import asyncio
 import ssl
 from collections.abc import MutableMapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import TracebackType
-from typing import TYPE_CHECKING
 
 import httpx
 
 from spyglass.errors import CapabilityError
-from spyglass.extract.decode import decode
-from spyglass.extract.document import (
-    HTML,
-    PDF,
-    Document,
-    MediaType,
-    sniff,
-    to_document,
-    unsupported,
-)
+from spyglass.extract.document import PDF, MediaType, sniff, unsupported
 from spyglass.fetch.robots import (
     ROBOTS_MAX_BYTES,
     ROBOTS_TIMEOUT_SECONDS,
@@ -51,9 +43,6 @@ from spyglass.net.redirects import MAX_HOPS, RedirectPolicy, location
 from spyglass.net.resolver import Resolver
 from spyglass.net.transport import UNRESOLVED, GuardedBackend, PinnedTransport
 from spyglass.settings import FetchSettings
-
-if TYPE_CHECKING:
-    from spyglass.fetch.render.report import Rendering
 
 ACCEPT = (
     "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.9,"
@@ -91,23 +80,28 @@ class FetchConfig:
 
 @dataclass(frozen=True)
 class FetchedPage:
-    """The outcome of one fetch, before pagination."""
+    """One fetch's outcome as downloaded: the body and what it is, before anything reads it."""
 
     url: str
     final_url: str
     status: int
-    content_type: str
-    document: Document
+    #: What the body is: the declared type, or the one sniffed from a body that declared none
+    #: (empty for a redirect not followed).
+    media: MediaType
+    body: bytes = field(repr=False)
+    #: A redirect to another site, not followed: ``final_url`` is where it points, and
+    #: nothing was downloaded.
     redirected: bool
     redirect_chain: tuple[str, ...]
     retrieved_at: str
     #: Set when the page was larger than ``fetch.max_page_bytes``: only this many decoded
-    #: bytes were read and turned into text.
+    #: bytes were read.
     cut_at_bytes: int | None = None
-    #: The decoded HTML, kept only when asked for (a render may need it).
-    markup: str | None = field(default=None, repr=False, compare=False)
-    #: Set when rendering was considered: whether it happened, and whom the page contacted.
-    rendering: Rendering | None = None
+
+    @property
+    def content_type(self) -> str:
+        """The media type's essence (``text/html``), as results report it."""
+        return self.media.essence
 
 
 class Fetcher:
@@ -158,47 +152,22 @@ class Fetcher:
         url: str,
         *,
         robots_cache: MutableMapping[str, RobotsRules] | None = None,
-        keep_markup: bool = False,
     ) -> FetchedPage:
-        """Fetch ``url`` within the total deadline; every failure is a CapabilityError.
-
-        ``keep_markup`` keeps an HTML page's decoded source on the result (for rendering).
-        """
+        """Fetch ``url`` within the total deadline; every failure is a CapabilityError."""
         seconds = self.config.timeout_seconds
         try:
             async with asyncio.timeout(seconds):
-                page, body, media = await self._download(url, robots_cache)
+                return await self._download(url, robots_cache)
         except TimeoutError:
             raise errors.timeout(seconds) from None
         except httpx.HTTPError as exc:
             if classify(exc) is Fault.TIMEOUT:
                 raise errors.timeout(seconds) from None
             raise _network_failure(exc) from None
-        if body is None:
-            return page
-        if media.essence in HTML or media.essence == PDF:
-            # Extraction is CPU work: keep the event loop free for other requests meanwhile.
-            document = await asyncio.to_thread(to_document, body, media, page.final_url)
-        else:
-            document = to_document(body, media, page.final_url)
-        return FetchedPage(
-            url=page.url,
-            final_url=page.final_url,
-            status=page.status,
-            content_type=page.content_type,
-            document=document,
-            redirected=page.redirected,
-            redirect_chain=page.redirect_chain,
-            retrieved_at=page.retrieved_at,
-            cut_at_bytes=page.cut_at_bytes,
-            markup=decode(body, media.charset, markup=True)
-            if keep_markup and media.essence in HTML
-            else None,
-        )
 
     async def _download(
         self, url: str, robots_cache: MutableMapping[str, RobotsRules] | None
-    ) -> tuple[FetchedPage, bytes | None, MediaType]:
+    ) -> FetchedPage:
         self._client.cookies.clear()
         chain: list[str] = []
         target = self.config.guard.check(url)
@@ -214,11 +183,8 @@ class Fetcher:
                     chain.append(following)
                     if not self.config.redirects.follows(target.host, next_target.host):
                         # Not followed: the person must approve the new address themselves.
-                        return (
-                            _page(url, following, response.status_code, "", chain, True),
-                            None,
-                            MediaType("", None),
-                        )
+                        unread = MediaType("", None)
+                        return _page(url, following, response.status_code, unread, b"", chain)
                     if len(chain) > MAX_HOPS:
                         raise errors.too_many_redirects(MAX_HOPS)
                     target = next_target
@@ -241,12 +207,16 @@ class Fetcher:
                     if cut and media.essence == PDF:
                         # Sniffed as a PDF only after reading: cut short, it cannot be parsed.
                         raise errors.too_large(cap, "page")
-                page = _page(
-                    url, str(response.url), response.status_code, media.essence, chain, False
+                return _page(
+                    url,
+                    str(response.url),
+                    response.status_code,
+                    media,
+                    body,
+                    chain,
+                    reached=True,
+                    cut_at_bytes=cap if cut else None,
                 )
-                if cut:
-                    page = replace(page, cut_at_bytes=cap)
-                return page, body, media
             finally:
                 await response.aclose()
 
@@ -300,15 +270,25 @@ class Fetcher:
 
 
 def _page(
-    url: str, final_url: str, status: int, content_type: str, chain: list[str], redirected: bool
+    url: str,
+    final_url: str,
+    status: int,
+    media: MediaType,
+    body: bytes,
+    chain: list[str],
+    *,
+    reached: bool = False,
+    cut_at_bytes: int | None = None,
 ) -> FetchedPage:
+    """The page after ``chain``: ``reached``, or a redirect to ``final_url`` not followed."""
     return FetchedPage(
         url=url,
         final_url=final_url,
         status=status,
-        content_type=content_type,
-        document=Document(None, ""),
-        redirected=redirected,
+        media=media,
+        body=body,
+        redirected=not reached,
+        cut_at_bytes=cut_at_bytes,
         redirect_chain=tuple(chain),
         retrieved_at=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
     )

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from spyglass.fetch.fetcher import FetchedPage
+from spyglass.capabilities.fetch import extract
 from spyglass.fetch.hosted import READERS
 from spyglass.fetch.hosted.dispatch import read
+from spyglass.fetch.page import ReadPage
 from spyglass.settings import Settings
 from tests.search.replay import SECRET, ReplayServer
 
@@ -22,5 +23,6 @@ def reader_settings(name: str, server: ReplayServer, **fetch: Any) -> Settings:
 
 async def read_page(
     name: str, server: ReplayServer, url: str = PAGE_URL, *, timeout: float = 5, **fetch: Any
-) -> FetchedPage:
-    return await read(READERS[name], url, reader_settings(name, server, **fetch), timeout=timeout)
+) -> ReadPage:
+    settings = reader_settings(name, server, **fetch)
+    return await read(READERS[name], url, settings, timeout=timeout, extract=extract)

@@ -7,10 +7,11 @@ from collections import Counter
 
 import pytest
 
+from spyglass.capabilities.fetch import extract
 from spyglass.errors import CapabilityError
-from spyglass.fetch.fetcher import FetchedPage
 from spyglass.fetch.hosted import READERS
 from spyglass.fetch.hosted.dispatch import announce, check, endpoint_for, fetch, route
+from spyglass.fetch.page import ReadPage
 from spyglass.net.errors import TargetRejected
 from spyglass.settings import FetchSettings, Settings
 from tests.fetch.hosted.replay import PAGE_URL
@@ -92,7 +93,7 @@ def test_the_notice_says_who_will_fetch_the_page() -> None:
     assert "Keenable" in fallback.message
 
 
-async def _direct_never() -> FetchedPage:
+async def _direct_never() -> ReadPage:
     raise AssertionError("direct must not run")
 
 
@@ -111,7 +112,12 @@ async def test_a_retryable_failure_moves_on_to_the_fallback(replay: ReplayServer
     )
     tried: list[str] = []
     page = await fetch(
-        PAGE_URL, settings, ["firecrawl", "keenable"], direct=_direct_never, report=tried.append
+        PAGE_URL,
+        settings,
+        ["firecrawl", "keenable"],
+        direct=_direct_never,
+        report=tried.append,
+        extract=extract,
     )
     assert tried == ["firecrawl", "keenable"]
     assert "From keenable." in page.document.text
@@ -133,7 +139,12 @@ async def test_a_failure_a_retry_cannot_fix_is_reported_without_failover(
     tried: list[str] = []
     with pytest.raises(CapabilityError) as caught:
         await fetch(
-            PAGE_URL, settings, ["firecrawl", "keenable"], direct=_direct_never, report=tried.append
+            PAGE_URL,
+            settings,
+            ["firecrawl", "keenable"],
+            direct=_direct_never,
+            report=tried.append,
+            extract=extract,
         )
     assert caught.value.code == "FETCH_QUOTA_EXCEEDED"
     assert tried == ["firecrawl"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from spyglass.capabilities.fetch import extract
 from spyglass.errors import CapabilityError
 from spyglass.fetch.hosted import READERS
 from spyglass.fetch.hosted.dispatch import read
@@ -31,7 +32,7 @@ async def test_the_target_travels_in_the_path_and_the_key_as_bearer(replay: Repl
 async def test_without_a_key_no_authorization_is_sent(replay: ReplayServer) -> None:
     replay.set(PATH, Reply(body=ANSWER))
     settings = Settings.model_validate({"fetch": {"jina": {"base_url": replay.url}}})
-    await read(READERS["jina"], PAGE_URL, settings, timeout=5)
+    await read(READERS["jina"], PAGE_URL, settings, timeout=5, extract=extract)
     assert "authorization" not in replay.last.headers
 
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from spyglass.fetch.fetcher import FetchConfig, FetchedPage, Fetcher
-from spyglass.fetch.render.decide import rendered_or_static
+from spyglass.capabilities.fetch import read, read_rendered
+from spyglass.fetch.fetcher import FetchConfig, Fetcher
+from spyglass.fetch.page import ReadPage
 from spyglass.fetch.render.limits import RenderLimits
 from tests.support.fetch_peers import MappedDialler, Peer, StaticResolver, page
 
@@ -71,10 +72,16 @@ class Site:
         mode: str = "auto",
         limits: RenderLimits | None = None,
         config: FetchConfig | None = None,
-    ) -> FetchedPage:
+    ) -> ReadPage:
+        """The page as ``web.fetch`` reads it: downloaded, read, and rendered if need be."""
         config = config or FetchConfig()
         async with Fetcher(config, self.resolver, self.dialler) as fetcher:
-            static = await fetcher.fetch(url, keep_markup=mode != "off")
+            fetched = await fetcher.fetch(url)
+        static = await read(fetched)
+        if mode == "off":
+            return static
         # A generous deadline: a loaded CI machine must not turn a render into a fallback.
         limits = limits or RenderLimits(timeout_seconds=60)
-        return await rendered_or_static(static, mode, config, limits, self.resolver, self.dialler)
+        return await read_rendered(
+            fetched, static, mode, config, limits, self.resolver, self.dialler
+        )

@@ -3,13 +3,13 @@
 The route is the search router's (:mod:`spyglass.providers.routing`) over ``"direct"`` plus
 the hosted readers, pinned by the invocation id: the precheck that tells the person who will
 read the page and the approved call that reads it compute the same route. A reader's page
-becomes the same :class:`~spyglass.fetch.fetcher.FetchedPage` a direct fetch makes (HTML is
-extracted the same way), so paging, caps and the result shape are shared.
+becomes the same :class:`~spyglass.fetch.page.ReadPage` a direct fetch gives (HTML is read
+by the ``extract`` function ``web.fetch`` passes in, the one it reads its own downloads
+with), so paging, caps and the result shape are shared.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -29,8 +29,8 @@ from spyglass.providers.text import clean_url
 from spyglass.settings import FetchSettings, Settings
 
 if TYPE_CHECKING:
-    # The page types and the extractor come with the first page read, not with the route.
-    from spyglass.fetch.fetcher import FetchedPage
+    # The page types come with the first page read, not with the route.
+    from spyglass.fetch.page import Extract, ReadPage
 
 #: Below this many seconds left, no fallback is started.
 MIN_ATTEMPT_SECONDS = 0.5
@@ -104,8 +104,11 @@ def provider_line(reader: Reader) -> str:
     )
 
 
-async def read(reader: Reader, url: str, settings: Settings, *, timeout: float) -> FetchedPage:
-    """One exchange with ``reader``: the page at ``url`` as a :class:`FetchedPage`.
+async def read(
+    reader: Reader, url: str, settings: Settings, *, timeout: float, extract: Extract
+) -> ReadPage:
+    """One exchange with ``reader``: the page at ``url`` as a :class:`ReadPage`, HTML read
+    by ``extract``.
 
     Any configured key a provider echoes back is masked in messages and in the page.
     """
@@ -113,7 +116,7 @@ async def read(reader: Reader, url: str, settings: Settings, *, timeout: float) 
 
     secrets = secrets_of(settings)
     try:
-        page = await _read(reader, url, settings, timeout=timeout)
+        page = await _read(reader, url, settings, timeout=timeout, extract=extract)
     except CapabilityError as failure:
         failure.message = redact(failure.message, secrets)
         failure.args = (failure.message,)
@@ -125,9 +128,11 @@ async def read(reader: Reader, url: str, settings: Settings, *, timeout: float) 
     return replace(page, document=document)
 
 
-async def _read(reader: Reader, url: str, settings: Settings, *, timeout: float) -> FetchedPage:
-    from spyglass.extract.document import Document, MediaType, to_document
-    from spyglass.fetch.fetcher import FetchedPage
+async def _read(
+    reader: Reader, url: str, settings: Settings, *, timeout: float, extract: Extract
+) -> ReadPage:
+    from spyglass.extract.document import Document, MediaType
+    from spyglass.fetch.page import ReadPage
 
     endpoint = endpoint_for(reader, settings)
     request = reader.build_request(url, endpoint)
@@ -136,18 +141,16 @@ async def _read(reader: Reader, url: str, settings: Settings, *, timeout: float)
     )
     page = reader.parse(body, url)
     if page.format == "html":
-        # The same extraction a directly fetched page gets; CPU work, off the event loop.
+        # The same extraction a directly fetched page gets (off the event loop).
         source = (clean_url(page.source_url) if page.source_url else None) or url
-        document = await asyncio.to_thread(
-            to_document, page.content.encode(), MediaType("text/html", "utf-8"), source
-        )
+        document = await extract(page.content.encode(), MediaType("text/html", "utf-8"), source)
         title = page.title or document.title
         content = document.text
     else:
         title, content = page.title, page.content
     # The provider's word for where it read the page: kept only when it is a usable address.
     final_url = (clean_url(page.source_url) if page.source_url else None) or url
-    return FetchedPage(
+    return ReadPage(
         url=url,
         final_url=final_url,
         status=200,
@@ -164,11 +167,13 @@ async def fetch(
     settings: Settings,
     order: list[str],
     *,
-    direct: Callable[[], Awaitable[FetchedPage]],
+    direct: Callable[[], Awaitable[ReadPage]],
     report: Callable[[str], None],
+    extract: Extract,
     readers: dict[str, Reader] | None = None,
-) -> FetchedPage:
-    """The page, from the first provider in ``order`` that delivers it.
+) -> ReadPage:
+    """The page, from the first provider in ``order`` that delivers it; a hosted reader's
+    HTML is read by ``extract``.
 
     Only a retryable failure moves on to the next provider, within ``fetch.timeout_seconds``
     overall; ``report`` is told each provider as it is tried, so the audit names the one
@@ -185,7 +190,7 @@ async def fetch(
         try:
             if name == DIRECT:
                 return await direct()
-            return await read(known[name], url, settings, timeout=remaining)
+            return await read(known[name], url, settings, timeout=remaining, extract=extract)
         except CapabilityError as failure:
             if not failure.retryable or position + 1 == len(order):
                 if first is not None and position:

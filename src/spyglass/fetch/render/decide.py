@@ -1,20 +1,21 @@
-"""Whether a statically fetched page is rendered, and the page ``web.fetch`` returns.
+"""Whether a statically fetched page is rendered, and what rendering it gave.
 
 ``fetch.render``: ``off`` returns the static read; ``auto`` renders only a page whose
 static read looks like a script shell (:mod:`spyglass.fetch.render.detect`) and falls back
 to the static read, with a note, when rendering is unavailable or fails; ``always`` renders
-every HTML page and reports a failure as the call's error. Either way the rendered DOM goes
-through the same extraction as a static page.
+every HTML page and reports a failure as the call's error. Either way ``web.fetch`` reads
+the rendered DOM through the same extraction as a static page.
 """
 
 from __future__ import annotations
 
 import asyncio
 import ssl
-from dataclasses import replace
+from dataclasses import dataclass
 
 from spyglass.errors import CapabilityError
-from spyglass.extract.document import HTML, MediaType, to_document
+from spyglass.extract.decode import decode
+from spyglass.extract.document import HTML
 from spyglass.fetch.fetcher import FetchConfig, FetchedPage
 from spyglass.fetch.render.detect import looks_like_shell
 from spyglass.fetch.render.exchange import GuardedExchange
@@ -26,41 +27,59 @@ from spyglass.net.resolver import Resolver
 
 #: A static read with at least this much text is read: the detector is not even run.
 READ_ENOUGH_CHARS = 2000
-#: Markup shorter than this is judged on the event loop (well under a millisecond).
-INLINE_MARKUP_CHARS = 100_000
+#: A page of fewer bytes than this is judged on the event loop (well under a millisecond).
+INLINE_MARKUP_BYTES = 100_000
 
 
-def wanted(page: FetchedPage, mode: str) -> bool:
-    """Whether ``page`` (a static read) should be rendered under ``fetch.render = mode``."""
-    if mode == "off" or page.markup is None or page.content_type not in HTML:
+@dataclass(frozen=True)
+class RenderOutcome:
+    """What rendering a page gave: what to say about it, and the DOM to read if it rendered."""
+
+    rendering: Rendering
+    #: The DOM after the page's scripts ran; ``None`` when the static read stands.
+    html: str | None = None
+    #: Where the rendered page ended up (its scripts may have navigated).
+    final_url: str | None = None
+
+
+def markup(page: FetchedPage) -> str:
+    """The page's HTML source, decoded as extraction decodes it."""
+    return decode(page.body, page.media.charset, markup=True)
+
+
+def wanted(page: FetchedPage, static_chars: int, mode: str) -> bool:
+    """Whether ``page`` should be rendered under ``fetch.render = mode``, given that its
+    static read gave ``static_chars`` characters of text."""
+    if mode == "off" or page.media.essence not in HTML:
         return False
     if mode == "always":
         return True
-    if len(page.document.text) >= READ_ENOUGH_CHARS:
+    if static_chars >= READ_ENOUGH_CHARS:
         return False
-    return looks_like_shell(page.markup).shell
+    return looks_like_shell(markup(page)).shell
 
 
-async def rendered_or_static(
+async def rendered(
     page: FetchedPage,
+    static_chars: int,
     mode: str,
     config: FetchConfig,
     limits: RenderLimits,
     resolver: Resolver,
     dialler: Dialler,
     ssl_context: ssl.SSLContext | None = None,
-) -> FetchedPage:
-    """``page`` rendered when ``mode`` and the page call for it, else ``page`` itself."""
+) -> RenderOutcome | None:
+    """``page`` rendered when ``mode`` and the page call for it; ``None`` when not wanted."""
     # Judging a page is CPU work: a large one is judged off the event loop, a small one
     # (most pages, and every page without a script) right here, where it costs less than
     # the hand-over to a thread would.
-    small = page.markup is None or len(page.markup) < INLINE_MARKUP_CHARS
-    if not (wanted(page, mode) if small else await asyncio.to_thread(wanted, page, mode)):
-        return page
-    assert page.markup is not None  # wanted() checked it
+    small = page.media.essence not in HTML or len(page.body) < INLINE_MARKUP_BYTES
+    arguments = (page, static_chars, mode)
+    if not (wanted(*arguments) if small else await asyncio.to_thread(wanted, *arguments)):
+        return None
     exchange = GuardedExchange(
         url=page.final_url,
-        document=page.markup.encode("utf-8"),
+        document=markup(page).encode("utf-8"),
         guard=config.guard,
         limits=limits,
         resolver=resolver,
@@ -83,11 +102,8 @@ async def rendered_or_static(
         # What the page did before the render ended still counts (a flood cut short).
         tally = exchange.tally
         cut = Rendering(False, requests=tally.sent, refused=tally.refused, note=note)
-        return replace(page, rendering=cut)
-    document = await asyncio.to_thread(
-        to_document, done.html.encode("utf-8"), MediaType("text/html", "utf-8"), done.final_url
-    )
+        return RenderOutcome(cut)
     rendering = Rendering(
         True, done.other_hosts, done.tally.sent, done.tally.refused + done.escaped
     )
-    return replace(page, document=document, final_url=done.final_url, rendering=rendering)
+    return RenderOutcome(rendering, done.html, done.final_url)
