@@ -19,10 +19,10 @@ from spyglass.conversation.pending import InMemoryPendingTurnStore
 from spyglass.conversation.turn import ConversationRunner, Event
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.history.provenance import provenance_store
-from spyglass.history.store import SQLiteHistory, ThreadedHistory
 from spyglass.llm.client import ModelClient
 from spyglass.paths import Paths
 from spyglass.runtime import Runtime, build_runtime
+from spyglass.state.sqlite.history import SQLiteHistory, ThreadedHistory
 from tests.support.fake_model import FakeModel, text, tool_call
 from tests.support.fetch_peers import Peer, page, serve_public
 

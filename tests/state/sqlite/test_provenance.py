@@ -7,10 +7,12 @@ import asyncio
 import threading
 from pathlib import Path
 
-from spyglass.history.provenance import SQLiteProvenanceStore, provenance_store
-from spyglass.history.store import NullHistory, SQLiteHistory, ThreadedHistory
+from spyglass.history.provenance import provenance_store
+from spyglass.history.store import NullHistory
 from spyglass.privacy.provenance import InMemoryProvenanceStore, Source
 from spyglass.state.postgres import PostgresHistory, PostgresProvenanceStore, upgrade
+from spyglass.state.sqlite.history import SQLiteHistory, ThreadedHistory
+from spyglass.state.sqlite.provenance import SQLiteProvenanceStore
 
 RESULT = Source("https://zoo.example/zebra", "search", "result 1 of your search 'zebras'")
 LINK = Source("https://zoo.example/okapi", "link", "a link on zoo.example/zebra", 1)

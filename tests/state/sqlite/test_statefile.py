@@ -145,11 +145,11 @@ async def test_two_workers_serve_one_home_and_share_its_state(
 async def test_the_claim_of_a_paused_turn_checks_whose_conversation_it_is_in_the_same_step(
     tmp_path: Path,
 ) -> None:
-    from spyglass.accounts.sqlite import SQLiteRunner
     from spyglass.accounts.store import AccountStore
     from spyglass.conversation.pending import PausedTurn, TurnState
     from spyglass.core.context import Turn
-    from spyglass.state.sqlite import SQLitePendingTurnStore, StateDB
+    from spyglass.state.sqlite.accounts import SQLiteRunner
+    from spyglass.state.sqlite.statefile import SQLitePendingTurnStore, StateDB
 
     clock = Clock(1000.0)
     db = StateDB(tmp_path / "state.db", clock)

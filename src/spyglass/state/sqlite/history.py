@@ -1,7 +1,7 @@
-"""Where conversations are kept: SQLite (embedded), PostgreSQL (shared) or nowhere when off.
+"""The embedded history: conversations in one SQLite file (``spyglass.db``).
 
-:class:`HistoryStore` is the async interface the service uses; :class:`SQLiteHistory` is the
-synchronous SQLite engine, which :class:`ThreadedHistory` runs off the event loop.
+:class:`SQLiteHistory` is the synchronous SQLite engine, which :class:`ThreadedHistory` runs
+off the event loop behind :class:`~spyglass.history.store.HistoryStore`.
 """
 
 from __future__ import annotations
@@ -12,109 +12,22 @@ import re
 import sqlite3
 import threading
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from spyglass.core.drive import blocking
-from spyglass.history.migrations import migrate
+from spyglass.history.store import (
+    HistoryStore,
+    NullHistory,
+    assistant_values,
+    public_message,
+    stamp,
+    utc_now,
+)
 from spyglass.paths import make_private_dir
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
-def _stamp(moment: datetime) -> str:
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def assistant_values(
-    text: str,
-    reasoning: str,
-    events: list[dict[str, Any]],
-    citations: list[dict[str, Any]],
-    exchanges: list[dict[str, Any]],
-    receipt: dict[str, Any] | None,
-) -> tuple[str, str, str, str, str, str | None]:
-    """An assistant message's columns as every history store keeps them (JSON as text)."""
-    return (
-        text,
-        reasoning,
-        json.dumps(events, ensure_ascii=False),
-        json.dumps(citations, ensure_ascii=False),
-        json.dumps(exchanges, ensure_ascii=False),
-        None if receipt is None else json.dumps(receipt, ensure_ascii=False),
-    )
-
-
-class HistoryStore(Protocol):
-    """Where the service keeps conversations. Coroutines: no store blocks the event loop."""
-
-    enabled: bool
-
-    async def exists(self, conversation_id: str) -> bool: ...
-    async def add_user(
-        self, conversation_id: str, turn_id: str, text: str, *, title: str
-    ) -> None: ...
-    async def save_assistant(
-        self,
-        conversation_id: str,
-        turn_id: str,
-        *,
-        text: str,
-        reasoning: str,
-        events: list[dict[str, Any]],
-        citations: list[dict[str, Any]],
-        exchanges: list[dict[str, Any]],
-        receipt: dict[str, Any] | None = None,
-    ) -> None: ...
-    async def receipts(self, since: datetime) -> list[dict[str, Any]]:
-        """Receipts of answers given since ``since``, oldest first, with their conversation."""
-        ...
-
-    async def messages(self, conversation_id: str) -> list[dict[str, Any]]: ...
-    async def conversations(self, query: str | None = None) -> list[dict[str, Any]]: ...
-    async def conversation(self, conversation_id: str) -> dict[str, Any] | None: ...
-    async def delete(self, conversation_id: str) -> bool: ...
-    async def prune(self) -> int: ...
-    async def close(self) -> None: ...
-
-
-class NullHistory:
-    """``history.enabled = false``: nothing is stored, nothing is found."""
-
-    enabled = False
-
-    async def exists(self, conversation_id: str) -> bool:
-        return False
-
-    async def add_user(self, conversation_id: str, turn_id: str, text: str, *, title: str) -> None:
-        return None
-
-    async def save_assistant(self, conversation_id: str, turn_id: str, **_: Any) -> None:
-        return None
-
-    async def messages(self, conversation_id: str) -> list[dict[str, Any]]:
-        return []
-
-    async def receipts(self, since: datetime) -> list[dict[str, Any]]:
-        return []
-
-    async def conversations(self, query: str | None = None) -> list[dict[str, Any]]:
-        return []
-
-    async def conversation(self, conversation_id: str) -> dict[str, Any] | None:
-        return None
-
-    async def delete(self, conversation_id: str) -> bool:
-        return False
-
-    async def prune(self) -> int:
-        return 0
-
-    async def close(self) -> None:
-        return None
+from spyglass.state.sqlite.migrations import HISTORY_MIGRATIONS, migrate
+from spyglass.state.sqlite.provenance import SQLiteProvenanceStore
 
 
 class ThreadedHistory:
@@ -127,6 +40,10 @@ class ThreadedHistory:
 
     def __init__(self, store: SQLiteHistory) -> None:
         self.store = store
+
+    def provenance(self) -> SQLiteProvenanceStore:
+        """Where this conversation's sources are kept: beside its messages, in its file."""
+        return self.store.provenance()
 
     async def exists(self, conversation_id: str) -> bool:
         return await blocking(self.store.exists, conversation_id)
@@ -219,7 +136,11 @@ class SQLiteHistory:
         self._db.execute("PRAGMA synchronous = NORMAL")
         self._db.execute("PRAGMA busy_timeout = 5000")
         with self._lock:
-            self.version = migrate(self._db)
+            self.version = migrate(self._db, HISTORY_MIGRATIONS, what="the history database")
+
+    def provenance(self) -> SQLiteProvenanceStore:
+        """Where this conversation's sources are kept: beside its messages, in this file."""
+        return SQLiteProvenanceStore(self.path)
 
     def close(self) -> None:
         with self._lock:
@@ -237,7 +158,7 @@ class SQLiteHistory:
         return row is not None
 
     def add_user(self, conversation_id: str, turn_id: str, text: str, *, title: str) -> None:
-        now = _stamp(self._clock())
+        now = stamp(self._clock())
         with self._lock, self._db:
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute(
@@ -263,7 +184,7 @@ class SQLiteHistory:
         exchanges: list[dict[str, Any]],
         receipt: dict[str, Any] | None = None,
     ) -> None:
-        now = _stamp(self._clock())
+        now = stamp(self._clock())
         values = assistant_values(text, reasoning, events, citations, exchanges, receipt)
         with self._lock, self._db:
             self._db.execute("BEGIN IMMEDIATE")
@@ -297,7 +218,7 @@ class SQLiteHistory:
                 "FROM messages m JOIN conversations c ON c.id = m.conversation_id "
                 "WHERE m.role = 'assistant' AND m.receipt IS NOT NULL AND m.created_at >= ? "
                 "ORDER BY m.created_at, m.id",
-                (_stamp(since),),
+                (stamp(since),),
             ).fetchall()
         return [
             {
@@ -336,7 +257,7 @@ class SQLiteHistory:
         if row is None:
             return None
         data = dict(row)
-        data["messages"] = [_public(m) for m in self.messages(conversation_id)]
+        data["messages"] = [public_message(m) for m in self.messages(conversation_id)]
         return data
 
     def delete(self, conversation_id: str) -> bool:
@@ -346,7 +267,7 @@ class SQLiteHistory:
 
     def prune(self) -> int:
         """Delete conversations not updated within the retention period."""
-        cutoff = _stamp(self._clock() - self.retention)
+        cutoff = stamp(self._clock() - self.retention)
         with self._lock, self._db:
             cursor = self._db.execute("DELETE FROM conversations WHERE updated_at < ?", (cutoff,))
         return cursor.rowcount
@@ -363,19 +284,6 @@ def _message(row: sqlite3.Row) -> dict[str, Any]:
         "receipt": json.loads(row["receipt"]) if row["receipt"] else None,
         "created_at": row["created_at"],
     }
-
-
-def _public(message: dict[str, Any]) -> dict[str, Any]:
-    """A message as the API shows it: no raw tool exchanges."""
-    data = {"role": message["role"], "text": message["text"]}
-    if message["reasoning"]:
-        data["reasoning"] = message["reasoning"]
-    data["events"] = message["events"]
-    data["citations"] = message["citations"]
-    if message.get("receipt") is not None:
-        data["receipt"] = message["receipt"]
-    data["created_at"] = message["created_at"]
-    return data
 
 
 def open_history(path: Path, *, enabled: bool, retention_days: int) -> HistoryStore:

@@ -1,6 +1,6 @@
 """Where a conversation's URLs came from, kept in the history database (``provenance`` table).
 
-It keeps its own connection to the file :class:`~spyglass.history.store.SQLiteHistory`
+It keeps its own connection to the file :class:`~spyglass.state.sqlite.history.SQLiteHistory`
 created and migrated, so the two need not share a lock; rows go when their conversation is
 deleted or pruned (``ON DELETE CASCADE``).
 """
@@ -10,18 +10,18 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from spyglass.core.drive import blocking
-from spyglass.history.store import HistoryStore, SQLiteHistory, ThreadedHistory
-from spyglass.privacy.provenance import InMemoryProvenanceStore, ProvenanceStore, Source
+from spyglass.privacy.provenance import Source
 
 
 class SQLiteProvenanceStore:
     """:class:`~spyglass.privacy.provenance.ProvenanceStore` on the history database.
 
-    SQLite's calls block: each one runs on a worker thread, as :class:`ThreadedHistory`'s do.
+    SQLite's calls block: each one runs on a worker thread, as
+    :class:`~spyglass.state.sqlite.history.ThreadedHistory`'s do.
     """
 
     def __init__(self, path: Path) -> None:
@@ -87,20 +87,3 @@ class SQLiteProvenanceStore:
                 (conversation_id,),
             ).fetchall()
         return [Source(url, origin, label, hop) for url, origin, label, hop in rows]
-
-
-def provenance_store(history: HistoryStore | SQLiteHistory) -> ProvenanceStore:
-    """The store that lives as long as ``history`` does: in its database, or in memory.
-
-    The embedded history (SQLite) keeps sources in its file; a history that offers its own
-    (``provenance()``: PostgreSQL for the shared backend) keeps them in its database; with
-    history off they last as long as the process.
-    """
-    if isinstance(history, ThreadedHistory):
-        return SQLiteProvenanceStore(history.store.path)
-    if isinstance(history, SQLiteHistory):
-        return SQLiteProvenanceStore(history.path)
-    own: Callable[[], ProvenanceStore] | None = getattr(history, "provenance", None)
-    if callable(own):
-        return own()
-    return InMemoryProvenanceStore()
