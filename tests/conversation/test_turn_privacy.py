@@ -73,7 +73,7 @@ def service_for(
 ) -> ConversationRunner:
     history = ThreadedHistory(SQLiteHistory(runtime.paths.database_file, retention_days=30))
     service = ConversationRunner(
-        runtime,
+        runtime.executor,
         ModelClient(runtime.settings.llm),
         history,
         InMemoryPendingTurnStore(runtime.executor.clock),

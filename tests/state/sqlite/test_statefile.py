@@ -103,10 +103,10 @@ async def test_after_a_restart_an_approval_still_expires_on_time(
     answers = []
     paused: dict[str, Any] = {}
     for step in ("pause", "approve"):
-        runtime = build_runtime(paths, overrides=overrides)
-        runtime.policy.set(WEB_ACCESS, True)
         # Wall-clock time, as stored; the restart happens 121 s after the pause.
-        runtime.executor.clock = Clock(1_800_000_000.0 + (121 if step == "approve" else 0))
+        clock = Clock(1_800_000_000.0 + (121 if step == "approve" else 0))
+        runtime = build_runtime(paths, overrides=overrides, clock=clock)
+        runtime.policy.set(WEB_ACCESS, True)
         app = create_app(runtime, port=PORT, api_token=TOKEN)
         transport = httpx.ASGITransport(app=app)
         headers = {"Authorization": f"Bearer {TOKEN}"}
