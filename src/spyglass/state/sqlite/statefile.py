@@ -219,7 +219,8 @@ class SQLitePendingTurnStore:
         return getattr(runner, "db", None) is self.db
 
     async def put(self, paused: PausedTurn, record: PendingRecord | None = None) -> None:
-        from spyglass.conversation.pending import RECALL_SECONDS, state_to_json
+        from spyglass.conversation.pending import RECALL_SECONDS
+        from spyglass.conversation.stored import state_to_json
 
         digest = token_digest(paused.token)
         data = state_to_json(paused.state)
@@ -252,12 +253,8 @@ class SQLitePendingTurnStore:
         holder: str | None = None,
     ) -> PausedTurn | None:
         from spyglass.accounts.holders import HOLDER_QUERY, holder_from
-        from spyglass.conversation.pending import (
-            RECALL_SECONDS,
-            PausedTurn,
-            TurnBusy,
-            state_from_json,
-        )
+        from spyglass.conversation.pending import RECALL_SECONDS, PausedTurn, TurnBusy
+        from spyglass.conversation.stored import state_from_json
 
         digest = token_digest(token)
         now = self.db.clock()
@@ -298,7 +295,7 @@ class SQLitePendingTurnStore:
         return PausedTurn(token, state_from_json(found[0]), found[1], taken=found[2])
 
     async def checkpoint(self, token: str, state: TurnState) -> None:
-        from spyglass.conversation.pending import state_to_json
+        from spyglass.conversation.stored import state_to_json
 
         digest = token_digest(token)
         data = state_to_json(state)
