@@ -8,8 +8,7 @@ import threading
 from pathlib import Path
 
 from spyglass.history.provenance import provenance_store
-from spyglass.history.store import NullHistory
-from spyglass.privacy.provenance import InMemoryProvenanceStore, Source
+from spyglass.privacy.provenance import Source
 from spyglass.state.postgres import PostgresHistory, PostgresProvenanceStore, upgrade
 from spyglass.state.sqlite.history import SQLiteHistory, ThreadedHistory
 from spyglass.state.sqlite.provenance import SQLiteProvenanceStore
@@ -93,7 +92,3 @@ async def test_postgresql_keeps_sources_with_their_conversation(database_url: st
     await store.add("c1", [RESULT])  # deleted while the turn ran: not kept
     assert await store.sources("c1") == []
     await history.close()
-
-
-def test_without_history_sources_live_in_memory() -> None:
-    assert isinstance(provenance_store(NullHistory()), InMemoryProvenanceStore)
