@@ -1,5 +1,8 @@
 """``open_stores``: the one place that turns the ``[state]`` settings into stores.
 
+A plain factory: the composition root (:func:`spyglass.runtime.build_runtime`) calls it with
+the clock every store shares.
+
 Embedded (the default) needs no server: tokens, paused turns, sessions and login codes in
 ``state.db``, history in ``spyglass.db``, the audit log and policy as files — all under
 ``SPYGLASS_HOME``, kept across a restart and shared by processes on the same machine.
