@@ -76,7 +76,8 @@ def service_for(
         runtime.executor,
         ModelClient(runtime.settings.llm),
         history,
-        InMemoryPendingTurnStore(runtime.executor.clock),
+        InMemoryPendingTurnStore(runtime.clock),
+        policy=runtime.policy,
         channel=channel,
         provenance=provenance_store(history),
     )

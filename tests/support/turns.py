@@ -31,6 +31,7 @@ async def running(
             model,
             history,
             pending or runtime.stores.pending,
+            policy=runtime.policy,
             provenance=provenance,
         )
     finally:

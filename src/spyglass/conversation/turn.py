@@ -35,7 +35,7 @@ from spyglass.core.context import Turn
 from spyglass.core.encoding import printable
 from spyglass.core.executor import Executor
 from spyglass.core.outcome import Outcome
-from spyglass.core.policy import capability_allowed, read_snapshot
+from spyglass.core.policy import PolicySource, capability_allowed, read_snapshot
 from spyglass.errors import RequestRefused
 from spyglass.history.store import HistoryStore
 from spyglass.llm.client import ModelClient, ModelUnavailable
@@ -67,7 +67,7 @@ class ConversationRunner(TurnKeeper):
     """Runs turns for one channel (``console`` for the console and the HTTP API).
 
     It is given what it uses: the executor that runs the calls (with the settings, the
-    owner's switches, the registry and the clock it holds), the model, and the stores that
+    registry and the clock it holds), the owner's switches, the model, and the stores that
     keep the conversation, its paused turns and its sources.
     """
 
@@ -78,10 +78,12 @@ class ConversationRunner(TurnKeeper):
         history: HistoryStore,
         pending: PendingTurnStore,
         *,
+        policy: PolicySource,
         channel: str = "console",
         provenance: ProvenanceStore | None = None,
     ) -> None:
         self.executor = executor
+        self.policy = policy
         self.settings = executor.settings
         self.registry = executor.registry
         self.model = model
@@ -95,7 +97,7 @@ class ConversationRunner(TurnKeeper):
     async def offered(self, actor: Actor | None = None) -> list[Capability]:
         """Capabilities whose owner switch is on (web access off → no web tools at all) and,
         for a person, that they may use."""
-        switches = await read_snapshot(self.executor.policy)
+        switches = await read_snapshot(self.policy)
         settings = self.settings
         return [
             c for c in self.registry.latest() if capability_allowed(switches, c, settings, actor)

@@ -78,14 +78,21 @@ def create_app(
     state = ServiceState(
         runtime=runtime,
         conversations=ConversationRunner(
-            runtime.executor, model, history, pending, provenance=provenance_store(history)
+            runtime.executor,
+            model,
+            history,
+            pending,
+            policy=runtime.policy,
+            provenance=provenance_store(history),
         ),
         history=history,
         auth=authenticator,
         login_codes=stores.login_codes,
         sessions=sessions,
         accounts=stores.accounts,
-        unrecorded=ConversationRunner(runtime.executor, model, NullHistory(), pending),
+        unrecorded=ConversationRunner(
+            runtime.executor, model, NullHistory(), pending, policy=runtime.policy
+        ),
     )
 
     @contextlib.asynccontextmanager
