@@ -355,7 +355,7 @@ async def store_costs(samples: int) -> None:
     )
     from spyglass.core.context import Turn
     from spyglass.state import redis as redis_state
-    from spyglass.state import sqlite
+    from spyglass.state.sqlite import statefile as sqlite
 
     server = RedisServer()
     medians = {}

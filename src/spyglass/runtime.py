@@ -6,6 +6,7 @@ Front ends (CLI, HTTP, MCP) call :func:`build_runtime` once and share what it re
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -90,6 +91,8 @@ class Runtime:
     confirmations: ConfirmationStore
     executor: Executor
     stores: Stores
+    #: Wall-clock time as the executor and every store see it (tests pass one they move).
+    clock: Callable[[], float]
     _actors: Actors | None = field(default=None, repr=False)
 
     @property
@@ -130,10 +133,6 @@ class Runtime:
         for problem in self.problems():
             logger.warning("configuration problem: %s", problem)
 
-    def clock(self) -> float:
-        """Wall-clock time as the executor sees it (tests move it); every store uses it."""
-        return self.executor.clock()
-
 
 def build_runtime(
     paths: Paths | None = None,
@@ -142,14 +141,16 @@ def build_runtime(
     overrides: Mapping[str, Any] | None = None,
     registry: Registry | None = None,
     confirmations: ConfirmationStore | None = None,
+    clock: Callable[[], float] = time.time,
 ) -> Runtime:
-    """Load settings (unless given) and wire the stores ``[state]`` asks for together."""
+    """Load settings (unless given) and wire the stores ``[state]`` asks for together.
+
+    ``clock`` is wall-clock time for the executor and every store alike (tests move it)."""
     paths = paths or Paths.from_env()
     # Folders made by an older version, or by hand, may be readable by others.
     paths.tighten()
     settings = settings or load_settings(paths, overrides=overrides)
-    holder: list[Executor] = []
-    stores = open_stores(settings, paths, clock=lambda: holder[0].clock())
+    stores = open_stores(settings, paths, clock=clock)
     store = confirmations or stores.confirmations
     executor = Executor(
         registry or BUILTIN,
@@ -157,13 +158,13 @@ def build_runtime(
         policy=stores.policy,
         audit=stores.audit,
         confirmations=store,
-        people=HouseholdPolicy(stores, clock=lambda: holder[0].clock()),
+        people=HouseholdPolicy(stores, clock=clock),
         # The embedded stores offload their blocking work with spyglass.core.drive, so a
         # command's call runs without an event loop until it needs one; the shared backends'
         # network clients always need a loop.
         direct=settings.state.backend == "embedded",
+        clock=clock,
     )
-    holder.append(executor)
     # web.fetch keeps a turn's pages where the process that carries the turn on finds them.
     executor.seams.provide(PAGE_CACHE, stores.pages)
-    return Runtime(paths, settings, stores.policy, stores.audit, store, executor, stores)
+    return Runtime(paths, settings, stores.policy, stores.audit, store, executor, stores, clock)

@@ -29,16 +29,16 @@ def clock() -> Clock:
 def store(request: pytest.FixtureRequest, tmp_path: Path, clock: Clock) -> Iterator[AccountStore]:
     """An upgraded accounts store on SQLite (the state file) and on PostgreSQL."""
     if request.param == "sqlite":
-        from spyglass.accounts.sqlite import SQLiteRunner
-        from spyglass.state.sqlite import StateDB
+        from spyglass.state.sqlite.accounts import SQLiteRunner
+        from spyglass.state.sqlite.statefile import StateDB
 
         db = StateDB(tmp_path / "state.db", clock)
         db.upgrade()
         yield AccountStore(SQLiteRunner(db), clock)
         db.close()
         return
-    from spyglass.accounts.postgres import PostgresRunner
     from spyglass.state.postgres import upgrade
+    from spyglass.state.postgres.accounts import PostgresRunner
 
     url = request.getfixturevalue("database_url")
     upgrade(url, 5)

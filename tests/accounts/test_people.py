@@ -63,9 +63,8 @@ def runtime(paths: Paths, ran: Ran) -> Runtime:
         ]
     )
     settings = Settings.model_validate({"search": {"brave": {"api_key": "owner-brave-key"}}})
-    built = build_runtime(paths, settings=settings, registry=registry)
-    # Every store follows the executor's clock, which the tests move.
-    built.executor.clock = Clock(built.executor.clock())
+    # The executor and every store follow this clock, which the tests move.
+    built = build_runtime(paths, settings=settings, registry=registry, clock=Clock(time.time()))
     built.stores.upgrade()
     built.policy.set(WEB_ACCESS, True)
     return built

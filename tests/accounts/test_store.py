@@ -11,7 +11,8 @@ import pytest
 from spyglass.accounts.model import OWNER_ID, AccountError
 from spyglass.accounts.roles import Role
 from spyglass.accounts.store import API_TOKEN, LOGIN, SESSION, AccountStore
-from spyglass.state.sqlite import MIGRATIONS, StateDB
+from spyglass.state.sqlite.migrations import STATE_MIGRATIONS as MIGRATIONS
+from spyglass.state.sqlite.statefile import StateDB
 from tests.accounts.support import Clock
 
 
@@ -140,7 +141,7 @@ async def test_an_api_token_is_not_spent_by_signing_in_with_it(store: AccountSto
 
 
 async def test_credentials_are_kept_only_as_digests(tmp_path: Path, clock: Clock) -> None:
-    from spyglass.accounts.sqlite import SQLiteRunner
+    from spyglass.state.sqlite.accounts import SQLiteRunner
 
     db = StateDB(tmp_path / "state.db", clock)
     store = AccountStore(SQLiteRunner(db), clock)
@@ -243,7 +244,7 @@ def test_an_existing_single_owner_state_file_is_upgraded_with_its_owner_as_first
     old.executescript("BEGIN;" + MIGRATIONS[0] + "PRAGMA user_version = 1;COMMIT;")
     old.execute("INSERT INTO sessions(digest, csrf, expires_at) VALUES ('d', 'c', 1e12)")
     old.close()
-    from spyglass.accounts.sqlite import SQLiteRunner
+    from spyglass.state.sqlite.accounts import SQLiteRunner
 
     db = StateDB(path, clock)
     assert db.upgrade() == len(MIGRATIONS)
@@ -260,8 +261,8 @@ def test_an_existing_postgresql_database_is_upgraded_with_its_owner_as_first_acc
 ) -> None:
     import psycopg
 
-    from spyglass.accounts.postgres import PostgresRunner
     from spyglass.state import postgres
+    from spyglass.state.postgres.accounts import PostgresRunner
 
     # The database as the release before accounts left it: two migrations, one conversation.
     with psycopg.connect(database_url, autocommit=True) as db:
@@ -301,8 +302,8 @@ async def test_spending_as_an_account_reads_its_own_budget_and_refuses_a_disable
 async def test_the_last_calls_of_a_budget_spent_from_two_processes_at_once_pass_exactly_once(
     database_url: str, clock: Clock
 ) -> None:
-    from spyglass.accounts.postgres import PostgresRunner
     from spyglass.state.postgres import upgrade
+    from spyglass.state.postgres.accounts import PostgresRunner
 
     upgrade(database_url, 5)
     runners = [PostgresRunner(database_url, timeout=5) for _ in range(2)]
@@ -324,7 +325,7 @@ async def test_the_last_calls_of_a_budget_spent_from_two_processes_at_once_pass_
 async def test_reading_an_account_neither_waits_for_nor_blocks_another_processs_write(
     tmp_path: Path, clock: Clock
 ) -> None:
-    from spyglass.accounts.sqlite import SQLiteRunner
+    from spyglass.state.sqlite.accounts import SQLiteRunner
 
     db = StateDB(tmp_path / "state.db", clock)
     store = AccountStore(SQLiteRunner(db), clock)

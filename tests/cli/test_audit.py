@@ -27,8 +27,8 @@ def test_tail_shows_the_newest_events_in_both_formats(home: Path) -> None:
 
 
 def test_receipts_list_what_left_the_device_from_the_history(home: Path) -> None:
-    from spyglass.history.store import SQLiteHistory
     from spyglass.paths import Paths
+    from spyglass.state.sqlite.history import SQLiteHistory
 
     history = SQLiteHistory(Paths(home).database_file, retention_days=30)
     history.add_user("c1", "t1", "zebra facts please", title="zebra facts please")

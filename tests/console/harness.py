@@ -94,9 +94,9 @@ class ConsoleServer:
             paths,
             overrides=overrides,
             confirmations=InMemoryConfirmationStore(clock=self.clock),
+            # Tokens and paused turns share this clock, so advancing it expires both.
+            clock=self.clock,
         )
-        # Tokens and paused turns share this clock, so advancing it expires both.
-        self.runtime.executor.clock = self.clock
         self.runtime.policy.set(WEB_ACCESS, web_access)
         self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator
 import pytest
 
 from spyglass.conversation.turn import ConversationRunner
-from spyglass.history.store import SQLiteHistory, ThreadedHistory
 from spyglass.runtime import Runtime
+from spyglass.state.sqlite.history import SQLiteHistory, ThreadedHistory
 from tests.support.turns import running
 
 

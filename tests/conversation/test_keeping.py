@@ -14,10 +14,11 @@ import pytest
 from spyglass.conversation.pending import PausedTurn
 from spyglass.conversation.turn import ConversationRunner, TurnRefused
 from spyglass.core.confirmation import PendingRecord
-from spyglass.history.store import NullHistory, SQLiteHistory, ThreadedHistory
+from spyglass.history.store import NullHistory
 from spyglass.privacy.provenance import InMemoryProvenanceStore, Source
 from spyglass.runtime import Runtime
-from spyglass.state.sqlite import SQLitePendingTurnStore, StateDB
+from spyglass.state.sqlite.history import SQLiteHistory, ThreadedHistory
+from spyglass.state.sqlite.statefile import SQLitePendingTurnStore, StateDB
 from tests.support.fake_model import FakeModel, text, tool_call
 from tests.support.turns import done, run, running
 from tests.support.web import LoopbackWeb

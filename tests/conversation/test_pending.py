@@ -10,13 +10,11 @@ from spyglass.conversation.pending import (
     PausedTurn,
     TurnBusy,
     TurnState,
-    state_from_json,
-    state_to_json,
 )
+from spyglass.conversation.stored import state_to_json
 from spyglass.core.confirmation import Binding, PendingRecord
 from spyglass.core.context import Turn
 from spyglass.llm.toolcalls import ToolCall
-from spyglass.privacy.provenance import Source
 from tests.support.stores import LiveStores
 
 
@@ -69,27 +67,6 @@ async def test_the_whole_turn_comes_back_as_it_was_put(live: LiveStores) -> None
     taken = await live.pending.take("tok", "c1")
     assert taken is not None
     assert state_to_json(taken.state) == state_to_json(state)
-
-
-def test_a_turn_survives_its_json_form() -> None:
-    state = paused("tok", "c1", 1100).state
-    state.queue = [ToolCall("id", "web_fetch", "not json", recovered=True)]
-    again = state_from_json(state_to_json(state))
-    assert again.queue == state.queue
-    assert again.turn.id == state.turn.id
-
-
-def test_the_privacy_check_s_inputs_and_the_receipt_survive_the_json_form() -> None:
-    """A turn resumed in another process still checks for copied words, still knows where
-    its URLs came from, and still lists what left the device before the pause."""
-    state = paused("tok", "c1", 1100).state
-    state.turn.private_texts = ("my first message", "my second message")
-    state.turn.sources = [Source("https://zoo.example/z", "search", "result 1", 0)]
-    state.receipt = [{"capability": "web.search", "target": "zebras", "left": True}]
-    again = state_from_json(state_to_json(state))
-    assert again.turn.private_texts == state.turn.private_texts
-    assert again.turn.sources == state.turn.sources
-    assert again.receipt == state.receipt
 
 
 async def test_a_claimed_turn_is_busy_for_another_process_until_its_lease_lapses(

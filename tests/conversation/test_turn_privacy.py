@@ -19,10 +19,10 @@ from spyglass.conversation.pending import InMemoryPendingTurnStore
 from spyglass.conversation.turn import ConversationRunner, Event
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.history.provenance import provenance_store
-from spyglass.history.store import SQLiteHistory, ThreadedHistory
 from spyglass.llm.client import ModelClient
 from spyglass.paths import Paths
 from spyglass.runtime import Runtime, build_runtime
+from spyglass.state.sqlite.history import SQLiteHistory, ThreadedHistory
 from tests.support.fake_model import FakeModel, text, tool_call
 from tests.support.fetch_peers import Peer, page, serve_public
 
@@ -73,10 +73,11 @@ def service_for(
 ) -> ConversationRunner:
     history = ThreadedHistory(SQLiteHistory(runtime.paths.database_file, retention_days=30))
     service = ConversationRunner(
-        runtime,
+        runtime.executor,
         ModelClient(runtime.settings.llm),
         history,
-        InMemoryPendingTurnStore(runtime.executor.clock),
+        InMemoryPendingTurnStore(runtime.clock),
+        policy=runtime.policy,
         channel=channel,
         provenance=provenance_store(history),
     )

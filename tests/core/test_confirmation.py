@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 from spyglass.core.confirmation import (
     TOKEN_TTL_SECONDS,
@@ -47,6 +48,19 @@ def test_a_stored_record_holds_the_binding_but_never_the_token() -> None:
     assert "secret-token" not in text
     assert record_from_json("secret-token", text) == record
     assert token_digest("secret-token") != token_digest("secret-tokeN")
+
+
+def test_a_record_stored_before_records_were_versioned_still_loads() -> None:
+    # As a state file or Redis kept it before the schema version (and, older still, before
+    # accounts and channels): no "schema", "account_id" or "channel".
+    old = (
+        '{"capability":"web.search","version":1,"arguments":"{\\"query\\":\\"x\\"}",'
+        '"conversation_id":"c1","invocation_id":"inv","expires_at":1700000000}'
+    )
+    record = record_from_json("tok", old)
+    assert record.binding == Binding("web.search", 1, '{"query":"x"}', "c1", None)
+    assert (record.invocation_id, record.expires_at, record.channel) == ("inv", 1.7e9, "")
+    assert json.loads(record_to_json(record))["schema"] == 1
 
 
 async def test_a_token_can_be_taken_only_once(live: LiveStores) -> None:

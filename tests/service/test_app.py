@@ -16,9 +16,9 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 
 from spyglass.capabilities import IMPLEMENTATIONS
-from spyglass.history.store import SQLiteHistory
 from spyglass.paths import Paths
 from spyglass.runtime import Runtime, build_runtime
+from spyglass.state.sqlite.history import SQLiteHistory
 from tests.support.fake_model import FakeModel, Reply, text, tool_call
 from tests.support.probe import last_json, run_python
 from tests.support.searxng import SearXNGShaped

@@ -13,7 +13,7 @@ from spyglass.accounts.model import OWNER_ID
 from spyglass.accounts.people import ProfileRead
 from spyglass.paths import Paths
 from spyglass.service.auth import load_or_create_token
-from spyglass.state.sqlite import MIGRATIONS
+from spyglass.state.sqlite.migrations import STATE_MIGRATIONS as MIGRATIONS
 from tests.support.service import BASE_URL
 from tests.support.stores import LiveStores
 

@@ -32,7 +32,7 @@ async def cache(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator
     if request.param == "memory":
         store = InMemoryPageCache(max_entry_bytes=ENTRY, ttl_seconds=TTL, clock=clock)
     elif request.param == "sqlite":
-        from spyglass.state.sqlite import StateDB
+        from spyglass.state.sqlite.statefile import StateDB
 
         handle = StateDB(tmp_path / "state.db", clock)
         store = SQLitePageCache(handle, max_entry_bytes=ENTRY, ttl_seconds=TTL)

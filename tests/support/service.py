@@ -53,9 +53,9 @@ def service_runtime(paths: Paths, fake_model: FakeModel, web: LoopbackWeb, clock
         paths,
         overrides={"llm.base_url": fake_model.base_url, "llm.model": "fake"},
         registry=fixture_registry(),
+        clock=clock,
     )
     runtime.seams.provide(WEB_BASE, web.base_url)
-    runtime.executor.clock = clock
     return runtime
 
 

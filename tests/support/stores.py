@@ -49,7 +49,7 @@ def _build(name: str, clock: Clock, where: Any, lease: float = 30.0) -> tuple[Li
         )
         return stores, None
     if name == "sqlite":
-        from spyglass.state import sqlite
+        from spyglass.state.sqlite import statefile as sqlite
 
         db = sqlite.StateDB(Path(where), clock)
         stores = LiveStores(

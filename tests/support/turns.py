@@ -27,7 +27,12 @@ async def running(
     model = ModelClient(runtime.settings.llm)
     try:
         yield ConversationRunner(
-            runtime, model, history, pending or runtime.stores.pending, provenance=provenance
+            runtime.executor,
+            model,
+            history,
+            pending or runtime.stores.pending,
+            policy=runtime.policy,
+            provenance=provenance,
         )
     finally:
         await model.aclose()

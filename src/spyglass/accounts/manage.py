@@ -10,10 +10,9 @@ from typing import Any
 
 from spyglass.accounts.model import OVERRIDES, OWNER_ID, Account, AccountError
 from spyglass.accounts.roles import ALL_CAPABILITIES, ROLES, Role
-from spyglass.accounts.store import API_TOKEN, LOGIN, AccountStore
+from spyglass.accounts.store import API_TOKEN, LOGIN, LOGIN_LINK_SECONDS, AccountStore
 from spyglass.history.store import HistoryStore
 from spyglass.net import hostnames
-from spyglass.state.sessions import LOGIN_CODE_TTL_SECONDS
 
 PROVIDER = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 MAX_DOMAINS = 200
@@ -48,13 +47,13 @@ async def add(store: AccountStore, name: str, role: Role, *, parent: bool = Fals
     if parent and not ROLES[role].may_be_parent:
         raise AccountError(f"a {role.value} cannot be a parent; make them a member first")
     account = await store.create(name, role, parent=parent)
-    return Added(account, await store.issue(account.id, LOGIN, LOGIN_CODE_TTL_SECONDS))
+    return Added(account, await store.issue(account.id, LOGIN, LOGIN_LINK_SECONDS))
 
 
 async def login_code(store: AccountStore, account: Account) -> str:
     if account.disabled:
         raise AccountError(f"{account.name} is disabled; enable the account first")
-    return await store.issue(account.id, LOGIN, LOGIN_CODE_TTL_SECONDS)
+    return await store.issue(account.id, LOGIN, LOGIN_LINK_SECONDS)
 
 
 async def api_token(store: AccountStore, account: Account) -> str:

@@ -3,7 +3,8 @@
 The tables come from the state stores' migrations (the SQLite state file's and
 PostgreSQL's), so an install's accounts sit next to its other state and are upgraded by
 ``spyglass db upgrade`` like the rest. The same statements run on both through a tiny
-:class:`Runner`: SQLite (embedded) or PostgreSQL (shared).
+:class:`~spyglass.accounts.runner.Runner`, which the backends implement in
+:mod:`spyglass.state`: SQLite (embedded) or PostgreSQL (shared).
 
 Login codes, sessions and API tokens are kept as SHA-256 digests, as every other credential
 of Spyglass: a copy of the database signs nobody in.
@@ -30,6 +31,8 @@ T = TypeVar("T")
 NEVER = 1e18
 
 LOGIN = "login"
+#: How long a person's sign-in link lasts: as long as the console's one-time login codes.
+LOGIN_LINK_SECONDS = 600
 SESSION = "session"
 API_TOKEN = "token"  # noqa: S105 - a kind of credential, not one
 

@@ -17,10 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import threading
 import time
-from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -35,7 +33,6 @@ from spyglass.core.confirmation import (
 from spyglass.core.context import Turn
 from spyglass.errors import SpyglassError
 from spyglass.llm.toolcalls import ToolCall
-from spyglass.privacy.provenance import Source
 
 #: How long a claim lasts without renewal unless the store is told otherwise.
 DEFAULT_LEASE_SECONDS = 30.0
@@ -237,69 +234,3 @@ async def held(store: PendingTurnStore, state: TurnState, lease: float) -> Async
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
-
-
-# -- the JSON form kept by stores that outlive the process ------------------------------------
-
-
-def state_to_json(state: TurnState) -> str:
-    """The turn as JSON. The turn's in-memory cache is left out: pages ``web.fetch`` read are
-    in the page cache (:mod:`spyglass.state.pages`), where a resumed turn finds them."""
-    data = {
-        "conversation_id": state.conversation_id,
-        "turn_id": state.turn_id,
-        "messages": state.messages,
-        "turn": {
-            "conversation_id": state.turn.conversation_id,
-            "id": state.turn.id,
-            "counts": dict(state.turn.counts),
-            "private_texts": list(state.turn.private_texts),
-            "sources": [source.to_dict() for source in state.turn.sources],
-        },
-        "text": state.text,
-        "reasoning": state.reasoning,
-        "events": state.events,
-        "citations": state.citations.to_list(),
-        "exchanges": state.exchanges,
-        "receipt": state.receipt,
-        "rounds": state.rounds,
-        "queue": [
-            {"id": c.id, "name": c.name, "arguments": c.arguments, "recovered": c.recovered}
-            for c in state.queue
-        ],
-        "waiting_event": state.waiting_event,
-        "waiting": state.waiting,
-        "claim": state.claim,
-    }
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-
-
-def state_from_json(text: str | bytes) -> TurnState:
-    data = json.loads(text)
-    turn = data["turn"]
-    return TurnState(
-        conversation_id=data["conversation_id"],
-        turn_id=data["turn_id"],
-        messages=data["messages"],
-        turn=Turn(
-            conversation_id=turn["conversation_id"],
-            id=turn["id"],
-            counts=Counter(turn["counts"]),
-            private_texts=tuple(turn.get("private_texts", ())),
-            sources=[Source.from_dict(source) for source in turn.get("sources", [])],
-        ),
-        text=data["text"],
-        reasoning=data["reasoning"],
-        events=data["events"],
-        citations=Citations(data["citations"]),
-        exchanges=data["exchanges"],
-        receipt=data.get("receipt", []),
-        rounds=data["rounds"],
-        queue=[
-            ToolCall(q["id"], q["name"], q["arguments"], bool(q["recovered"]))
-            for q in data["queue"]
-        ],
-        waiting_event=data["waiting_event"],
-        waiting=data["waiting"],
-        claim=data.get("claim"),
-    )

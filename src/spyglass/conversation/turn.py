@@ -32,9 +32,10 @@ from spyglass.core.capability import Capability
 from spyglass.core.confirmation import PendingRecord
 from spyglass.core.context import Turn
 from spyglass.core.encoding import printable
+from spyglass.core.executor import Executor
 from spyglass.core.outcome import Outcome
 from spyglass.core.parked import Keep, Parked
-from spyglass.core.policy import capability_allowed, read_snapshot
+from spyglass.core.policy import PolicySource, capability_allowed, read_snapshot
 from spyglass.errors import RequestRefused
 from spyglass.history.store import HistoryStore
 from spyglass.llm.client import ModelClient, ModelUnavailable
@@ -46,7 +47,6 @@ from spyglass.privacy.provenance import (
     ProvenanceStore,
     observed,
 )
-from spyglass.runtime import Runtime
 
 logger = logging.getLogger(__name__)
 
@@ -64,19 +64,28 @@ class TurnRefused(RequestRefused):
 
 
 class ConversationRunner(TurnKeeper):
-    """Runs turns for one channel (``console`` for the console and the HTTP API)."""
+    """Runs turns for one channel (``console`` for the console and the HTTP API).
+
+    It is given what it uses: the executor that runs the calls (with the settings, the
+    registry and the clock it holds), the owner's switches, the model, and the stores that
+    keep the conversation, its paused turns and its sources.
+    """
 
     def __init__(
         self,
-        runtime: Runtime,
+        executor: Executor,
         model: ModelClient,
         history: HistoryStore,
         pending: PendingTurnStore,
         *,
+        policy: PolicySource,
         channel: str = "console",
         provenance: ProvenanceStore | None = None,
     ) -> None:
-        self.runtime = runtime
+        self.executor = executor
+        self.policy = policy
+        self.settings = executor.settings
+        self.registry = executor.registry
         self.model = model
         self.history = history
         self.pending = pending
@@ -88,18 +97,16 @@ class ConversationRunner(TurnKeeper):
     async def offered(self, actor: Actor | None = None) -> list[Capability]:
         """Capabilities whose owner switch is on (web access off → no web tools at all) and,
         for a person, that they may use."""
-        switches = await read_snapshot(self.runtime.policy)
-        settings = self.runtime.settings
+        switches = await read_snapshot(self.policy)
+        settings = self.settings
         return [
-            c
-            for c in self.runtime.registry.latest()
-            if capability_allowed(switches, c, settings, actor)
+            c for c in self.registry.latest() if capability_allowed(switches, c, settings, actor)
         ]
 
     def _joined(self) -> bool:
         """Whether the paused turns and the executor's tokens are kept in one store, so that
         a turn and its token are written, and claimed and taken, in one step each."""
-        return self.pending.shares(self.runtime.executor.confirmations)
+        return self.pending.shares(self.executor.confirmations)
 
     async def _tools(self, actor: Actor | None = None) -> list[Capability]:
         """What the model is offered now: nothing while its server refuses it tools."""
@@ -126,7 +133,7 @@ class ConversationRunner(TurnKeeper):
         written.
         """
         # Any request is a chance to audit confirmations that expired unanswered.
-        await self.runtime.executor.sweep_due()
+        await self.executor.sweep_due()
         stored: list[dict[str, Any]] = []
         sources: list[Any] = []
         if conversation_id is not None:
@@ -150,7 +157,7 @@ class ConversationRunner(TurnKeeper):
         conversation_id = conversation_id or uuid.uuid4().hex
         turn_id = uuid.uuid4().hex
         earlier = replay(stored)
-        prompt = system_prompt(await self._tools(actor), self.runtime.settings.llm.system_prompt)
+        prompt = system_prompt(await self._tools(actor), self.settings.llm.system_prompt)
         messages = [{"role": "system", "content": prompt}, *earlier]
         messages.append({"role": "user", "content": text})
         stored_text = self.history.add_user(
@@ -210,7 +217,7 @@ class ConversationRunner(TurnKeeper):
         if paused is None:
             # Forged, replayed, foreign or long expired: it never reaches the executor's
             # confirm stage, but the refusal is audited all the same (without the token).
-            await self.runtime.executor.refuse_confirmation(channel=self.channel, actor=actor)
+            await self.executor.refuse_confirmation(channel=self.channel, actor=actor)
             raise TurnRefused(
                 "INVALID_CONFIRMATION",
                 "this confirmation is unknown, already answered, expired or belongs to "
@@ -239,7 +246,7 @@ class ConversationRunner(TurnKeeper):
         failed = False
         claim = state.claim
         try:
-            async with held(self.pending, state, self.runtime.settings.state.lease_seconds):
+            async with held(self.pending, state, self.settings.state.lease_seconds):
                 try:
                     async for event in self._steps(state, answer, actor):
                         if event[0] == "pending_confirmation":
@@ -261,7 +268,7 @@ class ConversationRunner(TurnKeeper):
                 # Taken with the claim but never answered here (the turn had handled its
                 # answer already): back to the store, to expire as it would have.
                 taken, state.taken = state.taken, None
-                await asyncio.shield(self.runtime.executor.give_back(taken))
+                await asyncio.shield(self.executor.give_back(taken))
             # Also on cancellation (the client went away): what was produced is kept.
             if not state.saved:
                 await asyncio.shield(self._saved(state))
@@ -280,13 +287,13 @@ class ConversationRunner(TurnKeeper):
             token, approve = answer
             event = await self._answer(state, token, approve, actor)
             yield "tool_end", event
-        limits = self.runtime.settings.llm
+        limits = self.settings.llm
         while True:
             while state.queue:
                 call = state.queue[0]
                 name = self._capability_name(call)
                 yield "tool_start", {"capability": name, "arguments": _shown(call)}
-                outcome = await self.runtime.executor.ainvoke(
+                outcome = await self.executor.ainvoke(
                     name,
                     None,
                     call.arguments,
@@ -300,7 +307,7 @@ class ConversationRunner(TurnKeeper):
                     if state.waiting is None:
                         # The executor kept its token itself: the turn is kept on its own.
                         _wait(state, call, outcome)
-                        clock = self.runtime.executor.clock
+                        clock = self.executor.clock
                         token = outcome.pending_confirmation.token
                         await self._pause(PausedTurn(token, state, expiry(clock)))
                     assert state.waiting is not None and state.waiting_event is not None
@@ -310,7 +317,7 @@ class ConversationRunner(TurnKeeper):
                 yield "tool_end", await self._record(state, call, outcome)
             final = state.rounds >= limits.max_tool_rounds
             reply = ModelAnswer(tools=[] if final else await self._tools(actor))
-            async for item in ask(self.model, self.runtime.settings, state, reply):
+            async for item in ask(self.model, self.settings, state, reply):
                 yield item
             if nothing_left(reply):
                 # Everything the model said was a call block that could not be used (malformed,
@@ -318,10 +325,10 @@ class ConversationRunner(TurnKeeper):
                 # the person gets an answer instead of an empty reply.
                 logger.info("the model's reply was only an unusable call; asking again")
                 reply = ModelAnswer(tools=[])
-                async for item in ask(self.model, self.runtime.settings, state, reply):
+                async for item in ask(self.model, self.settings, state, reply):
                     yield item
                 if nothing_left(reply):
-                    yield "notice", notice(state, EMPTY_ANSWER, self.runtime.settings.llm.model)
+                    yield "notice", notice(state, EMPTY_ANSWER, self.settings.llm.model)
             completion, tools = reply.completion, reply.tools
             assert completion is not None
             calls = completion.tool_calls[:MAX_CALLS_PER_ROUND] if tools else []
@@ -359,7 +366,7 @@ class ConversationRunner(TurnKeeper):
     ) -> dict[str, Any]:
         waiting = state.waiting or {}
         call = state.queue[0]
-        executor = self.runtime.executor
+        executor = self.executor
         taken, state.taken = state.taken, None
         if approve:
             outcome = await executor.ainvoke(
@@ -389,7 +396,7 @@ class ConversationRunner(TurnKeeper):
         self, state: TurnState, call: ToolCall, outcome: Outcome, replace: int | None = None
     ) -> dict[str, Any]:
         """Give the model the outcome as a tool result and the person a ToolEvent."""
-        capability = self.runtime.registry.get(outcome.capability, outcome.version)
+        capability = self.registry.get(outcome.capability, outcome.version)
         payload = tool_payload(outcome)
         untrusted = is_untrusted(capability, outcome)
         state.messages.append(tool_message(call.id, payload, untrusted))
@@ -423,7 +430,7 @@ class ConversationRunner(TurnKeeper):
         return event
 
     def _capability_name(self, call: ToolCall) -> str:
-        return self.runtime.registry.name_for_wire(call.name) or call.name
+        return self.registry.name_for_wire(call.name) or call.name
 
 
 def _wait(state: TurnState, call: ToolCall, outcome: Outcome) -> None:

@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from spyglass.core.records import RecordCodec
+
 TOKEN_TTL_SECONDS = 120
 TOKEN_BYTES = 24  # 192 bits, above the 128 the contract asks for
 
@@ -42,21 +44,43 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+@dataclass(frozen=True)
+class StoredConfirmation:
+    """A confirmation as a store that outlives the process keeps it (``schema`` 1).
+
+    Never the token: the store keys the record by the token's digest. Whether its expiry was
+    audited is the store's own column.
+    """
+
+    capability: str
+    version: int
+    arguments: str
+    conversation_id: str | None
+    invocation_id: str
+    expires_at: float
+    #: Records written before accounts existed were all the owner's.
+    account_id: str | None = None
+    #: Records written before the channel was kept were audited as "unknown".
+    channel: str = ""
+
+
+CONFIRMATION = RecordCodec(StoredConfirmation, version=1)
+
+
 def record_to_json(record: PendingRecord) -> str:
     """A record as the JSON a shared or persistent store keeps (the token itself left out)."""
-    return json.dumps(
-        {
-            "capability": record.binding.capability,
-            "version": record.binding.version,
-            "arguments": record.binding.arguments,
-            "conversation_id": record.binding.conversation_id,
-            "account_id": record.binding.account_id,
-            "invocation_id": record.invocation_id,
-            "expires_at": record.expires_at,
-            "channel": record.channel,
-        },
-        separators=(",", ":"),
-        ensure_ascii=False,
+    binding = record.binding
+    return CONFIRMATION.dumps(
+        StoredConfirmation(
+            capability=binding.capability,
+            version=binding.version,
+            arguments=binding.arguments,
+            conversation_id=binding.conversation_id,
+            invocation_id=record.invocation_id,
+            expires_at=record.expires_at,
+            account_id=binding.account_id,
+            channel=record.channel,
+        )
     )
 
 
@@ -64,22 +88,20 @@ def record_from_json(
     token: str, text: str | bytes, *, expiry_audited: bool = False
 ) -> PendingRecord:
     """The record a store kept; ``token`` is ``""`` when the store knows only its digest."""
-    data = json.loads(text)
+    stored = CONFIRMATION.loads(text)
     binding = Binding(
-        data["capability"],
-        data["version"],
-        data["arguments"],
-        data["conversation_id"],
-        # Records written before accounts existed were all the owner's.
-        data.get("account_id"),
+        stored.capability,
+        stored.version,
+        stored.arguments,
+        stored.conversation_id,
+        stored.account_id,
     )
     return PendingRecord(
         token,
         binding,
-        data["invocation_id"],
-        float(data["expires_at"]),
-        # Records written before the channel was kept were audited as "unknown".
-        channel=data.get("channel") or "",
+        stored.invocation_id,
+        stored.expires_at,
+        channel=stored.channel,
         expiry_audited=expiry_audited,
     )
 

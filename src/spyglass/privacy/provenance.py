@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit
 
@@ -56,13 +56,6 @@ class Source:
     origin: Origin
     label: str
     hop: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Source:
-        return cls(str(data["url"]), data["origin"], str(data["label"]), int(data["hop"]))
 
 
 class ProvenanceStore(Protocol):

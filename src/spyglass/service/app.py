@@ -69,7 +69,8 @@ def create_app(
     # A service keeps one connection per search provider instead of one per search; closed
     # with the service.
     runtime.seams.provide(PROVIDER_CLIENTS, ProviderClients())
-    # The stores use the executor's clock, so a paused turn and its token expire together.
+    # The stores and the executor share one clock, so a paused turn and its token expire
+    # together.
     pending = pending or stores.pending
     sessions = stores.sessions
     token = api_token or load_or_create_token(runtime.paths.api_token_file)
@@ -77,14 +78,21 @@ def create_app(
     state = ServiceState(
         runtime=runtime,
         conversations=ConversationRunner(
-            runtime, model, history, pending, provenance=provenance_store(history)
+            runtime.executor,
+            model,
+            history,
+            pending,
+            policy=runtime.policy,
+            provenance=provenance_store(history),
         ),
         history=history,
         auth=authenticator,
         login_codes=stores.login_codes,
         sessions=sessions,
         accounts=stores.accounts,
-        unrecorded=ConversationRunner(runtime, model, NullHistory(), pending),
+        unrecorded=ConversationRunner(
+            runtime.executor, model, NullHistory(), pending, policy=runtime.policy
+        ),
     )
 
     @contextlib.asynccontextmanager

@@ -2,6 +2,6 @@
 
 Every store implements an interface its user already defines (``ConfirmationStore``,
 ``PendingTurnStore``, ``SessionStore``, ``LoginCodeStore``, ``HistoryStore``, ``AuditSink``,
-``PolicySource``); :func:`spyglass.state.stores.open_stores` picks the backend from the
-``[state]`` settings.
+``PolicySource``, the accounts store's ``Runner``);
+:func:`spyglass.state.stores.open_stores` picks the backend from the ``[state]`` settings.
 """

@@ -31,7 +31,7 @@ from spyglass.settings import Settings
 
 if TYPE_CHECKING:
     from spyglass.state.redis import RedisState
-    from spyglass.state.sqlite import StateDB
+    from spyglass.state.sqlite.statefile import StateDB
 
 #: The embedded caches hold at most this many entries' worth of the per-entry bound.
 TOTAL_ENTRIES = 16

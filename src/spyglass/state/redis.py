@@ -33,9 +33,8 @@ from spyglass.conversation.pending import (
     PausedTurn,
     TurnBusy,
     TurnState,
-    state_from_json,
-    state_to_json,
 )
+from spyglass.conversation.stored import state_from_json, state_to_json
 from spyglass.core.confirmation import (
     TOKEN_TTL_SECONDS,
     ConfirmationStore,

@@ -1,6 +1,6 @@
 """Console sessions and one-time login codes: the interfaces and the in-process stores.
 
-The persistent stores (SQLite, Redis) are in :mod:`spyglass.state.sqlite` and
+The persistent stores (SQLite, Redis) are in :mod:`spyglass.state.sqlite.statefile` and
 :mod:`spyglass.state.redis`; this module imports no web framework so the CLI stays light.
 """
 

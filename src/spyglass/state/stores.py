@@ -1,5 +1,8 @@
 """``open_stores``: the one place that turns the ``[state]`` settings into stores.
 
+A plain factory: the composition root (:func:`spyglass.runtime.build_runtime`) calls it with
+the clock every store shares.
+
 Embedded (the default) needs no server: tokens, paused turns, sessions and login codes in
 ``state.db``, history in ``spyglass.db``, the audit log and policy as files — all under
 ``SPYGLASS_HOME``, kept across a restart and shared by processes on the same machine.
@@ -130,10 +133,10 @@ def open_stores(settings: Settings, paths: Paths, clock: Callable[[], float]) ->
         histories: list[postgres.PostgresHistory] = []
 
         def shared_history() -> HistoryStore:
-            from spyglass.history.store import open_history
-
             if not history_settings.enabled:
-                return open_history(paths.database_file, enabled=False, retention_days=1)
+                from spyglass.history.store import NullHistory
+
+                return NullHistory()
             store = postgres.PostgresHistory(
                 database_url, retention_days=history_settings.retention_days, timeout=timeout
             )
@@ -141,7 +144,7 @@ def open_stores(settings: Settings, paths: Paths, clock: Callable[[], float]) ->
             return store
 
         probe = postgres.PostgresHistory(database_url, retention_days=1, timeout=timeout)
-        from spyglass.accounts.postgres import PostgresRunner
+        from spyglass.state.postgres.accounts import PostgresRunner
 
         people = PostgresRunner(database_url, timeout=timeout)
 
@@ -170,12 +173,12 @@ def open_stores(settings: Settings, paths: Paths, clock: Callable[[], float]) ->
             upgrade=lambda: {"postgresql": postgres.upgrade(database_url, timeout)},
         )
 
-    from spyglass.state import sqlite
+    from spyglass.state.sqlite import statefile as sqlite
 
     db = sqlite.StateDB(paths.state_file, clock)
 
     def embedded_history() -> HistoryStore:
-        from spyglass.history.store import open_history
+        from spyglass.state.sqlite.history import open_history
 
         return open_history(
             paths.database_file,
@@ -184,8 +187,8 @@ def open_stores(settings: Settings, paths: Paths, clock: Callable[[], float]) ->
         )
 
     def embedded_accounts() -> AccountStore:
-        from spyglass.accounts.sqlite import SQLiteRunner
         from spyglass.accounts.store import AccountStore
+        from spyglass.state.sqlite.accounts import SQLiteRunner
 
         return AccountStore(SQLiteRunner(db), clock)
 

@@ -13,7 +13,7 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
-from spyglass.history.store import _public, _stamp, assistant_values, utc_now
+from spyglass.history.store import assistant_values, public_message, stamp, utc_now
 from spyglass.privacy.provenance import Source
 from spyglass.state.postgres.connection import (
     POOL_WAIT_SECONDS,
@@ -98,7 +98,7 @@ class PostgresHistory:
         return bool(rows)
 
     async def add_user(self, conversation_id: str, turn_id: str, text: str, *, title: str) -> None:
-        now = _stamp(self._clock())
+        now = stamp(self._clock())
         await self._run(
             "WITH c AS (INSERT INTO conversations(id, title, created_at, updated_at) "
             "VALUES (%s,%s,%s,%s) ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at "
@@ -120,7 +120,7 @@ class PostgresHistory:
         exchanges: list[dict[str, Any]],
         receipt: dict[str, Any] | None = None,
     ) -> None:
-        now = _stamp(self._clock())
+        now = stamp(self._clock())
         values = assistant_values(text, reasoning, events, citations, exchanges, receipt)
         # Only into a conversation that still exists: one deleted while the turn ran stays
         # deleted.
@@ -160,7 +160,7 @@ class PostgresHistory:
             "FROM messages m JOIN conversations c ON c.id = m.conversation_id "
             "WHERE m.role = 'assistant' AND m.receipt IS NOT NULL AND m.created_at >= %s "
             "ORDER BY m.created_at, m.id",
-            (_stamp(since),),
+            (stamp(since),),
         )
         return [{**row, "receipt": json.loads(row["receipt"])} for row in rows]
 
@@ -195,7 +195,7 @@ class PostgresHistory:
         if not rows:
             return None
         data = dict(rows[0])
-        data["messages"] = [_public(m) for m in await self.messages(conversation_id)]
+        data["messages"] = [public_message(m) for m in await self.messages(conversation_id)]
         return data
 
     async def delete(self, conversation_id: str) -> bool:
@@ -205,7 +205,7 @@ class PostgresHistory:
         return bool(count)
 
     async def prune(self) -> int:
-        cutoff = _stamp(self._clock() - self.retention)
+        cutoff = stamp(self._clock() - self.retention)
         count = await self._run(
             "DELETE FROM conversations WHERE updated_at < %s", (cutoff,), fetch=False
         )

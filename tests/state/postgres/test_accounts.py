@@ -9,11 +9,11 @@ import time
 
 import pytest
 
-from spyglass.accounts.postgres import PostgresRunner
 from spyglass.accounts.roles import Role
 from spyglass.accounts.store import AccountStore
 from spyglass.errors import StoreUnavailable
 from spyglass.state.postgres import upgrade
+from spyglass.state.postgres.accounts import PostgresRunner
 from tests.support.state_servers import client_backends
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from spyglass.accounts.runner import Execute
-from spyglass.state.sqlite import StateDB
+from spyglass.state.sqlite.statefile import StateDB
 
 T = TypeVar("T")
 

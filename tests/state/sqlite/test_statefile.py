@@ -103,10 +103,10 @@ async def test_after_a_restart_an_approval_still_expires_on_time(
     answers = []
     paused: dict[str, Any] = {}
     for step in ("pause", "approve"):
-        runtime = build_runtime(paths, overrides=overrides)
-        runtime.policy.set(WEB_ACCESS, True)
         # Wall-clock time, as stored; the restart happens 121 s after the pause.
-        runtime.executor.clock = Clock(1_800_000_000.0 + (121 if step == "approve" else 0))
+        clock = Clock(1_800_000_000.0 + (121 if step == "approve" else 0))
+        runtime = build_runtime(paths, overrides=overrides, clock=clock)
+        runtime.policy.set(WEB_ACCESS, True)
         app = create_app(runtime, port=PORT, api_token=TOKEN)
         transport = httpx.ASGITransport(app=app)
         headers = {"Authorization": f"Bearer {TOKEN}"}
@@ -145,11 +145,11 @@ async def test_two_workers_serve_one_home_and_share_its_state(
 async def test_the_claim_of_a_paused_turn_checks_whose_conversation_it_is_in_the_same_step(
     tmp_path: Path,
 ) -> None:
-    from spyglass.accounts.sqlite import SQLiteRunner
     from spyglass.accounts.store import AccountStore
     from spyglass.conversation.pending import PausedTurn, TurnState
     from spyglass.core.context import Turn
-    from spyglass.state.sqlite import SQLitePendingTurnStore, StateDB
+    from spyglass.state.sqlite.accounts import SQLiteRunner
+    from spyglass.state.sqlite.statefile import SQLitePendingTurnStore, StateDB
 
     clock = Clock(1000.0)
     db = StateDB(tmp_path / "state.db", clock)
@@ -173,3 +173,74 @@ async def test_the_claim_of_a_paused_turn_checks_whose_conversation_it_is_in_the
     finally:
         db.close()
         other.db.close()
+
+
+async def test_a_turn_and_its_token_stored_by_the_release_before_versioned_records_still_load(
+    tmp_path: Path,
+) -> None:
+    """A state file written before stored records carried a schema version: its paused turn
+    and its confirmation are read as version 1 and carry on."""
+    import json
+
+    from spyglass.conversation.stored import state_from_json
+    from spyglass.core.confirmation import token_digest
+    from spyglass.state.sqlite.statefile import (
+        SQLiteConfirmationStore,
+        SQLitePendingTurnStore,
+        StateDB,
+    )
+
+    clock = Clock(1000.0)
+    db = StateDB(tmp_path / "state.db", clock)
+    record = (
+        '{"capability":"web.search","version":1,"arguments":"{}","conversation_id":"c1",'
+        '"account_id":null,"invocation_id":"inv","expires_at":1100.0,"channel":"console"}'
+    )
+    turn = json.dumps(
+        {
+            "conversation_id": "c1",
+            "turn_id": "t1",
+            "messages": [{"role": "user", "content": "otters?"}],
+            "turn": {"conversation_id": "c1", "id": "turn-1", "counts": {"web.search": 1}},
+            "text": "",
+            "reasoning": "",
+            "events": [],
+            "citations": [],
+            "exchanges": [],
+            "rounds": 1,
+            "queue": [],
+            "waiting_event": 0,
+            "waiting": {"token": "tok"},
+        }
+    )
+    digest = token_digest("tok")
+
+    def write_as_the_old_release(c: Any) -> None:
+        c.execute(
+            "INSERT INTO confirmations(digest, record, expires_at) VALUES (?,?,?)",
+            (digest, record, 1100.0),
+        )
+        c.execute(
+            "INSERT INTO paused_turns(digest, conversation_id, state, expires_at) VALUES (?,?,?,?)",
+            (digest, "c1", turn, 1100.0),
+        )
+
+    try:
+        db.run_blocking(write_as_the_old_release)
+        pending = SQLitePendingTurnStore(db, 30.0)
+        assert pending.shares(SQLiteConfirmationStore(db))
+        taken = await pending.take("tok", "c1", with_token=True)
+        assert taken is not None and taken.taken is not None
+        assert taken.state.turn.counts["web.search"] == 1
+        assert taken.state.messages == [{"role": "user", "content": "otters?"}]
+        assert taken.taken.record is not None
+        assert taken.taken.record.channel == "console"
+        # Checkpointed, the turn is written in the versioned form and reads back the same.
+        await pending.checkpoint("tok", taken.state)
+        (stored,) = db.run_blocking(
+            lambda c: c.execute("SELECT state FROM paused_turns").fetchall()
+        )
+        assert json.loads(stored[0])["schema"] == 1
+        assert state_from_json(stored[0]).turn.id == "turn-1"
+    finally:
+        db.close()

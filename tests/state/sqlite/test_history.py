@@ -10,16 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from spyglass.history.migrations import MIGRATIONS
-from spyglass.history.store import (
-    HistoryStore,
-    NullHistory,
-    SQLiteHistory,
-    ThreadedHistory,
-    fts_query,
-    open_history,
-)
+from spyglass.errors import StorageError
+from spyglass.history.store import HistoryStore, NullHistory
 from spyglass.state.postgres import PostgresHistory, upgrade
+from spyglass.state.sqlite.history import SQLiteHistory, ThreadedHistory, fts_query, open_history
+from spyglass.state.sqlite.migrations import HISTORY_MIGRATIONS as MIGRATIONS
 
 
 class Now:
@@ -248,7 +243,7 @@ def test_reopening_keeps_the_data_and_does_not_migrate_twice(tmp_path: Path, now
 def test_a_database_from_a_newer_spyglass_is_refused_with_a_clear_message(tmp_path: Path) -> None:
     with sqlite3.connect(tmp_path / "h.db") as raw:
         raw.execute("PRAGMA user_version = 99")
-    with pytest.raises(RuntimeError, match="newer than this Spyglass"):
+    with pytest.raises(StorageError, match="newer than this Spyglass"):
         SQLiteHistory(tmp_path / "h.db", retention_days=30)
 
 

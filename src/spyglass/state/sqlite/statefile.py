@@ -30,6 +30,7 @@ from spyglass.core.drive import blocking
 from spyglass.errors import StorageError
 from spyglass.paths import make_private_dir
 from spyglass.state.sessions import LOGIN_CODE_TTL_SECONDS, SESSION_TTL_SECONDS, Session
+from spyglass.state.sqlite.migrations import STATE_MIGRATIONS, migrate
 
 if TYPE_CHECKING:
     from spyglass.conversation.pending import PausedTurn, TurnState
@@ -39,93 +40,6 @@ if TYPE_CHECKING:
 # as a refused `spyglass fetch`, never loads the conversation code (tests/cli/test_imports.py).
 
 T = TypeVar("T")
-
-#: Each entry upgrades the schema from version ``i`` to ``i + 1``. Append, never edit.
-MIGRATIONS: tuple[str, ...] = (
-    """
-    CREATE TABLE confirmations (
-        digest TEXT PRIMARY KEY, record TEXT NOT NULL, expires_at REAL NOT NULL
-    );
-    CREATE TABLE paused_turns (
-        digest TEXT PRIMARY KEY,
-        conversation_id TEXT NOT NULL,
-        state TEXT NOT NULL,
-        expires_at REAL NOT NULL,
-        lease_until REAL NOT NULL DEFAULT 0,
-        owner TEXT NOT NULL DEFAULT ''
-    );
-    CREATE TABLE sessions (digest TEXT PRIMARY KEY, csrf TEXT NOT NULL, expires_at REAL NOT NULL);
-    CREATE TABLE login_codes (digest TEXT PRIMARY KEY, expires_at REAL NOT NULL);
-    """,
-    # 2: household accounts (spyglass.accounts): people, their credentials, keys, daily
-    # counts, which conversations are whose, and calls waiting for an owner or a parent.
-    """
-    CREATE TABLE accounts (
-        id TEXT PRIMARY KEY,
-        name TEXT NOT NULL UNIQUE,
-        role TEXT NOT NULL,
-        disabled INTEGER NOT NULL DEFAULT 0,
-        parent INTEGER NOT NULL DEFAULT 0,
-        overrides TEXT NOT NULL DEFAULT '{}',
-        password TEXT,
-        created_at REAL NOT NULL
-    );
-    -- The single owner of an install from before accounts becomes its first account: their
-    -- API token, console sessions and conversations stay theirs.
-    INSERT INTO accounts(id, name, role, created_at) VALUES ('owner', 'owner', 'owner', 0);
-    CREATE TABLE account_credentials (
-        digest TEXT PRIMARY KEY,
-        account_id TEXT NOT NULL,
-        kind TEXT NOT NULL,
-        expires_at REAL NOT NULL
-    );
-    CREATE INDEX account_credentials_by_account ON account_credentials(account_id, kind);
-    CREATE TABLE account_keys (
-        account_id TEXT NOT NULL,
-        provider TEXT NOT NULL,
-        secret TEXT NOT NULL,
-        PRIMARY KEY (account_id, provider)
-    );
-    CREATE TABLE account_usage (
-        account_id TEXT NOT NULL,
-        day TEXT NOT NULL,
-        calls INTEGER NOT NULL,
-        PRIMARY KEY (account_id, day)
-    );
-    CREATE TABLE account_conversations (
-        conversation_id TEXT PRIMARY KEY,
-        account_id TEXT NOT NULL,
-        shared INTEGER NOT NULL DEFAULT 0
-    );
-    CREATE INDEX account_conversations_by_account ON account_conversations(account_id);
-    CREATE TABLE approvals (
-        id TEXT PRIMARY KEY,
-        digest TEXT NOT NULL UNIQUE,
-        account_id TEXT NOT NULL,
-        conversation_id TEXT,
-        capability TEXT NOT NULL,
-        arguments TEXT NOT NULL,
-        notices TEXT NOT NULL,
-        created_at REAL NOT NULL,
-        expires_at REAL NOT NULL,
-        decision TEXT NOT NULL DEFAULT 'waiting',
-        decided_by TEXT
-    );
-    CREATE TABLE install_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-    """,
-    # 3: a sweep in any process claims an unanswered card's expiry once (claim_expired).
-    """
-    ALTER TABLE confirmations ADD COLUMN expiry_audited INTEGER NOT NULL DEFAULT 0;
-    CREATE INDEX confirmations_by_expiry ON confirmations(expiry_audited, expires_at);
-    """,
-    # 4: pages a turn has read, for the process that carries the turn on (state/pages.py).
-    """
-    CREATE TABLE page_cache (
-        key TEXT PRIMARY KEY, value BLOB NOT NULL, size INTEGER NOT NULL, expires_at REAL NOT NULL
-    );
-    CREATE INDEX page_cache_by_expiry ON page_cache(expires_at);
-    """,
-)
 
 
 class StateDB:
@@ -158,7 +72,7 @@ class StateDB:
         db.execute("PRAGMA synchronous = NORMAL")
         # Other processes on the same file wait for each other instead of failing.
         db.execute("PRAGMA busy_timeout = 10000")
-        self.version = migrate(db)
+        self.version = migrate(db, STATE_MIGRATIONS, what="the state file")
         self._db = db
         return db
 
@@ -214,21 +128,6 @@ class StateDB:
             if self._db is not None:
                 self._db.close()
                 self._db = None
-
-
-def migrate(db: sqlite3.Connection) -> int:
-    """Bring the state file to the newest schema; returns the resulting version."""
-    (version,) = db.execute("PRAGMA user_version").fetchone()
-    if version > len(MIGRATIONS):
-        raise StorageError(
-            f"the state file has schema version {version}, newer than this Spyglass knows "
-            f"({len(MIGRATIONS)}); upgrade Spyglass or move the file aside"
-        )
-    for index in range(version, len(MIGRATIONS)):
-        db.executescript(
-            "BEGIN IMMEDIATE;" + MIGRATIONS[index] + f"PRAGMA user_version = {index + 1};COMMIT;"
-        )
-    return len(MIGRATIONS)
 
 
 class SQLiteConfirmationStore:
@@ -320,7 +219,8 @@ class SQLitePendingTurnStore:
         return getattr(runner, "db", None) is self.db
 
     async def put(self, paused: PausedTurn, record: PendingRecord | None = None) -> None:
-        from spyglass.conversation.pending import RECALL_SECONDS, state_to_json
+        from spyglass.conversation.pending import RECALL_SECONDS
+        from spyglass.conversation.stored import state_to_json
 
         digest = token_digest(paused.token)
         data = state_to_json(paused.state)
@@ -353,12 +253,8 @@ class SQLitePendingTurnStore:
         holder: str | None = None,
     ) -> PausedTurn | None:
         from spyglass.accounts.holders import HOLDER_QUERY, holder_from
-        from spyglass.conversation.pending import (
-            RECALL_SECONDS,
-            PausedTurn,
-            TurnBusy,
-            state_from_json,
-        )
+        from spyglass.conversation.pending import RECALL_SECONDS, PausedTurn, TurnBusy
+        from spyglass.conversation.stored import state_from_json
 
         digest = token_digest(token)
         now = self.db.clock()
@@ -399,7 +295,7 @@ class SQLitePendingTurnStore:
         return PausedTurn(token, state_from_json(found[0]), found[1], taken=found[2])
 
     async def checkpoint(self, token: str, state: TurnState) -> None:
-        from spyglass.conversation.pending import state_to_json
+        from spyglass.conversation.stored import state_to_json
 
         digest = token_digest(token)
         data = state_to_json(state)
