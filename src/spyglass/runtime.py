@@ -158,10 +158,6 @@ def build_runtime(
         audit=stores.audit,
         confirmations=store,
         people=HouseholdPolicy(stores, clock=lambda: holder[0].clock()),
-        # The embedded stores offload their blocking work with spyglass.core.drive, so a
-        # command's call runs without an event loop until it needs one; the shared backends'
-        # network clients always need a loop.
-        direct=settings.state.backend == "embedded",
     )
     holder.append(executor)
     # web.fetch keeps a turn's pages where the process that carries the turn on finds them.

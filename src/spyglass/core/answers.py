@@ -8,7 +8,6 @@ import uuid
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
-from spyglass.core import drive
 from spyglass.core.actor import AWAITING_APPROVAL, Actor, PersonalPolicy
 from spyglass.core.attempt import Attempt, account, stop, unavailable
 from spyglass.core.capability import Capability
@@ -45,14 +44,10 @@ class ConfirmationAnswers(ExpirySweep):
 
     people: PersonalPolicy | None
     delegated_channels: frozenset[str]
-    direct: bool
 
     def run_sync(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        """Run one of this executor's coroutines from code that has no event loop: directly
-        until it needs a loop when :attr:`direct` allows (:mod:`spyglass.core.drive`), else
-        on a fresh event loop."""
-        if self.direct:
-            return drive.run(coroutine)
+        """Run one of this executor's coroutines from code that has no event loop, on a
+        fresh event loop."""
         import asyncio
 
         return asyncio.run(coroutine)

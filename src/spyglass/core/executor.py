@@ -21,7 +21,6 @@ from spyglass.core.audit import AuditSink
 from spyglass.core.capability import Capability
 from spyglass.core.confirmation import ConfirmationStore, Taken
 from spyglass.core.context import InvocationContext, Seams, Turn
-from spyglass.core.drive import loop_wanted
 from spyglass.core.outcome import Code, Notice, Outcome
 from spyglass.core.permission import policy_stage
 from spyglass.core.policy import PolicySource
@@ -52,7 +51,6 @@ class Executor(ConfirmationAnswers):
         delegated_channels: frozenset[str] | None = None,
         clock: Callable[[], float] = time.time,
         people: PersonalPolicy | None = None,
-        direct: bool = False,
     ) -> None:
         self.registry = registry
         self.settings = settings
@@ -68,10 +66,6 @@ class Executor(ConfirmationAnswers):
         self.people = people
         #: When this executor last asked the store for expired cards (its clock).
         self._swept_at: float | None = None
-        #: The synchronous :meth:`invoke` and :meth:`deny` run a call without an event loop
-        #: until it needs one (:mod:`spyglass.core.drive`): only when every store this
-        #: executor uses offloads its blocking work with ``drive.blocking`` (the embedded ones).
-        self.direct = direct
 
     # -- public API -------------------------------------------------------------------------
 
@@ -301,8 +295,6 @@ class Executor(ConfirmationAnswers):
     async def _execute(
         self, attempt: Attempt, capability: Capability, arguments: dict[str, Any], turn: Turn
     ) -> Outcome:
-        # The handler reaches the network and runs under a timeout: from here on, an event loop.
-        await loop_wanted()
         import asyncio
 
         cname, cversion = capability.name, capability.version
