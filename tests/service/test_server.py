@@ -15,7 +15,7 @@ from spyglass.service.middleware import CSP
 from spyglass.service.server import MAX_HEAD_BYTES
 from tests.support.server import LOOPS, exchange, running_service
 
-#: Requests that are not valid HTTP/1.1, so that uvicorn answers before the app sees anything.
+#: Requests that are not valid HTTP/1.1, so that uvicorn refuses them before the app sees them.
 #: ``{host}`` is the service's own host:port.
 MALFORMED = {
     "a request line that is not HTTP": b"GARBAGE\r\n\r\n",
