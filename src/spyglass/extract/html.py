@@ -10,7 +10,8 @@ reading (its shape, where it sits in the page's markup, what kind of page it is 
 :mod:`spyglass.extract.blocks` and :mod:`spyglass.extract.block_markup`) and the unlikely
 ones are left out, more strictly on a page that declares itself an article and in the article
 reading (:mod:`spyglass.extract.thresholds`). The result comes with the page's declared
-metadata as a short header. Links are absolute against the page's final URL (or its ``<base href>``) so
+metadata as a short header. Links are absolute against the page's final URL (or its
+``<base href>``) so
 the model can cite or fetch them.
 """
 

@@ -10,7 +10,8 @@ wrapped.
 
 How: text that is not plain ASCII is first *folded*, one character at a time, to what it reads
 as (``spyglass.untrusted.lookalikes``: Unicode compatibility decomposition with the accents
-dropped, and the confusables of Unicode Technical Standard #39), numeric character references decoded on the
+dropped, and the confusables of Unicode Technical Standard #39), numeric character references
+decoded on the
 way; the name is then looked for in the folded text, and what matched is replaced in the
 original. ASCII look-alikes (``1``, ``I`` and ``|`` for ``l``; ``0`` for ``o``) are matched
 directly.
