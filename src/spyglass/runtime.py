@@ -18,10 +18,13 @@ import sniffio  # noqa: F401
 
 from spyglass.capabilities import BUILTIN
 from spyglass.core.actor import Actor, Decision, PersonalPolicy, Refusal
+from spyglass.core.answers import Answers
 from spyglass.core.confirmation import ConfirmationStore
 from spyglass.core.context import Seams
 from spyglass.core.executor import Executor
+from spyglass.core.expiry import ExpirySweep
 from spyglass.core.outcome import Notice
+from spyglass.core.permission import Permission
 from spyglass.core.registry import Registry
 from spyglass.paths import Paths
 from spyglass.settings import Settings, load_settings
@@ -152,18 +155,21 @@ def build_runtime(
     settings = settings or load_settings(paths, overrides=overrides)
     stores = open_stores(settings, paths, clock=clock)
     store = confirmations or stores.confirmations
+    registry = registry or BUILTIN
+    people = HouseholdPolicy(stores, clock=clock)
+    # The executor's three parts, each given what it works on.
+    expiry = ExpirySweep(registry, store, stores.audit, clock)
     executor = Executor(
-        registry or BUILTIN,
+        registry,
         settings=settings,
         policy=stores.policy,
         audit=stores.audit,
         confirmations=store,
-        people=HouseholdPolicy(stores, clock=clock),
-        # The embedded stores offload their blocking work with spyglass.core.drive, so a
-        # command's call runs without an event loop until it needs one; the shared backends'
-        # network clients always need a loop.
-        direct=settings.state.backend == "embedded",
+        people=people,
         clock=clock,
+        permission=Permission(stores.policy, people, settings),
+        expiry=expiry,
+        answers=Answers(registry, store, expiry, people=people, clock=clock),
     )
     # web.fetch keeps a turn's pages where the process that carries the turn on finds them.
     executor.seams.provide(PAGE_CACHE, stores.pages)

@@ -248,18 +248,6 @@ def _comparable(data: Any) -> Any:
     return data
 
 
-def test_a_call_run_without_an_event_loop_gives_the_same_outcomes_and_audit(
-    tmp_path: Path,
-) -> None:
-    direct = Harness(tmp_path / "direct", direct=True)
-    looped = Harness(tmp_path / "loop", direct=False)
-    assert [_comparable(o.to_dict()) for o in _session(direct)] == [
-        _comparable(o.to_dict()) for o in _session(looped)
-    ]
-    assert _comparable(direct.events()) == _comparable(looped.events())
-    assert len(direct.events()) == 6  # two refusals, two cards, one run, one decline
-
-
 async def test_async_invoke_runs_on_the_callers_loop(harness: Harness) -> None:
     pending = await harness.executor.ainvoke("test.echo", 1, {"text": "a"}, channel="t")
     outcome = await harness.executor.ainvoke(
@@ -358,7 +346,7 @@ class HeldAudit:
 async def test_an_answer_is_returned_only_once_its_audit_event_is_written(
     tmp_path: Path,
 ) -> None:
-    harness = Harness(tmp_path, direct=False)
+    harness = Harness(tmp_path)
     harness.policy.set(WEB_ACCESS, True)
     audit = HeldAudit()
     harness.executor.audit = audit

@@ -36,7 +36,6 @@ class Harness:
         tmp_path: Path,
         *caps: Any,
         delegated: frozenset[str] = frozenset(),
-        direct: bool = True,
     ):
         self.policy = PolicyFile(tmp_path / "capabilities" / "policy.json")
         self.audit_path = tmp_path / "audit.jsonl"
@@ -50,9 +49,6 @@ class Harness:
             confirmations=self.store,
             delegated_channels=delegated,
             clock=self.clock,
-            # The synchronous invoke() runs without an event loop until one is needed, as the
-            # command line's does; async tests run ainvoke() on a loop.
-            direct=direct,
         )
 
     def events(self) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 # The providers, their routing and the result cleaning are imported by the functions that
 # use them, not with the schemas: a call refused before anyone is asked, or by policy,
-# never loads them (tests/cli/test_imports.py).
+# never loads them (bench/startup.py measures it).
 
 NAME = "web.search"
 #: The most results any search may return; ``search.max_results`` sets the owner's cap.

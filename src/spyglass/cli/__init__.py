@@ -1,19 +1,9 @@
 """The ``spyglass`` command line."""
-# ruff: noqa: E402 (httpx's command-line tool is marked absent before the imports below)
 
 from __future__ import annotations
 
 import logging
 import sys
-
-# ``import httpx`` also imports httpx's own command-line tool (``httpx._main``: click, rich
-# and pygments, about a tenth of a second) whenever those happen to be installed; httpx falls
-# back to a stub when that import fails. This command line never runs httpx's, and the fetch
-# guard imports httpx to parse the URL of a call it may refuse before anyone is asked, so the
-# tool's module is marked absent before anything here imports httpx (docs/benchmarks.md,
-# start-up). Only the command line does this: a program that imports the ``spyglass`` package
-# keeps httpx as it is, and a process that imported httpx first keeps its tool.
-sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
 import click
 

@@ -41,13 +41,9 @@ def mcp(ctx: click.Context, http: bool, port: int, token_file: Path | None) -> N
     """Serve MCP over stdio (for hosts that launch Spyglass) or Streamable HTTP."""
     if ctx.invoked_subcommand is not None:
         return
-    # The MCP SDK takes a good part of a second to import: only the serving path pays for
-    # it, and only for the modules the server uses (spyglass.mcp.sdk).
+    # The MCP SDK takes a good part of a second to import: only the serving path pays for it.
     import anyio
 
-    from spyglass.mcp import sdk
-
-    sdk.load(http=http)
     from spyglass.mcp.transport import bind_loopback, serve_http, serve_stdio
 
     runtime = load_runtime()

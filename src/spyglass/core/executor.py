@@ -4,8 +4,9 @@ Every call from every front end passes through :meth:`Executor.ainvoke`. The cor
 :meth:`Executor.invoke` adapts it for synchronous callers (the CLI) by running the coroutine
 on a fresh event loop, so it must not be called from inside a running loop.
 
-The executor is one object made of three parts, each a small class in its own module that it
-builds from what it is given and holds as an attribute:
+The executor is one object made of three parts, each a small class in its own module, given to
+it by the composition root (:func:`spyglass.runtime.build_runtime`) or built from its stores
+when not given, and held as an attribute:
 
 - ``permission`` (:class:`~spyglass.core.permission.Permission`): the policy stage, and the
   person's allowance spent as a call runs;
@@ -22,13 +23,13 @@ calls with its own turns says so with one :class:`~spyglass.core.parked.Parked` 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-from spyglass.core import drive
 from spyglass.core.actor import Actor, PersonalPolicy
 from spyglass.core.answers import Answers
 from spyglass.core.attempt import FINDING_PREFIX, Attempt, audit_event, finding_kinds, stop
@@ -36,7 +37,6 @@ from spyglass.core.audit import AuditSink
 from spyglass.core.capability import Capability
 from spyglass.core.confirmation import ConfirmationStore, Taken
 from spyglass.core.context import InvocationContext, Seams, Turn
-from spyglass.core.drive import loop_wanted
 from spyglass.core.expiry import ExpirySweep
 from spyglass.core.outcome import Code, Notice, Outcome
 from spyglass.core.parked import Parked
@@ -71,7 +71,9 @@ class Executor:
         delegated_channels: frozenset[str] | None = None,
         clock: Callable[[], float] = time.time,
         people: PersonalPolicy | None = None,
-        direct: bool = False,
+        permission: Permission | None = None,
+        expiry: ExpirySweep | None = None,
+        answers: Answers | None = None,
     ) -> None:
         self.registry = registry
         self.settings = settings
@@ -82,14 +84,12 @@ class Executor:
         )
         #: Each person's own permissions, asked in the policy stage for calls made for one.
         self.people = people
-        #: The synchronous :meth:`invoke` and :meth:`deny` run a call without an event loop
-        #: until it needs one (:mod:`spyglass.core.drive`): only when every store this
-        #: executor uses offloads its blocking work with ``drive.blocking`` (the embedded ones).
-        self.direct = direct
         self._audit = audit
-        self.permission = Permission(policy, people, settings)
-        self.expiry = ExpirySweep(registry, confirmations, audit, clock)
-        self.answers = Answers(registry, confirmations, self.expiry, people=people, clock=clock)
+        self.permission = permission or Permission(policy, people, settings)
+        self.expiry = expiry or ExpirySweep(registry, confirmations, audit, clock)
+        self.answers = answers or Answers(
+            registry, confirmations, self.expiry, people=people, clock=clock
+        )
 
     # -- what the parts share, and tests (and the runtime's stores) swap after building ------
 
@@ -247,13 +247,8 @@ class Executor:
         return await self.expiry.sweep_due()
 
     def run_sync(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        """Run one of this executor's coroutines from code that has no event loop: directly
-        until it needs a loop when :attr:`direct` allows (:mod:`spyglass.core.drive`), else
-        on a fresh event loop."""
-        if self.direct:
-            return drive.run(coroutine)
-        import asyncio
-
+        """Run one of this executor's coroutines from code that has no event loop, on a fresh
+        event loop."""
         return asyncio.run(coroutine)
 
     # -- the pipeline -----------------------------------------------------------------------
@@ -395,10 +390,6 @@ class Executor:
     async def _execute(
         self, attempt: Attempt, capability: Capability, arguments: dict[str, Any], turn: Turn
     ) -> Outcome:
-        # The handler reaches the network and runs under a timeout: from here on, an event loop.
-        await loop_wanted()
-        import asyncio
-
         cname, cversion = capability.name, capability.version
         context = self._context(attempt, capability, arguments, turn)
         timeout = self._timeout(capability)

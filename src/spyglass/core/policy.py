@@ -10,6 +10,7 @@ no page reads switches fetch off.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import json
@@ -24,7 +25,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from spyglass import jsontext
-from spyglass.core.drive import blocking, direct
 from spyglass.errors import StorageError
 from spyglass.paths import make_private_dir
 
@@ -174,11 +174,11 @@ async def read_snapshot(policy: PolicySource) -> PolicySnapshot:
     (``blocking = True``) is read on a worker thread, so the event loop never waits on it. A
     local file is read in place: one ``stat`` while it is unchanged."""
     asnapshot = getattr(policy, "asnapshot", None)
-    if asnapshot is not None and not direct():
+    if asnapshot is not None:
         snapshot_read: PolicySnapshot = await asnapshot()
         return snapshot_read
     if getattr(policy, "blocking", False):
-        return await blocking(snapshot, policy)
+        return await asyncio.to_thread(snapshot, policy)
     return snapshot(policy)
 
 

@@ -1,19 +1,14 @@
 """JSON Schema validation with messages that name the field but never echo its value.
 
-Two maintained validators, each doing what it is best at. ``fastjsonschema`` compiles each
-schema once into a Python function that says "valid" in microseconds and imports in a few
-milliseconds; it answers for every valid value. jsonschema (Draft 2020-12) is the judge of
-every value the compiled function does not accept: it decides whether it is really invalid and
-explains why. Importing jsonschema costs about a fifth of a second (its metaschema registry),
-more than the rest of a refused command, and validating with it about a millisecond a call;
-valid calls pay for neither. ``tests/core/test_schema.py`` checks on thousands of generated
-values per schema that the compiled function never accepts what jsonschema rejects.
+One validator: jsonschema, Draft 2020-12, the draft the capabilities' schemas are written in.
+Formats are annotations (not asserted) and defaults are not filled in: the caller's arguments
+are bound to the approval as given.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -116,58 +111,6 @@ def _validator(schema_json: str) -> Draft202012Validator:
     return Draft202012Validator(json.loads(schema_json))
 
 
-#: Keywords whose meaning is the same in Draft 7 (fastjsonschema's newest) and Draft 2020-12.
-#: A schema using any other (``prefixItems``, ``$ref``, ``dependentRequired``, ...) is judged
-#: by jsonschema alone: Draft 7 would ignore it and accept what 2020-12 refuses.
-_SHARED_KEYWORDS = frozenset(
-    {
-        "type", "properties", "required", "additionalProperties", "minLength", "maxLength",
-        "minItems", "maxItems", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-        "multipleOf", "enum", "const", "pattern", "items", "uniqueItems", "allOf", "anyOf",
-        "oneOf", "not", "minProperties", "maxProperties",
-        # Annotations: no effect on validity in either draft here (formats are not asserted).
-        "title", "description", "default", "examples", "$comment", "format", "deprecated",
-    }
-)  # fmt: skip
-#: Keywords whose value is one subschema, or a list or mapping of subschemas.
-_ONE, _MANY, _BY_NAME = (
-    {"items", "not", "additionalProperties"},
-    {"allOf", "anyOf", "oneOf"},
-    {"properties"},
-)
-
-
-def _shared(schema: Any) -> bool:
-    """Whether ``schema`` means the same to Draft 7 and Draft 2020-12, throughout."""
-    if isinstance(schema, bool):
-        return True
-    if not isinstance(schema, dict) or not set(schema) <= _SHARED_KEYWORDS:
-        return False
-    if isinstance(schema.get("items"), list):
-        return False  # a tuple in Draft 7, prefixItems' job in 2020-12
-    return (
-        all(_shared(schema[key]) for key in _ONE & set(schema))
-        and all(_shared(sub) for key in _MANY & set(schema) for sub in schema[key])
-        and all(_shared(sub) for key in _BY_NAME & set(schema) for sub in schema[key].values())
-    )
-
-
-@lru_cache(maxsize=64)
-def _compiled(schema_json: str) -> Callable[[Any], Any] | None:
-    import fastjsonschema
-
-    schema = json.loads(schema_json)
-    if not _shared(schema):
-        return None
-    try:
-        # Defaults are not filled in (the caller's arguments are bound to the approval as
-        # given) and formats are not asserted (2020-12 treats them as annotations, as
-        # jsonschema does).
-        return fastjsonschema.compile(schema, use_default=False, use_formats=False)
-    except fastjsonschema.JsonSchemaDefinitionException:
-        return None  # e.g. a pattern Python's re cannot compile: jsonschema says what is wrong
-
-
 #: Schemas already spelt as JSON, by identity: (the schema, kept so its id is not reused,
 #: and its text). A capability's schemas are made once and never changed, and the executor
 #: validates with them three times a search turn; spelling one again costs more than
@@ -177,7 +120,7 @@ _SPELT_MAX = 256
 
 
 def _key(schema: Mapping[str, Any] | bool) -> str:
-    """``schema`` as sorted JSON: the key of its compiled validators."""
+    """``schema`` as sorted JSON: the key of its validator."""
     known = _SPELT.get(id(schema))
     if known is not None and known[0] is schema:
         return known[1]
@@ -186,22 +129,6 @@ def _key(schema: Mapping[str, Any] | bool) -> str:
         _SPELT.clear()  # schemas made per call, not per capability: keep no more than this
     _SPELT[id(schema)] = (schema, text)
     return text
-
-
-def plainly_valid(schema: Mapping[str, Any] | bool, value: Any) -> bool:
-    """True when ``value`` satisfies ``schema`` by the compiled validator; False means "ask
-    jsonschema" (a schema the two drafts read differently always does; otherwise jsonschema
-    may still accept the value, and only its answer counts then)."""
-    import fastjsonschema
-
-    compiled = _compiled(_key(schema))
-    if compiled is None:
-        return False
-    try:
-        compiled(value)
-    except fastjsonschema.JsonSchemaException:
-        return False
-    return True
 
 
 def validator_for(schema: Mapping[str, Any]) -> Draft202012Validator:
@@ -215,8 +142,6 @@ def validation_error(schema: Mapping[str, Any], instance: Any) -> str | None:
     problem = unencodable(instance, schema)
     if problem is not None:
         return problem
-    if plainly_valid(schema, instance):
-        return None
     errors = sorted(
         validator_for(schema).iter_errors(instance),
         key=lambda e: (len(list(e.absolute_path)), str(e.validator)),

@@ -1,15 +1,11 @@
 """Destination checks made before any connection: URL shape, scheme, port, host, domains.
 
-No HTTP client lives here. The URL is parsed once with :class:`httpx.URL`, the same parser
+No HTTP client lives here. The URL is parsed once, with :class:`httpx.URL`: the same parser
 the client that connects uses, so the two can never disagree about the host (httpx is
 imported by the first check, not with this module: the capability's schema needs only
-:data:`MAX_URL_CHARS`). One shape of URL is judged before that parse, only to refuse it
-sooner: ``http(s)://`` and a dotted-quad IPv4 address in plain decimal, an optional port and a
-path of unreserved characters (:func:`plain_address`), which any parser reads the same way; a
-URL refused from it is refused with the same words, and one it would let through still goes
-through httpx's parse (docs/decisions.md, "The guard's quick refusal"). A host that
-is an IP literal in any spelling the operating system accepts (``127.1``, ``0x7f000001``,
-``017700000001``) becomes that address and is judged by :mod:`spyglass.net.addresses`.
+:data:`MAX_URL_CHARS`). A host that is an IP literal in any spelling the operating system
+accepts (``127.1``, ``0x7f000001``, ``017700000001``) becomes that address and is judged by
+:mod:`spyglass.net.addresses`.
 Names are judged by spelling here (:mod:`spyglass.net.hostnames` holds the one table of local
 names) and again, by the addresses they resolve to, at connect time.
 """
@@ -35,14 +31,11 @@ if TYPE_CHECKING:
     from spyglass.settings import FetchSettings
 
 _NUMERIC_LABEL = re.compile(r"^(0x[0-9a-f]*|[0-9]+)$")
-_DIGITS = frozenset("0123456789")
-#: What the path of a URL :func:`plain_address` reads may hold: unreserved characters and "/".
-_PLAIN_PATH = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~/-")
 
 
 @functools.cache
 def _forbidden_chars() -> re.Pattern[str]:
-    # Compiled on first use, as the next one: a refusal from the plain reading needs neither.
+    # Compiled on first use, as the next one: importing the module costs no regex compiles.
     return re.compile(r"[\x00-\x20\x7f\\]|\s")
 
 
@@ -119,13 +112,6 @@ class Guard:
 
     def check(self, raw: str) -> Target:
         """Parse and check ``raw``; :class:`TargetRejected` with a reason when refused."""
-        plain = plain_address(raw)
-        if plain is not None:
-            # Refuse without loading httpx when the URL's shape leaves nothing to interpret
-            # (a refused call is the common case of a literal address: loopback, private).
-            # A URL this lets through is parsed by httpx below and judged again.
-            scheme, address, port = plain
-            self._judge(scheme, str(address), port, address)
         target = parse_target(raw)
         opened = self._judge(target.url.scheme, target.host, target.port, target.address)
         return replace(target, private=True) if opened else target
@@ -151,44 +137,6 @@ class Guard:
         # sites) does not apply to it; the deny list still does.
         self.domains.check(host, opened=opened)
         return opened
-
-
-def plain_address(raw: str) -> tuple[str, IPv4Address, int] | None:
-    """Scheme, address and port of a URL of the plainest shape, read without a URL parser.
-
-    Only ``http(s)://`` followed by a dotted-quad IPv4 address in plain decimal, an optional
-    port and a path of unreserved characters qualifies (anything else gives ``None``): for
-    that shape httpx's parse and this one name the same scheme, address and port, which
-    ``tests/net/test_guard.py`` checks on generated URLs. The guard uses it only to
-    refuse sooner; a URL it would pass is parsed by httpx and judged again.
-    """
-    if not isinstance(raw, str) or len(raw) > MAX_URL_CHARS:
-        return None
-    if raw.startswith("http://"):
-        scheme, rest = "http", raw[7:]
-    elif raw.startswith("https://"):
-        scheme, rest = "https", raw[8:]
-    else:
-        return None
-    authority, _, path = rest.partition("/")
-    if not _PLAIN_PATH.issuperset(path):
-        return None
-    host, colon, port = authority.partition(":")
-    number = 443 if scheme == "https" else 80
-    if colon:
-        # httpx reads port 0 as "no port" (the scheme's default): not plain.
-        if not _plain_decimal(port, 5) or not 0 < int(port) < 65536:
-            return None
-        number = int(port)
-    octets = host.split(".")
-    if len(octets) != 4 or not all(_plain_decimal(o, 3) and int(o) < 256 for o in octets):
-        return None
-    return scheme, IPv4Address(host), number
-
-
-def _plain_decimal(text: str, longest: int) -> bool:
-    """ASCII digits, at most ``longest`` of them, without a leading zero (``0`` itself is)."""
-    return 0 < len(text) <= longest and _DIGITS.issuperset(text) and (text[0] != "0" or text == "0")
 
 
 def parse_target(raw: str) -> Target:
@@ -358,5 +306,4 @@ __all__ = [
     "host_literal",
     "inet_aton",
     "parse_target",
-    "plain_address",
 ]

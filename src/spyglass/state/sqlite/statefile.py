@@ -9,6 +9,7 @@ digests: a copy of the file approves nothing and signs nobody in.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import sqlite3
 import threading
@@ -26,7 +27,6 @@ from spyglass.core.confirmation import (
     record_to_json,
     token_digest,
 )
-from spyglass.core.drive import blocking
 from spyglass.errors import StorageError
 from spyglass.paths import make_private_dir
 from spyglass.state.sessions import LOGIN_CODE_TTL_SECONDS, SESSION_TTL_SECONDS, Session
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 # spyglass.conversation.pending (and the turn's tool calls and sources under it) is imported
 # by the paused-turn methods that use it: a command that only opens the state database, such
-# as a refused `spyglass fetch`, never loads the conversation code (tests/cli/test_imports.py).
+# as a refused `spyglass fetch`, never loads the conversation code (bench/startup.py).
 
 T = TypeVar("T")
 
@@ -78,7 +78,7 @@ class StateDB:
 
     async def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         # A worker thread inside an event loop; in place for a call run without one.
-        return await blocking(self.run_blocking, work)
+        return await asyncio.to_thread(self.run_blocking, work)
 
     def run_blocking(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """``work`` on this thread, under the lock: for callers with no event loop."""
