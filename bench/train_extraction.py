@@ -127,10 +127,13 @@ def read_page(item: tuple[str, str]) -> dict[str, Any]:
 
 
 def collect(jobs: int, rebuild: bool) -> list[dict[str, Any]]:
+    """Every page of both corpora as :func:`read_page` reads it, from the cache unless
+    ``rebuild``."""
     if CACHE.exists() and not rebuild:
         with CACHE.open("rb") as handle:
             cached: list[dict[str, Any]] = pickle.load(handle)
             return cached
+    started = time.perf_counter()
     work = [("wcxb", i) for i in page_ids("wcxb")]
     work += [("trafilatura", i) for i in page_ids("trafilatura")]
     if jobs > 1:
@@ -138,6 +141,7 @@ def collect(jobs: int, rebuild: bool) -> list[dict[str, Any]]:
             pages = list(pool.map(read_page, work, chunksize=8))
     else:
         pages = [read_page(item) for item in work]
+    print(f"  read {len(pages)} pages: {time.perf_counter() - started:.0f} s", flush=True)
     CACHE.parent.mkdir(parents=True, exist_ok=True)
     with CACHE.open("wb") as handle:
         pickle.dump(pages, handle)
