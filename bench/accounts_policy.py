@@ -27,6 +27,7 @@ async def main(count: int) -> None:
         runtime.stores.upgrade()
         member = await runtime.accounts.create("bench", Role.MEMBER)
         actor = await runtime.actors.actor(member)
+        medians = []
         for label, who in (("owner, no actor", None), ("member, with actor", actor)):
             timings = []
             for _ in range(count):
@@ -38,7 +39,9 @@ async def main(count: int) -> None:
                 assert outcome.ok, outcome
             timings.sort()
             p95 = timings[int(len(timings) * 0.95) - 1]
-            print(f"{label:20} median {statistics.median(timings):6.2f} ms   p95 {p95:6.2f} ms")
+            medians.append(statistics.median(timings))
+            print(f"{label:20} median {medians[-1]:6.2f} ms   p95 {p95:6.2f} ms")
+        print(f"member / owner, medians: x{medians[1] / medians[0]:.2f}")
         await runtime.stores.aclose()
 
 

@@ -1,10 +1,9 @@
 """The block model's training: every reading's blocks labelled by the references, the
 model fitted on them, and what it keeps of a reading held out.
 
-Used by ``bench/train_extraction.py`` (which ships ``blocks.txt``) and the lab scripts that
-measure variants of it (``bench/chooser_variants.py``, ``bench/page_types.py``,
-``bench/dom_reading.py``). A WCXB block is content when at least half of its word
-trigrams are in the page's reference (a block under three words: its words as a phrase);
+Used by ``bench/train_extraction.py``, which ships ``blocks.txt``. A WCXB block is content
+when at least half of its word trigrams are in the page's reference (a block under three
+words: its words as a phrase);
 a trafilatura-eval block is boilerplate when it holds a ``without`` snippet, content when
 it holds a ``with`` one, and unlabelled otherwise.
 """
@@ -26,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.extraction_data import FOLDS, SEED, Page, load_truth, plain  # noqa: E402
+from bench.extraction_data import FOLDS, SEED, Page, plain  # noqa: E402
 
 BLOCK_CACHE = ROOT / "bench" / "results" / "extraction-blocks-v2.pkl"
 _WORDS = re.compile(r"\w+")
@@ -47,8 +46,8 @@ COMMON_PARAMS: dict[str, Any] = {
 BLOCK_PARAMS: dict[str, Any] = {
     **COMMON_PARAMS,
     "objective": "binary",
-    # Measured held out against 31 leaves of 50 blocks (docs/benchmarks.md, round
-    # seventeen): 63 leaves of 25 scored higher on every chooser seed, 127 leaves lower.
+    # Held out, 63 leaves of 25 blocks scored higher than 31 of 50 on every chooser seed,
+    # 127 leaves lower (docs/decisions.md).
     "num_leaves": 63,
     "min_data_in_leaf": 25,
     # No bagging: LightGBM draws each row's place in a bag by its position, so one page
@@ -95,11 +94,6 @@ class Truth:
         shingles = [tuple(tokens[i : i + 3]) for i in range(len(tokens) - 2)]
         share = sum(s in self.shingles for s in shingles) / len(shingles)
         return float(share >= 0.5)
-
-
-def truths(pages: list[dict[str, Any]]) -> list[Truth]:
-    """The references of every cached page (``bench/train_extraction.py``'s), in order."""
-    return [Truth(load_truth(p["corpus"], p["id"])) for p in pages]
 
 
 class Replay:
@@ -169,11 +163,8 @@ def block_names(pages: list[dict[str, Any]]) -> list[str]:
 def sampled(x: Any, size: int, salt: bytes = b"") -> Any:
     """A mask keeping about ``size`` of the rows of ``x``, each kept or not by a hash of its
     own values (after ``salt``, which draws another sample of the same size): a block is in
-    the sample whatever the other pages read. (Every k-th row
-    was kept before, and bagged: a few pages read differently moved every later row in or
-    out, and the retrained model by as much as a small reading change moves it, 0.002 on
-    the held-out objective for twelve elements read differently; docs/benchmarks.md,
-    round sixteen.)"""
+    the sample whatever the other pages read (every k-th row would move every later row in
+    or out when a few pages read differently, and the retrained model with them)."""
     import numpy
 
     if len(x) <= size:
@@ -219,65 +210,65 @@ def fit_blocks(examples: list[tuple[Any, Any, Any]], names: list[str], salt: byt
     return lightgbm.train(BLOCK_PARAMS, data, num_boost_round=BLOCK_ROUNDS)
 
 
+def balanced(examples: list[Examples], corpora: list[str]) -> list[Examples]:
+    """``examples`` (``corpora[i]`` the corpus of ``examples[i]``) with the weights of each
+    corpus scaled so that its labelled rows weigh as much in total as the heaviest
+    corpus's; the heaviest keeps its weights, a corpus with no labelled rows too.
+
+    The two corpora count equally in what extraction is judged by (the mean of WCXB word
+    F1 and trafilatura-eval snippet F1), but not in the blocks: WCXB's references label
+    every block of a page, trafilatura-eval's snippets only the few blocks holding one,
+    and those few are the only examples of what that corpus calls boilerplate."""
+    import numpy
+
+    totals: dict[str, float] = {}
+    for (_, labels, weights), corpus in zip(examples, corpora, strict=True):
+        labelled = ~numpy.isnan(labels)
+        totals[corpus] = totals.get(corpus, 0.0) + float(numpy.asarray(weights)[labelled].sum())
+    heaviest = max(totals.values(), default=0.0)
+    scale = {c: heaviest / t if t > 0 else 1.0 for c, t in totals.items()}
+    return [
+        (rows, labels, numpy.asarray(weights) * scale[corpus])
+        for (rows, labels, weights), corpus in zip(examples, corpora, strict=True)
+    ]
+
+
 def readings_of(
-    per_page: list[PageBlocks],
-    indices: list[int],
-    pages: list[dict[str, Any]],
-    balance: bool = True,
+    per_page: list[PageBlocks], indices: list[int], pages: list[dict[str, Any]]
 ) -> list[Examples]:
     """The blocks of every reading of the ``indices`` pages, each corpus's labelled blocks
-    weighing the same in total (:mod:`bench.balance`; as before round seven without
-    ``balance``)."""
-    from bench.balance import balanced
-
+    weighing the same in total (:func:`balanced`)."""
     present = [i for i in indices if per_page[i] is not None]
     examples = [e for i in present for e in per_page[i].values()]  # type: ignore[union-attr]
-    if not balance:
-        return examples
     corpora = [pages[i]["corpus"] for i in present for _ in per_page[i]]  # type: ignore[union-attr]
     return balanced(examples, corpora)
 
 
-def out_of_fold(
+def fold_models(
     per_page: list[PageBlocks], fold_of: list[int], names: list[str], pages: list[dict[str, Any]]
-) -> tuple[list[dict[str, Any] | None], list[Any]]:
-    """First-pass chances of every block given by a model that never saw its site, and the
-    first-pass model of each fold."""
-    import numpy
-
-    first: list[dict[str, Any] | None] = [None] * len(per_page)
+) -> list[Any]:
+    """The block model of each fold, trained on the blocks of the other folds' pages."""
     models = []
     for fold in range(FOLDS):
         started = time.perf_counter()
-        model = fit_blocks(
-            readings_of(per_page, [i for i, f in enumerate(fold_of) if f != fold], pages), names
-        )
-        models.append(model)
-        for index, blocks in enumerate(per_page):
-            if fold_of[index] != fold or blocks is None:
-                continue
-            first[index] = {
-                kind: model.predict(x.astype("float64"), num_threads=1)
-                if len(x)
-                else numpy.zeros(0)
-                for kind, (x, _, _) in blocks.items()
-            }
-        print(f"  first pass, fold {fold + 1}: {time.perf_counter() - started:.0f} s", flush=True)
-    return first, models
+        training = readings_of(per_page, [i for i, f in enumerate(fold_of) if f != fold], pages)
+        models.append(fit_blocks(training, names))
+        print(f"  block model, fold {fold + 1}: {time.perf_counter() - started:.0f} s", flush=True)
+    return models
 
 
 Chances = Callable[[list[list[float]]], list[float]]
 
 
-def one_pass(first: Any) -> Chances:
-    """Chances from the first block model alone."""
+def chances_of(model: Any) -> Chances:
+    """Each block row's chance of being content, as ``model`` gives it."""
     import numpy
 
     def chances(rows: list[list[float]]) -> list[float]:
         if not rows:
             return []
         matrix = numpy.asarray(rows, dtype=numpy.float32).astype(numpy.float64)
-        return [float(v) for v in first.predict(matrix, num_threads=1)]
+        return [float(v) for v in model.predict(matrix, num_threads=1)]
 
     return chances
 
@@ -298,6 +289,8 @@ def filtered(
 
 def block_data(pages: list[dict[str, Any]], truths: list[Truth], rebuild: bool) -> list[PageBlocks]:
     """Every page's blocks with their labels, cached beside the readings."""
+    import numpy
+
     if BLOCK_CACHE.exists() and not rebuild:
         with BLOCK_CACHE.open("rb") as handle:
             cached: list[PageBlocks] = pickle.load(handle)
@@ -305,7 +298,7 @@ def block_data(pages: list[dict[str, Any]], truths: list[Truth], rebuild: bool) 
     started = time.perf_counter()
     per_page = [block_examples(p, t) for p, t in zip(pages, truths, strict=True)]
     examples = [e for blocks in per_page if blocks is not None for e in blocks.values()]
-    count = sum(int((~numpy_isnan(e[1])).sum()) for e in examples)
+    count = sum(int((~numpy.isnan(e[1])).sum()) for e in examples)
     total = sum(len(e[1]) for e in examples)
     print(
         f"  blocks: {total:,}, labelled {count:,} ({time.perf_counter() - started:.0f} s)",
@@ -314,49 +307,3 @@ def block_data(pages: list[dict[str, Any]], truths: list[Truth], rebuild: bool) 
     with BLOCK_CACHE.open("wb") as handle:
         pickle.dump(per_page, handle)
     return per_page
-
-
-def numpy_isnan(values: Any) -> Any:
-    import numpy
-
-    return numpy.isnan(values)
-
-
-def filtered_pages(
-    pages: list[dict[str, Any]],
-    truths: list[Truth],
-    fold_of: list[int],
-    models: list[Any],
-    threshold: float,
-) -> list[dict[str, Any]]:
-    """The pages as the chooser sees them when it chooses among filtered readings: every
-    reading filtered by a block model that never saw the page's site, its chooser row
-    continued by what that model made of it (:data:`~spyglass.extract.blocks.FILTER_FEATURES`),
-    and its score after filtering."""
-    from spyglass.extract.blocks import FILTER_FEATURES, score_blocks
-    from spyglass.extract.readings import KINDS
-
-    result = []
-    names = next(p["names"] for p in pages if p["rows"] is not None)
-    for index, page in enumerate(pages):
-        if page["rows"] is None:
-            result.append(page)
-            continue
-        chances = one_pass(models[fold_of[index]])
-        rows, texts, scores = [], {}, {}
-        for position, kind in enumerate(KINDS):
-            replay = Replay(page["places"][kind])
-            scored = score_blocks(kind, page["texts"], chances, context_of(page, kind), replay)
-            texts[kind] = scored.kept(threshold)
-            scores[kind] = truths[index].page.score(texts[kind])
-            rows.append([*page["rows"][position], *scored.summary(threshold)])
-        result.append(
-            {
-                **page,
-                "rows": rows,
-                "texts": texts,
-                "scores": scores,
-                "names": [*names, *FILTER_FEATURES],
-            }
-        )
-    return result

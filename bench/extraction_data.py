@@ -15,7 +15,9 @@ import json
 import os
 import random
 import re
-from collections import Counter
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -75,8 +77,7 @@ def f1(predicted: str, reference: str) -> tuple[float, float, float]:
     return 2 * precision * recall / (precision + recall), precision, recall
 
 
-#: An output longer than this many times its reference counts as too long (the issue's
-#: "longer than 1.5x the reference").
+#: An output longer than this many times its reference counts as too long.
 LONGER = 1.5
 #: Words of a shingle, as the article-extraction benchmark counts them (four in a row).
 SHINGLE = 4
@@ -84,7 +85,7 @@ SHINGLE = 4
 
 def shingles(text: str) -> Counter[tuple[str, ...]]:
     """Every run of :data:`SHINGLE` words of ``text``, counted; case kept, as the Scrapinghub
-    article-extraction benchmark (181 news pages, the issue's "shingle F1") compares them."""
+    article-extraction benchmark (181 news pages, "shingle F1") compares them."""
     words = _WORD.findall(text)
     if not words:
         return Counter()
@@ -267,3 +268,45 @@ def folds(pages: list[dict[str, Any]]) -> list[int]:
     random.Random(SEED).shuffle(domains)
     fold_of = {domain: i % FOLDS for i, domain in enumerate(domains)}
     return [fold_of[p["domain"]] for p in pages]
+
+
+def figures(scored: Iterable[tuple[dict[str, Any], dict[str, float]]]) -> dict[str, Any]:
+    """WCXB word F1 overall and per page type, shingle F1, `with`/`without` rates and length
+    ratio; trafilatura-eval snippet P/R/F1 (counts summed over pages).
+
+    ``scored`` pairs each page (its ``corpus`` and ``type``) with the score
+    (:meth:`Page.score`) of what was chosen for it.
+    """
+    by_type: dict[str, list[float]] = defaultdict(list)
+    ratios: list[float] = []
+    with_rates: list[float] = []
+    without_rates: list[float] = []
+    counts = {"tp": 0.0, "fn": 0.0, "fp": 0.0, "tn": 0.0}
+    shingled: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
+    for page, score in scored:
+        if page["corpus"] != "wcxb":
+            for key in counts:
+                counts[key] += score[key]
+            continue
+        by_type["overall"].append(score["f1"])
+        by_type[page["type"]].append(score["f1"])
+        ratios.append(score["length_ratio"])
+        shingles = (score["shingle_tp"], score["shingle_fp"], score["shingle_fn"])
+        for group in ("overall", page["type"]):
+            shingled[group].append(shingles)
+        if score["tp"] + score["fn"]:
+            with_rates.append(score["tp"] / (score["tp"] + score["fn"]))
+        if score["fp"] + score["tn"]:
+            without_rates.append(score["fp"] / (score["fp"] + score["tn"]))
+    precision = counts["tp"] / max(counts["tp"] + counts["fp"], 1)
+    recall = counts["tp"] / max(counts["tp"] + counts["fn"], 1)
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {
+        "wcxb": {group: statistics.fmean(values) for group, values in by_type.items() if values},
+        "pages": {group: len(values) for group, values in by_type.items()},
+        "length_ratio": statistics.median(ratios),
+        "with": statistics.fmean(with_rates),
+        "without": statistics.fmean(without_rates),
+        "trafilatura_eval": {"precision": precision, "recall": recall, "f1": f1},
+        "shingles": {group: shingle_figures(values) for group, values in shingled.items()},
+    }

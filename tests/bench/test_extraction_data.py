@@ -1,9 +1,9 @@
-"""The benches' scoring: the article-extraction benchmark's shingle measure."""
+"""The benches' scoring: the shingle measure and the figures a run reports."""
 
 from __future__ import annotations
 
 import pytest
-from bench.extraction_data import shingle_counts, shingle_figures, shingles
+from bench.extraction_data import figures, shingle_counts, shingle_figures, shingles
 
 
 def test_a_text_is_counted_as_every_run_of_four_words_with_case_kept() -> None:
@@ -44,3 +44,23 @@ def test_the_f1_is_of_the_mean_precision_and_the_mean_recall() -> None:
     assert found["shingle_precision"] == pytest.approx(0.75)
     assert found["shingle_recall"] == pytest.approx(0.75)
     assert found["shingle_f1"] == pytest.approx(0.75)
+
+
+def wcxb_score(f1: float, tp: int = 1, fn: int = 0, fp: int = 0, tn: int = 1) -> dict[str, float]:
+    shingles = {"shingle_tp": 1.0, "shingle_fp": 0.0, "shingle_fn": 0.0}
+    return {"f1": f1, "tp": tp, "fn": fn, "fp": fp, "tn": tn, "length_ratio": 1.0, **shingles}
+
+
+def test_figures_average_wcxb_pages_by_type_and_sum_snippets_over_the_other_corpus() -> None:
+    result = figures(
+        [
+            ({"corpus": "wcxb", "type": "article"}, wcxb_score(1.0)),
+            ({"corpus": "wcxb", "type": "forum"}, wcxb_score(0.5, tp=0, fn=1, fp=1, tn=1)),
+            ({"corpus": "trafilatura", "type": "news/blog"}, {"tp": 3, "fn": 1, "fp": 1, "tn": 0}),
+            ({"corpus": "trafilatura", "type": "news/blog"}, {"tp": 1, "fn": 1, "fp": 0, "tn": 2}),
+        ]
+    )
+    assert result["wcxb"] == {"overall": 0.75, "article": 1.0, "forum": 0.5}
+    assert (result["with"], result["without"]) == (0.5, 0.25)
+    assert result["trafilatura_eval"]["precision"] == 0.8
+    assert result["trafilatura_eval"]["recall"] == 4 / 6
