@@ -5,7 +5,8 @@ way to give it another; this one takes any :class:`httpcore.AsyncNetworkBackend`
 public extension points only: :class:`httpx.AsyncBaseTransport` on the httpx side and
 :class:`httpcore.AsyncConnectionPool`'s ``network_backend`` on the httpcore side. HTTP/1.1
 only; proxies are never used. ``web.fetch`` uses it with its guarded backend
-(:mod:`spyglass.net.transport`); the model and provider clients use httpx's own transport.
+(:mod:`spyglass.net.transport`), the model and provider clients with the asyncio one
+(:mod:`spyglass.net.loopnet`).
 """
 
 from __future__ import annotations

@@ -81,11 +81,18 @@ def make_client(timeout: float, context: ssl.SSLContext) -> httpx.AsyncClient:
 
     import httpx
 
+    from spyglass.net.loopnet import LoopBackend
+    from spyglass.net.pool import CoreTransport
+
     return httpx.AsyncClient(
-        verify=context,
-        # httpcore looks at every pooled connection whenever a request starts or ends: a
-        # burst of searches must not leave dozens behind for every later search to check.
-        limits=httpx.Limits(max_keepalive_connections=KEPT_CONNECTIONS),
+        # Straight on asyncio, not through anyio (spyglass.net.loopnet).
+        transport=CoreTransport(
+            LoopBackend(),
+            ssl_context=context,
+            # httpcore looks at every pooled connection whenever a request starts or ends: a
+            # burst of searches must not leave dozens behind for every later search to check.
+            limits=httpx.Limits(max_keepalive_connections=KEPT_CONNECTIONS),
+        ),
         # A kept client must not carry one search's cookies into the next: none are stored.
         cookies=CookieJar(DefaultCookiePolicy(allowed_domains=[])),
         timeout=httpx.Timeout(timeout),

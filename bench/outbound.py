@@ -1,0 +1,150 @@
+"""What one outbound request costs the service's event loop: httpcore on anyio or on asyncio.
+
+Runs the fake model and the SearXNG-shaped provider of ``bench/peers.py`` in a child process
+and, in this one, measures the CPU time (``time.process_time``) of:
+
+1. one *pair* of outbound requests as a search turn makes them — a streamed model answer read
+   to its end and a provider ``GET`` — through httpx's own transport (httpcore on anyio) and
+   through ``CoreTransport(LoopBackend())`` (httpcore straight on asyncio,
+   ``spyglass.net.loopnet``), alternating the two for ``--rounds`` rounds of ``--requests``
+   pairs each, after a warm-up; the median of the rounds and each round are printed;
+2. the model client's stream parsing: ``ModelClient.stream`` over answers of 1 and of
+   ``--chunks`` SSE chunks; the difference over the extra chunks is the cost of one chunk.
+
+    PYTHONPATH=src:. .venv/bin/python -m bench.outbound [--requests 1000] [--rounds 6]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import httpx
+from tests.support.fake_model import Reply, text
+
+from bench.peers import PeerServer, model_answer, searxng
+from spyglass.llm.client import ModelClient
+from spyglass.net.loopnet import LoopBackend
+from spyglass.net.pool import CoreTransport
+from spyglass.settings import Settings
+
+ONE = text("Here is the answer.", pieces=1)
+BODY = {"messages": [{"role": "user", "content": "search the tides"}], "stream": True}
+
+
+def many(chunks: int) -> Reply:
+    return text("word " * chunks, pieces=chunks)
+
+
+async def peers(chunks: int) -> None:
+    long = many(chunks)
+
+    def choose(body: dict[str, Any]) -> Reply:
+        return long if body["messages"][-1]["content"] == "long" else ONE
+
+    async with PeerServer(model_answer(choose)) as model, PeerServer(searxng) as provider:
+        print(json.dumps({"model": f"{model.url}/v1", "provider": provider.url}), flush=True)
+        await asyncio.to_thread(sys.stdin.read)
+
+
+async def cpu_per_call(count: int, call: Callable[[], Awaitable[None]]) -> float:
+    """CPU microseconds of this process per ``call``, after a warm-up of a tenth."""
+    for _ in range(max(1, count // 10)):
+        await call()
+    started = time.process_time()
+    for _ in range(count):
+        await call()
+    return (time.process_time() - started) / count * 1e6
+
+
+async def pairs(urls: dict[str, str], requests: int, rounds: int) -> dict[str, list[float]]:
+    model = urls["model"] + "/chat/completions"
+    provider = urls["provider"] + "/search"
+
+    def pair(http: httpx.AsyncClient) -> Callable[[], Awaitable[None]]:
+        async def call() -> None:
+            async with http.stream("POST", model, json=BODY) as response:
+                async for _ in response.aiter_lines():
+                    pass
+            await http.get(provider, params={"q": "harbour tides", "format": "json"})
+
+        return call
+
+    found: dict[str, list[float]] = {"anyio": [], "asyncio": []}
+    for _ in range(rounds):
+        for name in found:
+            options: dict[str, Any] = {"timeout": 30, "trust_env": False}
+            if name == "asyncio":
+                options["transport"] = CoreTransport(LoopBackend())
+            async with httpx.AsyncClient(**options) as http:
+                found[name].append(await cpu_per_call(requests, pair(http)))
+    return found
+
+
+async def chunk_cost(urls: dict[str, str], chunks: int, requests: int) -> tuple[float, float]:
+    settings = Settings().llm.model_copy(update={"base_url": urls["model"]})
+    client = ModelClient(settings)
+    try:
+
+        def answer(word: str) -> Callable[[], Awaitable[None]]:
+            async def call() -> None:
+                async for _ in client.stream([{"role": "user", "content": word}]):
+                    pass
+
+            return call
+
+        short = await cpu_per_call(requests, answer("short"))
+        long = await cpu_per_call(requests, answer("long"))
+    finally:
+        await client.aclose()
+    return short, (long - short) / (chunks - 1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--requests", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--chunks", type=int, default=200)
+    parser.add_argument("--peers", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.peers:
+        asyncio.run(peers(args.peers))
+        return
+    child = subprocess.Popen(
+        [sys.executable, "-m", "bench.outbound", "--peers", str(args.chunks)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    try:
+        assert child.stdout is not None
+        urls = json.loads(child.stdout.readline())
+        found = asyncio.run(pairs(urls, args.requests, args.rounds))
+        short, per_chunk = asyncio.run(chunk_cost(urls, args.chunks, args.requests // 4))
+    finally:
+        if child.stdin is not None:
+            child.stdin.close()
+        child.wait(10)
+    load = os.getloadavg()
+    print(f"load average (1/5/15 min) at the end: {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}")
+    for name, values in found.items():
+        each = ", ".join(f"{v:.0f}" for v in values)
+        print(
+            f"httpcore on {name}: {statistics.median(values):.0f} µs of CPU per pair "
+            f"(model stream + provider GET); rounds: {each}"
+        )
+    print(f"ModelClient.stream, a one-chunk answer: {short:.0f} µs of CPU")
+    print(f"ModelClient.stream, each further SSE chunk: {per_chunk:.1f} µs of CPU")
+
+
+if __name__ == "__main__":
+    main()
