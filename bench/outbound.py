@@ -5,8 +5,8 @@ and, in this one, measures the CPU time (``time.process_time``) of:
 
 1. one *pair* of outbound requests as a search turn makes them — a streamed model answer read
    to its end and a provider ``GET`` — through httpx's own transport (httpcore on anyio) and
-   through ``CoreTransport(LoopBackend())`` (httpcore straight on asyncio,
-   ``spyglass.net.loopnet``), alternating the two for ``--rounds`` rounds of ``--requests``
+   through ``CoreTransport(AsyncioBackend())`` (httpcore straight on asyncio,
+   ``spyglass.net.backend``), alternating the two for ``--rounds`` rounds of ``--requests``
    pairs each, after a warm-up; the median of the rounds and each round are printed;
 2. the model client's stream parsing: ``ModelClient.stream`` over answers of 1 and of
    ``--chunks`` SSE chunks; the difference over the extra chunks is the cost of one chunk.
@@ -32,7 +32,7 @@ from tests.support.fake_model import Reply, text
 
 from bench.peers import PeerServer, model_answer, searxng
 from spyglass.llm.client import ModelClient
-from spyglass.net.loopnet import LoopBackend
+from spyglass.net.backend import AsyncioBackend
 from spyglass.net.pool import CoreTransport
 from spyglass.settings import Settings
 
@@ -83,7 +83,7 @@ async def pairs(urls: dict[str, str], requests: int, rounds: int) -> dict[str, l
         for name in found:
             options: dict[str, Any] = {"timeout": 30, "trust_env": False}
             if name == "asyncio":
-                options["transport"] = CoreTransport(LoopBackend())
+                options["transport"] = CoreTransport(AsyncioBackend())
             async with httpx.AsyncClient(**options) as http:
                 found[name].append(await cpu_per_call(requests, pair(http)))
     return found

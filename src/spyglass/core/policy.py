@@ -10,7 +10,6 @@ no page reads switches fetch off.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import fcntl
 import json
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from spyglass import jsontext
+from spyglass.core.workers import STORES
 from spyglass.errors import StorageError
 from spyglass.paths import make_private_dir
 
@@ -178,7 +178,7 @@ async def read_snapshot(policy: PolicySource) -> PolicySnapshot:
         snapshot_read: PolicySnapshot = await asnapshot()
         return snapshot_read
     if getattr(policy, "blocking", False):
-        return await asyncio.to_thread(snapshot, policy)
+        return await STORES.run(snapshot, policy)
     return snapshot(policy)
 
 

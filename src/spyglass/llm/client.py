@@ -22,8 +22,8 @@ from spyglass.core.encoding import printable
 from spyglass.errors import UpstreamError
 from spyglass.llm.toolcalls import LeakGuard, ToolCall, ToolCallAccumulator
 from spyglass.llm.toolsupport import MAX_ERROR_BYTES, ToolSupportMemory, refuses_tools
+from spyglass.net.backend import AsyncioBackend
 from spyglass.net.faults import Fault, classify
-from spyglass.net.loopnet import LoopBackend
 from spyglass.net.pool import CoreTransport
 from spyglass.settings import LLMSettings
 
@@ -96,10 +96,10 @@ class ModelClient:
             headers = {"Accept": "text/event-stream"}
             if self.settings.api_key is not None and self.settings.api_key.get_secret_value():
                 headers["Authorization"] = f"Bearer {self.settings.api_key.get_secret_value()}"
-            # Straight on asyncio, not through anyio (spyglass.net.loopnet): two model requests
+            # Straight on asyncio, not through anyio (spyglass.net.backend): two model requests
             # a search turn, each read in many small pieces.
             transport = self._transport or CoreTransport(
-                LoopBackend(), limits=httpx.Limits(max_keepalive_connections=KEPT_CONNECTIONS)
+                AsyncioBackend(), limits=httpx.Limits(max_keepalive_connections=KEPT_CONNECTIONS)
             )
             self._client = httpx.AsyncClient(
                 transport=transport,

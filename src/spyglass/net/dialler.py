@@ -29,10 +29,12 @@ class Dialler(Protocol):
 
 
 class SystemDialler:
-    """Plain TCP through httpcore's anyio backend, with the peer address re-checked."""
+    """Plain TCP on Spyglass's asyncio backend, with the peer address re-checked."""
 
     def __init__(self, backend: httpcore.AsyncNetworkBackend | None = None) -> None:
-        self._backend = backend or httpcore.AnyIOBackend()
+        from spyglass.net.backend import AsyncioBackend
+
+        self._backend = backend or AsyncioBackend()
 
     async def connect(
         self, address: IPAddress, port: int, timeout: float | None

@@ -6,7 +6,7 @@ public extension points only: :class:`httpx.AsyncBaseTransport` on the httpx sid
 :class:`httpcore.AsyncConnectionPool`'s ``network_backend`` on the httpcore side. HTTP/1.1
 only; proxies are never used. ``web.fetch`` uses it with its guarded backend
 (:mod:`spyglass.net.transport`), the model and provider clients with the asyncio one
-(:mod:`spyglass.net.loopnet`).
+(:mod:`spyglass.net.backend`).
 """
 
 from __future__ import annotations

@@ -81,13 +81,13 @@ def make_client(timeout: float, context: ssl.SSLContext) -> httpx.AsyncClient:
 
     import httpx
 
-    from spyglass.net.loopnet import LoopBackend
+    from spyglass.net.backend import AsyncioBackend
     from spyglass.net.pool import CoreTransport
 
     return httpx.AsyncClient(
-        # Straight on asyncio, not through anyio (spyglass.net.loopnet).
+        # Straight on asyncio, not through anyio (spyglass.net.backend).
         transport=CoreTransport(
-            LoopBackend(),
+            AsyncioBackend(),
             ssl_context=context,
             # httpcore looks at every pooled connection whenever a request starts or ends: a
             # burst of searches must not leave dozens behind for every later search to check.

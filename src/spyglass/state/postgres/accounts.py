@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import psycopg
 
 from spyglass.accounts.runner import Execute
+from spyglass.core.workers import STORES
 from spyglass.state.postgres.connection import STATEMENT_SECONDS, BlockingConnection
 from spyglass.state.postgres.loopconn import LoopConnection
 
@@ -36,11 +36,11 @@ class PostgresRunner:
         self._db = BlockingConnection(url, timeout=timeout, statement_seconds=statement_seconds)
         self._loop = LoopConnection(url, timeout=timeout, statement_seconds=statement_seconds)
 
-    # Work of several statements runs on the stores' worker threads (asyncio.to_thread),
+    # Work of several statements runs on the stores' worker threads (spyglass.core.workers),
     # whose hand-off costs about half the CPU of asyncio.to_thread's.
 
     async def transaction(self, work: Callable[[Execute], T]) -> T:
-        return await asyncio.to_thread(self._db.run, lambda db: _in_transaction(db, work))
+        return await STORES.run(self._db.run, lambda db: _in_transaction(db, work))
 
     async def read(self, work: Callable[[Execute], T]) -> T:
         # PostgreSQL's reads take no lock a writer waits for: the same transaction will do.

@@ -6,7 +6,6 @@ off the event loop behind :class:`~spyglass.history.store.HistoryStore`.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
 import re
@@ -17,6 +16,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from spyglass.core.workers import STORES
 from spyglass.history.store import (
     HistoryStore,
     NullHistory,
@@ -46,10 +46,10 @@ class ThreadedHistory:
         return self.store.provenance()
 
     async def exists(self, conversation_id: str) -> bool:
-        return await asyncio.to_thread(self.store.exists, conversation_id)
+        return await STORES.run(self.store.exists, conversation_id)
 
     async def add_user(self, conversation_id: str, turn_id: str, text: str, *, title: str) -> None:
-        await asyncio.to_thread(
+        await STORES.run(
             functools.partial(self.store.add_user, conversation_id, turn_id, text, title=title)
         )
 
@@ -65,7 +65,7 @@ class ThreadedHistory:
         exchanges: list[dict[str, Any]],
         receipt: dict[str, Any] | None = None,
     ) -> None:
-        await asyncio.to_thread(
+        await STORES.run(
             functools.partial(
                 self.store.save_assistant,
                 conversation_id,
@@ -80,22 +80,22 @@ class ThreadedHistory:
         )
 
     async def messages(self, conversation_id: str) -> list[dict[str, Any]]:
-        return await asyncio.to_thread(self.store.messages, conversation_id)
+        return await STORES.run(self.store.messages, conversation_id)
 
     async def receipts(self, since: datetime) -> list[dict[str, Any]]:
-        return await asyncio.to_thread(self.store.receipts, since)
+        return await STORES.run(self.store.receipts, since)
 
     async def conversations(self, query: str | None = None) -> list[dict[str, Any]]:
-        return await asyncio.to_thread(self.store.conversations, query)
+        return await STORES.run(self.store.conversations, query)
 
     async def conversation(self, conversation_id: str) -> dict[str, Any] | None:
-        return await asyncio.to_thread(self.store.conversation, conversation_id)
+        return await STORES.run(self.store.conversation, conversation_id)
 
     async def delete(self, conversation_id: str) -> bool:
-        return await asyncio.to_thread(self.store.delete, conversation_id)
+        return await STORES.run(self.store.delete, conversation_id)
 
     async def prune(self) -> int:
-        return await asyncio.to_thread(self.store.prune)
+        return await STORES.run(self.store.prune)
 
     async def close(self) -> None:
         self.store.close()

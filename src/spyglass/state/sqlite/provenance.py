@@ -7,13 +7,13 @@ deleted or pruned (``ON DELETE CASCADE``).
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from spyglass.core.workers import STORES
 from spyglass.privacy.provenance import Source
 
 
@@ -57,10 +57,10 @@ class SQLiteProvenanceStore:
                 self._db = None
 
     async def add(self, conversation_id: str, sources: Sequence[Source]) -> None:
-        await asyncio.to_thread(self.add_now, conversation_id, sources)
+        await STORES.run(self.add_now, conversation_id, sources)
 
     async def sources(self, conversation_id: str) -> list[Source]:
-        return await asyncio.to_thread(self.sources_now, conversation_id)
+        return await STORES.run(self.sources_now, conversation_id)
 
     def add_now(self, conversation_id: str, sources: Sequence[Source]) -> None:
         """:meth:`add`, blocking the calling thread."""

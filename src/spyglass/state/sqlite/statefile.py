@@ -9,7 +9,6 @@ digests: a copy of the file approves nothing and signs nobody in.
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import sqlite3
 import threading
@@ -27,6 +26,7 @@ from spyglass.core.confirmation import (
     record_to_json,
     token_digest,
 )
+from spyglass.core.workers import STORES
 from spyglass.errors import StorageError
 from spyglass.paths import make_private_dir
 from spyglass.state.sessions import LOGIN_CODE_TTL_SECONDS, SESSION_TTL_SECONDS, Session
@@ -78,7 +78,7 @@ class StateDB:
 
     async def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         # A worker thread inside an event loop; in place for a call run without one.
-        return await asyncio.to_thread(self.run_blocking, work)
+        return await STORES.run(self.run_blocking, work)
 
     def run_blocking(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """``work`` on this thread, under the lock: for callers with no event loop."""

@@ -13,7 +13,7 @@ import httpx
 import pytest
 import trustme
 
-from spyglass.net.loopnet import HIGH_WATER, LoopBackend
+from spyglass.net.backend import HIGH_WATER, AsyncioBackend
 from spyglass.net.pool import CoreTransport
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
@@ -91,7 +91,7 @@ async def keep_alive(reader: asyncio.StreamReader, writer: asyncio.StreamWriter)
 def client(**options: object) -> httpx.AsyncClient:
     context = options.pop("ssl_context", None)
     assert context is None or isinstance(context, ssl.SSLContext)
-    transport = CoreTransport(LoopBackend(), ssl_context=context)
+    transport = CoreTransport(AsyncioBackend(), ssl_context=context)
     return httpx.AsyncClient(transport=transport, trust_env=False, **options)  # type: ignore[arg-type]
 
 
@@ -231,7 +231,7 @@ async def test_a_tls_handshake_nobody_answers_is_a_connect_timeout(authority: tr
 
 async def test_socket_options_are_set_before_the_connection_is_made(hello: Server) -> None:
     option = (socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
-    stream = await LoopBackend().connect_tcp("127.0.0.1", hello.port, socket_options=[option])
+    stream = await AsyncioBackend().connect_tcp("127.0.0.1", hello.port, socket_options=[option])
     try:
         sock = stream.get_extra_info("socket")
         assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 1
@@ -247,7 +247,7 @@ async def test_a_unix_socket_is_a_stream_like_any_other(tmp_path: Path) -> None:
     served = Server(keep_alive)
     server = await asyncio.start_unix_server(served._accept, path)
     try:
-        stream = await LoopBackend().connect_unix_socket(path, timeout=5)
+        stream = await AsyncioBackend().connect_unix_socket(path, timeout=5)
         await stream.write(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
         assert (await stream.read(65536, timeout=5)).endswith(b"hello")
         await stream.aclose()

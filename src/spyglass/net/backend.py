@@ -1,12 +1,14 @@
-"""httpcore's network backend straight on asyncio, for Spyglass's own outbound clients.
+"""httpcore's network backend straight on asyncio: every connection Spyglass opens uses it.
 
 httpcore reaches asyncio through anyio by default: every read and write of a request passes
 through anyio's socket stream, a cancel scope for its timeout and a checkpoint. The model
-client and the search providers' clients make several requests per turn on the event loop,
+client, the search providers' and hosted readers' clients and ``web.fetch``'s guarded dialler
+(:class:`spyglass.net.dialler.SystemDialler`) make several requests per turn on the event loop,
 so this backend answers httpcore directly with an :class:`asyncio.Protocol` and a buffer: a
 read that finds bytes waiting returns them without a context switch, and a timeout is one
-timer on the loop. (``web.fetch`` keeps its own guarded backend, which checks every address
-it dials: ``spyglass.net.transport``.)
+timer on the loop. It implements httpcore's public :class:`httpcore.AsyncNetworkBackend`
+interface and is handed to httpcore's public ``AsyncConnectionPool(network_backend=...)``
+(:mod:`spyglass.net.pool`); why it is kept, with its threshold, is in docs/decisions.md.
 
 Timeouts and failures are httpcore's own exceptions (``ConnectTimeout``, ``ReadTimeout``,
 ``WriteTimeout``, ``ConnectError``, ``ReadError``, ``WriteError``), so httpx reports them
@@ -196,7 +198,7 @@ class LoopStream(httpcore.AsyncNetworkStream):
         return None
 
 
-class LoopBackend(httpcore.AsyncNetworkBackend):
+class AsyncioBackend(httpcore.AsyncNetworkBackend):
     """Connects with the running loop's own transports (see the module's docstring)."""
 
     async def connect_tcp(

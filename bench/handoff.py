@@ -1,0 +1,64 @@
+"""CPU per trip to a worker thread: `asyncio.to_thread` against `core.workers.WorkerThreads`.
+
+Each store call the service makes on a turn is such a trip (a dozen per search turn). Both are
+measured on uvloop's loop and on asyncio's, alternating, ``--calls`` sequential trips of a
+trivial function each round; the figure is the process's CPU time per trip.
+
+    PYTHONPATH=src:. .venv/bin/python -m bench.handoff [--calls 20000] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import time
+from collections.abc import Awaitable, Callable
+
+from spyglass.core.workers import WorkerThreads
+
+
+def work(value: int) -> int:
+    return value + 1
+
+
+async def per_trip(trip: Callable[[int], Awaitable[int]], calls: int) -> float:
+    """Microseconds of this process's CPU per trip."""
+    for i in range(500):  # threads started, caches warm
+        await trip(i)
+    started = time.process_time()
+    for i in range(calls):
+        await trip(i)
+    return (time.process_time() - started) / calls * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--calls", type=int, default=20_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    import uvloop
+
+    runners = {"uvloop": uvloop.run, "asyncio": asyncio.run}
+    figures: dict[tuple[str, str], list[float]] = {}
+    for _ in range(args.rounds):
+        for loop, run in runners.items():
+            workers = WorkerThreads("bench")
+
+            async def to_thread(value: int) -> int:
+                return await asyncio.to_thread(work, value)
+
+            async def on_workers(value: int, workers: WorkerThreads = workers) -> int:
+                return await workers.run(work, value)
+
+            for name, trip in (("asyncio.to_thread", to_thread), ("WorkerThreads.run", on_workers)):
+                figures.setdefault((loop, name), []).append(run(per_trip(trip, args.calls)))
+    print("| loop | hand-off | CPU per trip (median of rounds) | each round |")
+    print("|---|---|---|---|")
+    for (loop, name), values in figures.items():
+        each = ", ".join(f"{v:.1f}" for v in values)
+        print(f"| {loop} | `{name}` | {statistics.median(values):.1f} µs | {each} |")
+
+
+if __name__ == "__main__":
+    main()
