@@ -105,9 +105,19 @@ def test_offsets_count_from_the_page_when_the_text_starts_later() -> None:
     text = page()
     start = text.index("## Bridges")
     read = focused(text[start:], "stone bridge rebuilt", 800, base=start)
-    marks = [int(m) for m in re.findall(r"\[at (\d+)\]\n", read.text)]
-    assert any(text[m:].startswith("The old stone bridge") for m in marks)
+    shown = re.findall(r"\[at (\d+)\]\n(.{20})", read.text.split("\n\n", 1)[1])
+    assert shown
+    assert all(int(mark) > start and text[int(mark) :].startswith(f) for mark, f in shown)
+    assert "The old stone bridge was rebuilt" in read.text
 
 
 def test_words_are_compared_without_case_stop_words_or_common_endings() -> None:
     assert terms("The Bridges were REBUILT") == terms("bridge rebuilt")
+
+
+def test_passages_with_only_blank_lines_between_read_on_without_a_gap_mark() -> None:
+    text = "# T\n\n" + "\n\n".join(f"Filler paragraph {n} of the page." for n in range(60))
+    text += "\n\nThe keeper lit the lamp.\n\nThe lamp burned all night.\n\n"
+    text += "\n\n".join(f"Closing paragraph {n} here." for n in range(60))
+    read = focused(text, "keeper lamp night", 600)
+    assert "The keeper lit the lamp.\n\nThe lamp burned all night." in read.text

@@ -17,6 +17,8 @@ All of this runs on the device, after the page is read: the focus is never sent 
 
 from __future__ import annotations
 
+import bisect
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -121,6 +123,7 @@ def _terms(focus: str) -> list[str]:
     return words or [_stem(w) for w in _WORD.findall(focus.lower())]
 
 
+@functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     if len(word) <= 4 or word.isdigit():
         return word
@@ -287,24 +290,35 @@ def _scores(
     text: str, passages: list[_Passage], headings: list[_Heading], query: list[str]
 ) -> list[float]:
     """BM25 over the passages, the section heading's words a second field (BM25F), each
-    passage raised by a share of its best neighbour's score."""
+    passage raised by a share of its best neighbour's score.
+
+    A passage's length is counted in spaces, not tokenised words: the same normalisation for
+    BM25, without tokenising the whole page (a focused read must cost little beside reading
+    the page).
+    """
     if not passages or not query:
         return [0.0] * len(passages)
-    wanted = set(query)
+    wanted = sorted(set(query), key=len, reverse=True)
     heading_terms = [[t for t in terms(h.title) if t in wanted] for h in headings]
-    counts: list[dict[str, float]] = []
-    lengths: list[int] = []
-    for passage in passages:
-        words = terms(text[passage.start : passage.end])
-        lengths.append(len(words))
-        tf: dict[str, float] = {}
-        for word in words:
-            if word in wanted:
-                tf[word] = tf.get(word, 0.0) + 1.0
+    counts: list[dict[str, float]] = [{} for _ in passages]
+    # One pass over the page for the words that may be the focus's: each alternative is a
+    # term as a prefix, and a word counts when its own stem is that term.
+    pattern = re.compile(
+        r"\b(?:" + "|".join(f"({re.escape(t)}\\w*)" for t in wanted) + r")\b", re.IGNORECASE
+    )
+    starts = [passage.start for passage in passages]
+    for match in pattern.finditer(text):
+        term = wanted[(match.lastindex or 1) - 1]
+        if _stem(match.group().lower()) != term:
+            continue
+        i = bisect.bisect_right(starts, match.start()) - 1
+        if i >= 0 and match.start() < passages[i].end:
+            counts[i][term] = counts[i].get(term, 0.0) + 1.0
+    for passage, tf in zip(passages, counts, strict=True):
         if passage.section >= 0:
             for word in heading_terms[passage.section]:
                 tf[word] = tf.get(word, 0.0) + HEADING_WEIGHT
-        counts.append(tf)
+    lengths = [text.count(" ", passage.start, passage.end) + 1 for passage in passages]
     n = len(passages)
     average = max(1.0, sum(lengths) / n)
     df = {t: sum(1 for tf in counts if t in tf) for t in wanted}
@@ -397,6 +411,8 @@ def _render(
     for i in chosen:
         passage = passages[i]
         start = passage.start
+        if pieces and start > at and not text[at:start].strip():
+            start = at  # only blank lines between: the passages read on as one
         if start > at or not pieces:
             if start > at:
                 pieces.append(_GAP)
