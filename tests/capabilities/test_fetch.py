@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -466,3 +467,75 @@ def test_a_hosted_reader_without_its_key_is_still_a_readiness_problem() -> None:
     problems = fetch.problems(settings)
     assert len(problems) == 1
     assert "firecrawl needs an API key" in problems[0]
+
+
+async def test_a_focused_read_returns_the_passages_that_answer_within_the_focus_budget(
+    runtime: Runtime, site: Peer
+) -> None:
+    runtime.policy.set(WEB_ACCESS, True)
+    arguments = {"url": "http://example.com/", "focus": "What does paragraph number 317 say?"}
+    outcome = await approved(runtime, arguments, Turn())
+    assert outcome.status == "ok", outcome.to_dict()
+    result = outcome.result
+    assert result is not None
+    assert "Paragraph number 317 says" in result["text"]
+    assert len(result["text"]) <= runtime.settings.fetch.focus_max_chars
+    assert "[…]" in result["text"]
+    assert result["truncated"] is True
+    assert "next_offset" not in result
+    assert result["left_out_chars"] > result["total_chars"] - len(result["text"]) - 200
+
+
+async def test_a_second_focus_on_a_page_read_this_turn_sends_nothing(
+    runtime: Runtime, site: Peer
+) -> None:
+    runtime.policy.set(WEB_ACCESS, True)
+    turn = Turn()
+    first = await approved(runtime, {"url": "http://example.com/", "max_chars": 2000}, turn)
+    assert first.status == "ok"
+    connections = site.connections
+    executor = runtime.executor
+    arguments = {"url": "http://example.com/", "focus": "paragraph number 42", "max_chars": 1000}
+    pending = await executor.ainvoke("web.fetch", 1, arguments, channel="test", turn=turn)
+    assert pending.pending_confirmation is not None
+    assert pending.pending_confirmation.arguments["focus"] == "paragraph number 42"
+    second = await approved(runtime, arguments, turn)
+    assert second.result is not None
+    assert "Paragraph number 42 says" in second.result["text"]
+    assert len(second.result["text"]) <= 1000
+    assert site.connections == connections
+
+
+async def test_a_focus_on_a_page_shorter_than_the_budget_returns_it_whole(
+    runtime: Runtime, site: Peer
+) -> None:
+    runtime.policy.set(WEB_ACCESS, True)
+    turn = Turn()
+    plain = await approved(runtime, {"url": "http://example.com/", "max_chars": 100_000}, turn)
+    focused = await approved(
+        runtime, {"url": "http://example.com/", "focus": "topic", "max_chars": 100_000}, turn
+    )
+    assert plain.result is not None and focused.result is not None
+    assert focused.result["text"] == plain.result["text"]
+    assert focused.result["truncated"] is False
+    assert "left_out_chars" not in focused.result
+
+
+async def test_a_focus_from_an_offset_marks_passages_with_their_offsets_in_the_page(
+    runtime: Runtime, site: Peer
+) -> None:
+    runtime.policy.set(WEB_ACCESS, True)
+    turn = Turn()
+    whole = await approved(runtime, {"url": "http://example.com/", "max_chars": 100_000}, turn)
+    assert whole.result is not None
+    text = whole.result["text"]
+    start = text.index("Paragraph number 200")
+    arguments = {"url": "http://example.com/", "focus": "paragraph number 350", "offset": start}
+    outcome = await approved(runtime, arguments, turn)
+    assert outcome.result is not None
+    assert outcome.result["offset"] == start
+    marks = re.findall(r"\[at (\d+)\]\n(.{25})", outcome.result["text"])
+    assert marks
+    assert all(text[int(at) :].startswith(following) for at, following in marks)
+    assert all(int(at) >= start for at, _following in marks)
+    assert "Paragraph number 350 says" in outcome.result["text"]

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
-from tests.cli.support import run
+from tests.cli.support import run, run_on_terminal
 
 
 def enable(home: Path) -> None:
@@ -94,3 +95,22 @@ def test_a_url_without_a_scheme_gets_the_https_spelling_suggested(home: Path) ->
     assert result.code == 3
     assert "https://example.org" in result.stderr
     assert "this scheme" not in result.stderr
+
+
+def test_the_prompt_shows_the_focus_as_staying_on_this_machine(home: Path) -> None:
+    enable(home)
+    result = run_on_terminal(
+        "fetch", "http://example.com/", "--focus", "who built the bridge", home=home, answer="n"
+    )
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", result.stderr)
+    assert "url: http://example.com/" in shown
+    assert "looking for: who built the bridge (stays on this machine, never sent)" in shown
+    assert "focus:" not in shown
+    assert result.code != 0
+
+
+def test_a_focus_longer_than_the_schema_allows_is_a_usage_error(home: Path) -> None:
+    enable(home)
+    result = run("fetch", "http://example.com/", "--focus", "x" * 501, "--yes", home=home)
+    assert result.code != 0
+    assert "--focus" in result.stderr

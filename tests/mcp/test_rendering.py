@@ -115,3 +115,14 @@ def test_other_external_results_are_json_inside_the_envelope_and_local_ones_plai
     assert ENVELOPE.match(external)
     local = render_result(make("system.echo", network=Network.LOCAL), {"echo": "hi"})
     assert local == '{\n  "echo": "hi"\n}'
+
+
+def test_a_focused_read_says_how_much_was_left_out_and_how_to_read_a_part_whole() -> None:
+    focused = {**PAGE, "text": "[at 40]\nHigh water at 06:12.", "left_out_chars": 61}
+    del focused["next_offset"]
+    text = render_fetch(make("web.fetch"), focused)
+    match = ENVELOPE.match(text)
+    assert match
+    outside = text[match.end() :]
+    assert "a focused read, 61 of 90 characters left out" in outside
+    assert '{"url": "https://example.org/a", "offset": N} and no focus' in outside

@@ -169,6 +169,31 @@ async def test_an_approved_fetch_returns_the_page_as_markdown_with_a_next_part_h
 
 
 @pytest.mark.parametrize("era", ERAS)
+async def test_a_focused_fetch_shows_the_owner_the_focus_as_staying_on_the_device(
+    paths: Paths, era: str
+) -> None:
+    runtime = build_runtime(paths)
+    runtime.policy.set(WEB_ACCESS, True)
+    runtime.seams.provide(RESOLVER, PublicResolver())
+    runtime.seams.provide(DIALLER, LoopbackDialler())
+    owner = Owner()
+    with serve("page") as peer:
+        url = f"http://tides.example.org:{peer.port}/harbour"
+        async with Client(build_server(runtime), mode=era, elicitation_callback=owner) as client:
+            listed = await client.list_tools()
+            result = await client.call_tool("web_fetch", {"url": url, "focus": "high water"})
+    schema = next(tool.input_schema for tool in listed.tools if tool.name == "web_fetch")
+    assert schema["properties"]["focus"]["type"] == "string"
+    assert not result.is_error, text_of(result)
+    assert f"url: {url}" in owner.messages[0]
+    assert "looking for: high water (stays on this device, never sent)" in owner.messages[0]
+    assert "focus:" not in owner.messages[0]
+    # A page shorter than the budget comes back whole.
+    assert "High water today is at 06:12" in text_of(result)
+    assert all("high" not in request.lower() for request in map(str, peer.requests))
+
+
+@pytest.mark.parametrize("era", ERAS)
 async def test_a_fetch_of_a_loopback_url_is_a_private_address_tool_error(
     paths: Paths, era: str
 ) -> None:

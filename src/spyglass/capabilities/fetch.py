@@ -36,6 +36,11 @@ if TYPE_CHECKING:
 
 MIN_CHARS = 500
 MAX_CHARS = 100_000
+#: The longest ``focus``: a question or a few key terms, not a document.
+MAX_FOCUS_CHARS = 500
+#: Arguments used only on this device, after the page is read, and what approval prompts call
+#: them: shown apart from what is sent (``focus`` picks passages from the page as read).
+STAYS_ON_DEVICE = {"focus": "looking for"}
 #: Turn-cache keys: extracted pages by URL, and robots.txt rules by robots URL.
 PAGES_KEY = "web.fetch/pages"
 ROBOTS_KEY = "web.fetch/robots"
@@ -67,6 +72,17 @@ ARGUMENTS: JSON = {
             "minimum": MIN_CHARS,
             "maximum": MAX_CHARS,
             "description": "Largest part to return, in characters (default set by the owner).",
+        },
+        "focus": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": MAX_FOCUS_CHARS,
+            "description": (
+                "What you want to find on the page: a question or key terms. The result is "
+                "then an outline of the page and the passages that answer best, each marked "
+                "with its offset, instead of the page from the top. Use it for a long page "
+                "and a specific question. It stays on this device."
+            ),
         },
     },
     "required": ["url"],
@@ -111,6 +127,11 @@ RESULT: JSON = {
         "note": {
             "type": "string",
             "description": "Something the reader should know about how the page was read",
+        },
+        "left_out_chars": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "With focus: characters of the page not in text",
         },
     },
     "required": [
@@ -217,7 +238,9 @@ async def run(context: InvocationContext) -> JSON:
     arguments = context.arguments
     url: str = arguments["url"]
     offset: int = arguments.get("offset", 0)
-    max_chars: int = arguments.get("max_chars", context.settings.fetch.max_chars)
+    focus: str | None = arguments.get("focus")
+    default = context.settings.fetch.focus_max_chars if focus else context.settings.fetch.max_chars
+    max_chars: int = arguments.get("max_chars", default)
     from spyglass.fetch.hosted import dispatch as hosted
 
     pages: dict[str, ReadPage] = context.turn.cache.setdefault(PAGES_KEY, {})
@@ -245,7 +268,8 @@ async def run(context: InvocationContext) -> JSON:
         await _keep(context, url, page, providers[url])
     else:
         context.provider = providers.get(url, hosted.DIRECT)
-    return fitted(page, offset, max_chars, context.max_result_bytes, context.provider)
+    # The focus is applied here, to the page as read: it is never part of any request.
+    return fitted(page, offset, max_chars, context.max_result_bytes, context.provider, focus)
 
 
 def _scope(context: InvocationContext) -> str | None:
@@ -379,14 +403,24 @@ async def _download(context: InvocationContext, url: str) -> ReadPage:
 
 
 def fitted(
-    page: ReadPage, offset: int, max_chars: int, max_bytes: int, provider: str | None = None
+    page: ReadPage,
+    offset: int,
+    max_chars: int,
+    max_bytes: int,
+    provider: str | None = None,
+    focus: str | None = None,
 ) -> JSON:
-    """The result for one part, shortened until its JSON fits in ``max_bytes``."""
+    """The result for one part, shortened until its JSON fits in ``max_bytes``; with
+    ``focus``, the focused read of the text from ``offset`` on
+    (:func:`spyglass.extract.focus.focused`)."""
     from spyglass.fetch.paging import part
 
     chars = max_chars
     while True:
-        result = _result(page, part(page.document.text, offset, chars), provider)
+        if focus:
+            result = _focused_result(page, offset, chars, provider, focus)
+        else:
+            result = _result(page, part(page.document.text, offset, chars), provider)
         size = len(json.dumps(result, ensure_ascii=False).encode("utf-8"))
         if size <= max_bytes or chars <= 1:
             return result
@@ -439,6 +473,24 @@ def _result(page: ReadPage, piece: Part, provider: str | None) -> JSON:
     return result
 
 
+def _focused_result(
+    page: ReadPage, offset: int, max_chars: int, provider: str | None, focus: str
+) -> JSON:
+    from spyglass.extract.focus import focused
+    from spyglass.fetch.paging import Part, part
+
+    text = page.document.text
+    # The same check as a plain part's, so an offset past the end reads the same error.
+    part(text, offset, 1)
+    read = focused(text[offset:], focus, max_chars, base=offset)
+    whole = read.left_out == 0
+    result = _result(page, Part(read.text, offset, None, len(text)), provider)
+    result["truncated"] = not whole
+    if not whole:
+        result["left_out_chars"] = read.left_out
+    return result
+
+
 def problems(settings: Settings) -> list[str]:
     """Why ``web.fetch`` cannot run as configured (:mod:`spyglass.capabilities.readiness`)."""
     fetch = settings.fetch
@@ -460,7 +512,11 @@ CAPABILITY = Capability(
     description=(
         "Read one public web page (HTML, text, Markdown, JSON or PDF) and return its main "
         "content as Markdown. Long pages come in parts: call again with offset=next_offset "
-        "to read on. A redirect to another site is reported, not followed. cut_at_bytes "
+        "to read on. For a long page and a specific question, pass focus (the question or "
+        "key terms): you get the page's outline and the passages that answer it, each with "
+        "its character offset, within a smaller budget; offset still pages through the "
+        "whole text, so call again without focus at an offset to read a section whole. "
+        "A redirect to another site is reported, not followed. cut_at_bytes "
         "means the page was longer than the owner's size limit and only its start was read; "
         "provider says who read the page: direct, or a hosted reader the owner chose. "
         "rendered means the page's scripts ran in Spyglass's contained browser, and "

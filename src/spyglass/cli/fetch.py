@@ -41,20 +41,37 @@ def clean(text: str) -> str:
     help="Largest part, in characters (default 100000, the largest: the whole page unless "
     "it is longer; fetch.max_chars is the part size given to a model).",
 )
+@click.option(
+    "--focus",
+    help="What you are looking for (a question or key terms): print the page's outline and "
+    "the passages that answer it, not the whole page. It stays on this machine.",
+)
 @click.option("--raw", is_flag=True, help="Print only the text, no title or styling.")
 @json_option
 @click.option("--yes", "-y", is_flag=True, help="Approve this call without asking.")
 def fetch(
-    url: str, offset: int, max_chars: int | None, raw: bool, json_output: bool, yes: bool
+    url: str,
+    offset: int,
+    max_chars: int | None,
+    focus: str | None,
+    raw: bool,
+    json_output: bool,
+    yes: bool,
 ) -> None:
     from spyglass.capabilities.fetch import MAX_CHARS
 
     arguments: dict[str, Any] = {"url": url}
     if offset:
         arguments["offset"] = offset
-    # Read at a terminal or by a program, a page is wanted whole: the setting's part size
-    # budgets a model's context, which this output does not go to.
-    arguments["max_chars"] = MAX_CHARS if max_chars is None else max_chars
+    if focus:
+        arguments["focus"] = focus
+        # A focused read's size is the owner's fetch.focus_max_chars unless asked otherwise.
+        if max_chars is not None:
+            arguments["max_chars"] = max_chars
+    else:
+        # Read at a terminal or by a program, a page is wanted whole: the setting's part
+        # size budgets a model's context, which this output does not go to.
+        arguments["max_chars"] = MAX_CHARS if max_chars is None else max_chars
     renderer = _render_raw if raw else _render
     run_capability(
         CAPABILITY,
@@ -62,7 +79,7 @@ def fetch(
         json_output=json_output,
         yes=yes,
         render=renderer,
-        flags={"url": "URL", "offset": "--offset", "max_chars": "--max-chars"},
+        flags={"url": "URL", "offset": "--offset", "max_chars": "--max-chars", "focus": "--focus"},
     )
 
 

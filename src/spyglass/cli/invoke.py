@@ -114,8 +114,21 @@ def _ask(runtime: Runtime, outcome: Outcome) -> bool:
             style="yellow",
         )
     )
+    from spyglass.capabilities.fetch import STAYS_ON_DEVICE
+
     for key, value in pending.arguments.items():
+        if key in STAYS_ON_DEVICE:
+            continue
         console.print(Text.assemble((f"  {key}: ", "bold"), (_literal(value), "")))
+    for key, label in STAYS_ON_DEVICE.items():
+        if key in pending.arguments:
+            console.print(
+                Text.assemble(
+                    (f"  {label}: ", "bold"),
+                    (_literal(pending.arguments[key]), ""),
+                    (" (stays on this machine, never sent)", "dim"),
+                )
+            )
     for line in notice_lines(pending.notices, pending.arguments):
         console.print(Text("  " + line, style="bold yellow" if line.startswith("!") else "dim"))
     try:

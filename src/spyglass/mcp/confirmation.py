@@ -81,9 +81,16 @@ def approval_message(
         "This call leaves this device: what is shown below is sent to the internet.",
         "",
     ]
+    from spyglass.capabilities.fetch import STAYS_ON_DEVICE
+
     for key, value in arguments.items():
+        if key in STAYS_ON_DEVICE:
+            continue
         shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         lines.append(f"{key}: {shown}")
+    for key, label in STAYS_ON_DEVICE.items():
+        if key in arguments:
+            lines.append(f"{label}: {arguments[key]} (stays on this device, never sent)")
     if notices:
         lines += ["", *notice_lines(notices, arguments)]
     return "\n".join(lines)

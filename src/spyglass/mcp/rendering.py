@@ -89,7 +89,15 @@ def render_fetch(capability: Capability, result: Mapping[str, Any]) -> str:
     shown = len(str(result.get("text", "")))
     total = result.get("total_chars", shown)
     next_offset = result.get("next_offset")
-    if next_offset is not None:
+    left_out = result.get("left_out_chars")
+    if left_out:
+        url = json.dumps(result.get("url", final_url))
+        body += (
+            f"\n\n(Spyglass: a focused read, {left_out} of {total} characters left out. To "
+            f'read a part whole, call web_fetch with {{"url": {url}, "offset": N}} and no '
+            "focus, N an offset marked above.)"
+        )
+    elif next_offset is not None:
         arguments = json.dumps({"url": result.get("url", final_url), "offset": next_offset})
         body += (
             f"\n\n(Spyglass: characters {offset}-{offset + shown} of {total}. More text follows: "

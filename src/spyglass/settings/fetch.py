@@ -58,6 +58,13 @@ class FetchSettings(_Section):
     max_chars: int = Field(
         default=20000, ge=500, le=100000, description="Default part size given to the model."
     )
+    focus_max_chars: int = Field(
+        default=4000,
+        ge=500,
+        le=100000,
+        description="Default size of a focused read (web.fetch with focus): the outline and "
+        "the passages that answer the model's question.",
+    )
     max_page_bytes: int = Field(
         default=5_000_000,
         gt=0,

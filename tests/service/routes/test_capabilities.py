@@ -164,3 +164,28 @@ async def test_a_call_that_can_only_be_refused_comes_back_refused_with_no_card(
     assert "pending_confirmation" not in outcome
     audit = runtime.paths.audit_file.read_text()
     assert "pending_confirmation" not in audit
+
+
+async def test_a_focused_fetch_through_the_http_invoke_returns_the_passage_that_answers(
+    real_client: tuple[httpx.AsyncClient, Runtime],
+) -> None:
+    from tests.support.fetch_peers import Peer, page, serve_public
+
+    http, runtime = real_client
+    paragraphs = "".join(f"<p>Note {n} is about the weather in the valley.</p>" for n in range(300))
+    html = f"<html><body><article><h1>Notes</h1>{paragraphs}</article></body></html>"
+    path = "/api/v1/capabilities/web.fetch/invoke"
+    arguments = {"url": "http://example.com/", "focus": "What is note 123 about?"}
+    with Peer({"/": page(html)}) as peer:
+        serve_public(runtime.seams, {"example.com": peer})
+        first = (await http.post(path, json={"arguments": arguments})).json()
+        assert first["status"] == "pending_confirmation"
+        assert first["pending_confirmation"]["arguments"]["focus"] == arguments["focus"]
+        token = first["pending_confirmation"]["token"]
+        body = {"arguments": arguments, "confirmation": {"token": token, "approve": True}}
+        outcome = (await http.post(path, json=body)).json()
+    assert outcome["status"] == "ok", outcome
+    result = outcome["result"]
+    assert "Note 123 is about the weather" in result["text"]
+    assert len(result["text"]) <= runtime.settings.fetch.focus_max_chars
+    assert result["left_out_chars"] > 0

@@ -18,6 +18,8 @@ const EXTRAS = {
   exclude_domains: (list) => `not on ${list.join(", ")}`,
   offset: (n) => `from character ${n}`,
   max_chars: (n) => `up to ${n} characters`,
+  // web.fetch's focus picks passages from the page once it is read: it is never sent.
+  focus: (text) => `Looking for: “${text}” (stays on this device, never sent)`,
 };
 
 /**

@@ -1,0 +1,449 @@
+"""Focused reading: the passages of a page's Markdown that best answer what the model looks for.
+
+A small model cannot afford a whole page: given what it wants to find (a question or key
+terms) and a character budget, :func:`focused` returns a short outline of the page (its
+headings with their character offsets), then the passages that answer best, in page order,
+each marked with its offset, with a visible mark wherever text was left out.
+
+Passages are cut so that Markdown survives: prose by sentences, tables by rows (a table's
+header goes with any run of its rows), lists by items, code by lines inside its fence. They
+are ranked by BM25 with the words of the passage's own section heading as a second, lighter
+field, and helped by what word matching misses: the passages next to a strong one (an answer
+often sits one sentence from the words of the question) and, for who/what/when questions and
+bare key terms, the page's lead (its opening paragraph, where definitions and dates sit).
+
+All of this runs on the device, after the page is read: the focus is never sent anywhere.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import math
+import re
+from dataclasses import dataclass
+
+#: The size a passage is cut to, in characters: about two sentences, so a budget of 2,000
+#: holds several places in the page rather than one long stretch.
+PASSAGE_CHARS = 320
+#: The outline takes at most this share of the budget.
+OUTLINE_SHARE = 0.15
+#: BM25's parameters (the usual ones), and the weight of a heading's words against the body's.
+K1 = 1.2
+B = 0.75
+HEADING_WEIGHT = 0.5
+#: A passage's score is raised by this share of its best neighbour's.
+NEIGHBOUR_SHARE = 0.35
+#: The lead's share of the budget when the focus asks who/what/when or names bare terms.
+LEAD_SHARE = 0.12
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
+_SENTENCE = re.compile(r"(?<=[.!?;])[\"'”)\]]*\s+(?=\S)")
+_LEAD_QUESTION = re.compile(
+    r"^\W*(?:(?:who|whom|whose|when|where)\b|(?:what|which)\s+(?:is|are|was|were)(?:\W+\w+){1,4}\W*$)",
+    re.IGNORECASE,
+)
+
+_STOPWORDS = frozenset(
+    """a an and are as at be been being but by can could did do does for from had has have
+    how i if in into is it its may might of on or should so than that the their them then
+    there these they this those to was we were what when where which while who whom whose
+    why will with would you your about after before also any each many much more most not
+    other over some such only own same very just do did does done name named called kind
+    type""".split()  # noqa: SIM905 (a word list reads better as prose)
+)
+
+
+@dataclass(frozen=True)
+class FocusedRead:
+    """What a focused read returns: ``text`` to hand the model, ``left_out`` characters of
+    ``total_chars`` not in it (0 when the page came back whole)."""
+
+    text: str
+    left_out: int
+    total_chars: int
+
+
+@dataclass(frozen=True)
+class _Passage:
+    start: int
+    end: int
+    #: Markdown put before and after the cut so it stays well formed (a table's header, a
+    #: code fence).
+    prefix: str
+    suffix: str
+    section: int  # index into the headings, -1 before the first
+
+
+@dataclass(frozen=True)
+class _Heading:
+    offset: int
+    level: int
+    title: str
+
+
+def focused(text: str, focus: str, budget: int, base: int = 0) -> FocusedRead:
+    """The read of ``text`` focused on ``focus``, at most ``budget`` characters long.
+
+    ``text`` shorter than the budget comes back whole. Offsets in the outline and the
+    passage marks count from the start of the page; ``base`` is where ``text`` starts in it.
+    """
+    total = len(text)
+    if total <= budget:
+        return FocusedRead(text, 0, total)
+    headings, passages = _cut(text)
+    outline = _outline(headings, base, int(budget * OUTLINE_SHARE))
+    scores = _scores(text, passages, headings, _terms(focus))
+    lead = _lead(passages, headings) if _wants_lead(focus) else []
+    room = budget - len(outline) - len(_footer(total, total))
+    chosen = _choose(passages, scores, lead, room, int(budget * LEAD_SHARE), base)
+    while True:
+        body, shown = _render(text, passages, chosen, base, total)
+        left_out = total - shown
+        result = f"{outline}{body}{_footer(left_out, total)}"
+        if len(result) <= budget or not chosen:
+            return FocusedRead(result, left_out, total)
+        # The marks were estimated: drop the weakest passage until the read fits.
+        chosen.remove(min(chosen, key=lambda i: scores[i]))
+
+
+def terms(text: str) -> list[str]:
+    """``text``'s words as the ranking compares them: lower case, stop words dropped, a
+    plural's or a verb form's common ending taken off."""
+    return [_stem(w) for w in _WORD.findall(text.lower()) if w not in _STOPWORDS]
+
+
+def _terms(focus: str) -> list[str]:
+    words = terms(focus)
+    # A focus of only stop words ("what is it?") still ranks by what it has.
+    return words or [_stem(w) for w in _WORD.findall(focus.lower())]
+
+
+@functools.lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    if len(word) <= 4 or word.isdigit():
+        return word
+    for ending in ("ingly", "edly", "ings", "ing", "ies", "ied", "ed", "ly", "s"):
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            stem = word[: -len(ending)]
+            return stem + "y" if ending in ("ies", "ied") else stem
+    return word
+
+
+def _wants_lead(focus: str) -> bool:
+    """A who/what/when question, or bare key terms: the page's opening often answers them
+    (a definition, a date, an infobox) in words the focus does not share."""
+    if _LEAD_QUESTION.match(focus):
+        return True
+    return "?" not in focus and len(_WORD.findall(focus)) <= 4
+
+
+# --- cutting ---------------------------------------------------------------------------
+
+
+def _cut(text: str) -> tuple[list[_Heading], list[_Passage]]:
+    """The page's headings, and its passages in page order."""
+    headings: list[_Heading] = []
+    passages: list[_Passage] = []
+    for kind, start, lines in _blocks(text):
+        if kind == "heading":
+            match = _HEADING.match(lines[0])
+            level = len(match.group(1)) if match else 1
+            title = match.group(2) if match else lines[0]
+            headings.append(_Heading(start, level, title))
+            continue
+        section = len(headings) - 1
+        for a, b, prefix, suffix in _split(kind, start, lines):
+            passages.append(_Passage(a, b, prefix, suffix, section))
+    return headings, passages
+
+
+def _blocks(text: str) -> list[tuple[str, int, list[str]]]:
+    """Blocks of Markdown: (kind, offset, lines), the lines with their line breaks."""
+    blocks: list[tuple[str, int, list[str]]] = []
+    kind, start = "", 0
+    lines: list[str] = []
+    fence = ""
+    offset = 0
+
+    def close() -> None:
+        if lines:
+            blocks.append((kind, start, lines))
+
+    for line in text.splitlines(keepends=True):
+        here = offset
+        offset += len(line)
+        stripped = line.strip()
+        if fence:
+            lines.append(line)
+            if stripped.startswith(fence):
+                close()
+                kind, lines, fence = "", [], ""
+            continue
+        if not stripped:
+            close()
+            kind, lines = "", []
+            continue
+        fenced = _FENCE.match(line)
+        if fenced:
+            close()
+            kind, start, lines, fence = "code", here, [line], fenced.group(1)
+            continue
+        if _HEADING.match(line):
+            close()
+            blocks.append(("heading", here, [line]))
+            kind, lines = "", []
+            continue
+        line_kind = "table" if stripped.startswith("|") else "list" if _ITEM.match(line) else ""
+        if not lines:
+            kind, start, lines = line_kind or "prose", here, [line]
+        elif line_kind and line_kind != kind:
+            close()
+            kind, start, lines = line_kind, here, [line]
+        else:
+            lines.append(line)
+    close()
+    return blocks
+
+
+def _split(kind: str, start: int, lines: list[str]) -> list[tuple[int, int, str, str]]:
+    """A block cut into passages of about :data:`PASSAGE_CHARS`: (start, end, prefix, suffix)."""
+    size = sum(len(line) for line in lines)
+    if size <= PASSAGE_CHARS * 1.5:
+        return [(start, start + size, "", "")]
+    if kind == "prose":
+        units = _sentences("".join(lines), start)
+        return [(a, b, "", "") for a, b in _group(units)]
+    offsets = []
+    at = start
+    for line in lines:
+        offsets.append((at, at + len(line)))
+        at += len(line)
+    prefix = suffix = ""
+    if kind == "table":
+        rule = 2 if len(lines) > 2 and _TABLE_RULE.match(lines[1]) else 0
+        prefix = "".join(lines[:rule])
+        offsets = offsets[rule:] if rule else offsets
+        if rule:
+            offsets[0] = (start, offsets[0][1])  # the first rows come with their header
+    elif kind == "code":
+        prefix = lines[0]
+        suffix = lines[-1] if len(lines) > 1 and _FENCE.match(lines[-1]) else ""
+    elif kind == "list":
+        offsets = _items(lines, start)
+    groups = _group(offsets)
+    out = []
+    for i, (a, b) in enumerate(groups):
+        first, last = i == 0, i == len(groups) - 1
+        out.append(
+            (a, b, "" if first else prefix, "" if last or kind != "code" else _close(suffix))
+        )
+    return out
+
+
+def _close(fence: str) -> str:
+    return fence if fence.endswith("\n") else fence + "\n"
+
+
+def _items(lines: list[str], start: int) -> list[tuple[int, int]]:
+    """A list's items: an item's continuation lines go with it."""
+    items: list[tuple[int, int]] = []
+    at = start
+    for line in lines:
+        if _ITEM.match(line) or not items:
+            items.append((at, at + len(line)))
+        else:
+            items[-1] = (items[-1][0], at + len(line))
+        at += len(line)
+    return items
+
+
+def _sentences(block: str, start: int) -> list[tuple[int, int]]:
+    units = []
+    at = 0
+    for match in _SENTENCE.finditer(block):
+        units.append((start + at, start + match.end()))
+        at = match.end()
+    units.append((start + at, start + len(block)))
+    return units
+
+
+def _group(units: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Consecutive units joined while they fit in :data:`PASSAGE_CHARS`."""
+    groups: list[tuple[int, int]] = []
+    for a, b in units:
+        if groups and b - groups[-1][0] <= PASSAGE_CHARS:
+            groups[-1] = (groups[-1][0], b)
+        else:
+            groups.append((a, b))
+    return groups
+
+
+# --- ranking ---------------------------------------------------------------------------
+
+
+def _scores(
+    text: str, passages: list[_Passage], headings: list[_Heading], query: list[str]
+) -> list[float]:
+    """BM25 over the passages, the section heading's words a second field (BM25F), each
+    passage raised by a share of its best neighbour's score.
+
+    A passage's length is counted in spaces, not tokenised words: the same normalisation for
+    BM25, without tokenising the whole page (a focused read must cost little beside reading
+    the page).
+    """
+    if not passages or not query:
+        return [0.0] * len(passages)
+    wanted = sorted(set(query), key=len, reverse=True)
+    heading_terms = [[t for t in terms(h.title) if t in wanted] for h in headings]
+    counts: list[dict[str, float]] = [{} for _ in passages]
+    # One pass over the page for the words that may be the focus's: each alternative is a
+    # term as a prefix, and a word counts when its own stem is that term.
+    pattern = re.compile(
+        r"\b(?:" + "|".join(f"({re.escape(t)}\\w*)" for t in wanted) + r")\b", re.IGNORECASE
+    )
+    starts = [passage.start for passage in passages]
+    for match in pattern.finditer(text):
+        term = wanted[(match.lastindex or 1) - 1]
+        if _stem(match.group().lower()) != term:
+            continue
+        i = bisect.bisect_right(starts, match.start()) - 1
+        if i >= 0 and match.start() < passages[i].end:
+            counts[i][term] = counts[i].get(term, 0.0) + 1.0
+    for passage, tf in zip(passages, counts, strict=True):
+        if passage.section >= 0:
+            for word in heading_terms[passage.section]:
+                tf[word] = tf.get(word, 0.0) + HEADING_WEIGHT
+    lengths = [text.count(" ", passage.start, passage.end) + 1 for passage in passages]
+    n = len(passages)
+    average = max(1.0, sum(lengths) / n)
+    df = {t: sum(1 for tf in counts if t in tf) for t in wanted}
+    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in wanted}
+    raw = []
+    for tf, length in zip(counts, lengths, strict=True):
+        norm = K1 * (1 - B + B * length / average)
+        raw.append(sum(idf[t] * f * (K1 + 1) / (f + norm) for t, f in tf.items()))
+    scores = []
+    for i, score in enumerate(raw):
+        before = raw[i - 1] if i > 0 and passages[i - 1].section == passages[i].section else 0
+        after = raw[i + 1] if i + 1 < n and passages[i + 1].section == passages[i].section else 0
+        scores.append(score + NEIGHBOUR_SHARE * max(before, after))
+    return scores
+
+
+def _lead(passages: list[_Passage], headings: list[_Heading]) -> list[int]:
+    """The page's opening passages: before the second heading, at most two."""
+    limit = headings[1].offset if len(headings) > 1 else None
+    return [i for i, p in enumerate(passages[:2]) if limit is None or p.start < limit]
+
+
+# --- choosing and showing --------------------------------------------------------------
+
+
+def _cost(passage: _Passage, base: int) -> int:
+    return passage.end - passage.start + len(passage.prefix) + len(_mark(passage.start + base))
+
+
+def _choose(
+    passages: list[_Passage],
+    scores: list[float],
+    lead: list[int],
+    room: int,
+    lead_room: int,
+    base: int,
+) -> list[int]:
+    """Passages best first while they fit in ``room`` (with their marks and the gaps'),
+    the lead first within ``lead_room``; in page order."""
+    chosen: set[int] = set()
+    used = 0
+    gap = len(_GAP)
+    for i in lead:
+        cost = _cost(passages[i], base) + gap
+        if used + cost > lead_room:
+            break
+        chosen.add(i)
+        used += cost
+    order = sorted(range(len(passages)), key=lambda i: (-scores[i], i))
+    for i in order:
+        if scores[i] <= 0 and chosen:
+            break
+        if i in chosen:
+            continue
+        cost = _cost(passages[i], base) + gap
+        if used + cost <= room:
+            chosen.add(i)
+            used += cost
+    # Room left: the neighbours of what was chosen, best-scored first, then the page's start.
+    for i in sorted(chosen.copy(), key=lambda i: -scores[i]):
+        for j in (i + 1, i - 1):
+            if 0 <= j < len(passages) and j not in chosen:
+                cost = passages[j].end - passages[j].start + len(passages[j].prefix)
+                if used + cost <= room:
+                    chosen.add(j)
+                    used += cost
+    return sorted(chosen)
+
+
+#: Where text was left out: short, since a small budget holds several of them.
+_GAP = "\n[…]\n\n"
+
+
+def _mark(offset: int) -> str:
+    return f"[at {offset}]\n"
+
+
+def _footer(left_out: int, total: int) -> str:
+    return f"\n[…]\n[{left_out:,} of {total:,} characters left out; offset reads any part]"
+
+
+def _render(
+    text: str, passages: list[_Passage], chosen: list[int], base: int, total: int
+) -> tuple[str, int]:
+    """The chosen passages in page order, adjacent ones joined, gaps marked; with how many
+    of the page's characters they show."""
+    pieces: list[str] = []
+    shown = 0
+    at = 0  # where the text shown so far ends
+    for i in chosen:
+        passage = passages[i]
+        start = passage.start
+        if pieces and start > at and not text[at:start].strip():
+            start = at  # only blank lines between: the passages read on as one
+        if start > at or not pieces:
+            if start > at:
+                pieces.append(_GAP)
+            pieces.append(_mark(start + base))
+            pieces.append(passage.prefix)
+        else:
+            start = at
+        pieces.append(text[start : passage.end])
+        if passage.suffix:
+            pieces.append(passage.suffix)
+        shown += passage.end - start
+        at = passage.end
+    return "".join(pieces), shown
+
+
+def _outline(headings: list[_Heading], base: int, room: int) -> str:
+    """The page's headings with their offsets, shallow levels first while they fit."""
+    if len(headings) < 2:
+        return ""
+    lines = {
+        i: f"{'  ' * (h.level - 1)}- {h.title[:80]} [at {h.offset + base}]\n"
+        for i, h in enumerate(headings)
+    }
+    head = "Outline:\n"
+    kept: set[int] = set()
+    used = len(head) + 1
+    for level in sorted({h.level for h in headings}):
+        for i, h in enumerate(headings):
+            if h.level == level and used + len(lines[i]) <= room:
+                kept.add(i)
+                used += len(lines[i])
+    if not kept:
+        return ""
+    return head + "".join(lines[i] for i in sorted(kept)) + "\n"
