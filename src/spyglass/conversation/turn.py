@@ -125,8 +125,9 @@ class ConversationRunner(TurnKeeper):
     ) -> TurnState:
         """A new turn on a new or existing conversation. Raises :class:`TurnRefused`.
 
-        ``claim(conversation_id)``, when given, records whose conversation it is; it runs
-        side by side with the write of the person's message (each is a trip to a store).
+        ``claim(conversation_id)``, when given, records whose conversation it is: for a new
+        conversation before the person's message is written (both are kept or neither), for
+        one they continue side by side with that write (each is a trip to a store).
         ``may_continue(conversation_id)``, when given, says whether the caller may continue
         an existing conversation; it is asked side by side with reading the conversation,
         and one they may not continue is answered as an unknown one, before anything is
@@ -165,7 +166,19 @@ class ConversationRunner(TurnKeeper):
         )
         if claim is None:
             await stored_text
+        elif not stored:
+            # A new conversation is claimed before anything of it is written: a message
+            # kept while its claim failed would be nobody's, and a retry would write it again.
+            # (A claim whose message then fails names a conversation that does not exist.)
+            try:
+                await claim(conversation_id)
+            except BaseException:
+                stored_text.close()
+                raise
+            await stored_text
         else:
+            # An existing conversation is the caller's already (may_continue said so): the
+            # claim changes nothing, and goes side by side with the write.
             results = await asyncio.gather(
                 stored_text, claim(conversation_id), return_exceptions=True
             )
