@@ -165,11 +165,11 @@ async def test_the_claim_of_a_paused_turn_checks_whose_conversation_it_is_in_the
         # Another person's conversation answers as a foreign one, and stays unclaimed.
         assert await pending.take("tok", "c1", holder="owner") is None
         assert await pending.take("tok", "c1", holder="kid") is not None
-        # A conversation nobody claimed is the owner's, as AccountStore.holder reads it.
+        # A conversation nobody claimed is nobody's, as AccountStore.holder reads it.
         state = TurnState(conversation_id="c2", turn_id="t", messages=[], turn=Turn("c2"))
         await pending.put(PausedTurn("tok2", state, 1100))
         assert await pending.take("tok2", "c2", holder="kid") is None
-        assert await pending.take("tok2", "c2", holder="owner") is not None
+        assert await pending.take("tok2", "c2", holder="owner") is None
     finally:
         db.close()
         other.db.close()
