@@ -298,7 +298,10 @@ class ConversationRunner(TurnKeeper):
         if answer is not None and state.waiting is not None:
             # (A turn carried on after a crash may have handled its answer already.)
             token, approve = answer
-            event = await self._answer(state, token, approve, actor)
+            if state.started is not None:
+                event = await self._interrupted(state, actor)
+            else:
+                event = await self._answer(state, token, approve, actor)
             yield "tool_end", event
         limits = self.settings.llm
         while True:
@@ -382,6 +385,7 @@ class ConversationRunner(TurnKeeper):
         executor = self.executor
         taken, state.taken = state.taken, None
         if approve:
+            started = self._starter(state) if state.claim is not None else None
             outcome = await executor.ainvoke(
                 waiting["capability"],
                 waiting["version"],
@@ -391,7 +395,7 @@ class ConversationRunner(TurnKeeper):
                 confirmation_token=token,
                 recovered=call.recovered,
                 actor=actor,
-                parked=Parked(taken=taken),
+                parked=Parked(taken=taken, started=started),
             )
         else:
             outcome = await executor.adeny(
@@ -403,6 +407,45 @@ class ConversationRunner(TurnKeeper):
             )
         event = await self._record(state, call, outcome, replace=state.waiting_event)
         state.waiting = state.waiting_event = None
+        state.started = None
+        return event
+
+    def _starter(self, state: TurnState) -> Callable[[str], Awaitable[None]]:
+        """Records in the paused-turn store that the approved call is about to leave; raises
+        (and the call does not leave) when that cannot be recorded."""
+        claim = state.claim
+        assert claim is not None
+
+        async def started(invocation_id: str) -> None:
+            state.started = {"invocation_id": invocation_id}
+            try:
+                await self.pending.checkpoint(claim, state)
+            except BaseException:
+                state.started = None
+                raise
+
+        return started
+
+    async def _interrupted(self, state: TurnState, actor: Actor | None = None) -> dict[str, Any]:
+        """The approved call the crashed process had started: it may have been sent, so it
+        is recorded as such (receipt, history, audit) and never sent again."""
+        waiting = state.waiting or {}
+        started = state.started or {}
+        call = state.queue[0]
+        outcome = await self.executor.interrupted(
+            waiting["capability"],
+            waiting.get("version"),
+            str(started.get("invocation_id", "")),
+            channel=self.channel,
+            actor=actor,
+        )
+        if state.taken is not None:
+            # (Never there: the crashed process took the approval.)
+            taken, state.taken = state.taken, None
+            await self.executor.give_back(taken)
+        event = await self._record(state, call, outcome, replace=state.waiting_event)
+        state.waiting = state.waiting_event = None
+        state.started = None
         return event
 
     async def _record(

@@ -182,7 +182,7 @@ async def test_a_turn_and_its_token_stored_by_the_release_before_versioned_recor
     and its confirmation are read as version 1 and carry on."""
     import json
 
-    from spyglass.conversation.stored import state_from_json
+    from spyglass.conversation.stored import TURN_STATE, state_from_json
     from spyglass.core.confirmation import token_digest
     from spyglass.state.sqlite.statefile import (
         SQLiteConfirmationStore,
@@ -240,7 +240,7 @@ async def test_a_turn_and_its_token_stored_by_the_release_before_versioned_recor
         (stored,) = db.run_blocking(
             lambda c: c.execute("SELECT state FROM paused_turns").fetchall()
         )
-        assert json.loads(stored[0])["schema"] == 1
+        assert json.loads(stored[0])["schema"] == TURN_STATE.version == 2
         assert state_from_json(stored[0]).turn.id == "turn-1"
     finally:
         db.close()

@@ -109,15 +109,16 @@ class PostgresHistory:
         connection's is; a statement that outlived its bound is not."""
         try:
             return await self._run_once(sql, params, fetch=fetch)
-        except _Dropped as exc:
+        except psycopg.OperationalError as exc:
             if not again:
-                raise unavailable(exc.cause) from exc.cause
+                raise unavailable(exc) from exc
         try:
             return await self._run_once(sql, params, fetch=fetch)
-        except _Dropped as exc:
-            raise unavailable(exc.cause) from exc.cause
+        except psycopg.OperationalError as exc:
+            raise unavailable(exc) from exc
 
     async def _run_once(self, sql: str, params: tuple[Any, ...], *, fetch: bool) -> Any:
+        """One try; a dropped connection is raised as psycopg's ``OperationalError``."""
         pool = await self._connection_pool()
         try:
             # The bound covers the pool's own check of the connection it hands out (a query
@@ -131,8 +132,6 @@ class PostgresHistory:
                 return await cursor.fetchall()
         except TimeoutError:
             raise not_answering(self.statement_seconds) from None
-        except psycopg.OperationalError as exc:
-            raise _Dropped(exc) from exc
         except PoolTimeout as exc:
             raise unavailable(exc) from exc
 
@@ -305,14 +304,6 @@ class PostgresHistory:
         if self._pool is not None:
             await self._pool.close()
             self._pool = None
-
-
-class _Dropped(Exception):
-    """A connection the server dropped or could not be reached on (``cause``)."""
-
-    def __init__(self, cause: psycopg.OperationalError) -> None:
-        super().__init__(str(cause))
-        self.cause = cause
 
 
 class PostgresProvenanceStore:
