@@ -284,6 +284,56 @@ async def test_a_search_at_the_provider_when_its_process_is_killed_is_told_as_ma
     assert mine and mine[-1]["receipt"]["left_device"] is True
 
 
+async def test_an_approval_taken_by_a_process_killed_before_its_call_started_runs_it_elsewhere(
+    own_pair: tuple[ServeProcess, ServeProcess],
+    searxng: SearXNGShaped,
+    shared_env: dict[str, str],
+) -> None:
+    a, b = own_pair
+    database_url = shared_env["SPYGLASS_STATE__DATABASE_URL"]
+    async with a.client() as at_a, b.client() as at_b:
+        first = (await at_a.post(MESSAGE, json={"text": "Tell me about otters"})).json()
+        body = approval(first)
+        with (
+            psycopg.connect(database_url, autocommit=True) as blocker,
+            psycopg.connect(database_url, autocommit=True) as watcher,
+        ):
+            # A takes the turn and its approval, then waits for the owner's switches: a
+            # restart of PostgreSQL at this precise moment. A is killed there.
+            blocker.execute(b"BEGIN")
+            blocker.execute(b"LOCK TABLE policy IN ACCESS EXCLUSIVE MODE")
+            approving = asyncio.ensure_future(at_a.post(MESSAGE, json=body))
+            deadline = time.monotonic() + 30
+            while not await asyncio.to_thread(policy_read_waits, watcher):
+                assert time.monotonic() < deadline, "A never reached the policy read"
+            a.kill()
+            blocker.execute(b"COMMIT")
+        with pytest.raises(httpx.HTTPError):
+            await approving
+        deadline = time.monotonic() + 20
+        while True:
+            late = await at_b.post(MESSAGE, json=body)
+            if late.status_code == 200 or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.2)  # polling for the lease to lapse, with a deadline
+        assert late.status_code == 200, late.text
+        again = await at_b.post(MESSAGE, json=body)
+    result = late.json()
+    # The search never reached the provider at A: B runs it under the approval A took, once.
+    assert [e["status"] for e in result["events"]] == ["ok"]
+    assert searxng.queries == ["otters"]
+    assert result["text"] == "Otters are mustelids."
+    assert again.status_code == 400
+
+
+def policy_read_waits(watcher: psycopg.Connection[Any]) -> bool:
+    row = watcher.execute(
+        b"SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+        b"AND query LIKE 'SELECT key, enabled FROM policy%'"
+    ).fetchone()
+    return row is not None and row[0] >= 1
+
+
 async def test_with_redis_down_calls_fail_closed_and_health_says_so_until_it_is_back(
     pair: tuple[ServeProcess, ServeProcess], redis_server: RedisServer, searxng: SearXNGShaped
 ) -> None:
