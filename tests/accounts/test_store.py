@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from spyglass.accounts.holders import NOBODY
 from spyglass.accounts.model import OWNER_ID, AccountError
 from spyglass.accounts.roles import Role
 from spyglass.accounts.store import API_TOKEN, LOGIN, SESSION, AccountStore
+from spyglass.state.postgres import PostgresHistory
 from spyglass.state.sqlite.migrations import STATE_MIGRATIONS as MIGRATIONS
 from spyglass.state.sqlite.statefile import StateDB
 from tests.accounts.support import Clock
@@ -180,8 +182,37 @@ async def test_the_install_secret_is_made_once_and_then_always_the_same(
     assert await store.install_secret("b") != first
 
 
-async def test_conversations_from_before_accounts_are_the_owners(store: AccountStore) -> None:
-    assert await store.holder("old-conversation") == (OWNER_ID, False)
+async def test_a_conversation_nobody_claimed_is_nobodys_not_the_owners(
+    store: AccountStore,
+) -> None:
+    holder, shared = await store.holder("half-written")
+    assert holder != OWNER_ID and not shared
+    assert await store.conversations() == {}
+
+
+async def test_conversations_from_before_accounts_are_adopted_as_the_owners_once(
+    store: AccountStore,
+) -> None:
+    sam = await store.create("sam", Role.MEMBER)
+    await store.claim("new", sam.id)
+
+    async def in_history() -> list[str]:
+        return ["old-1", "old-2", "new"]
+
+    assert await store.adopt(in_history) == 2
+    assert await store.holder("old-1") == (OWNER_ID, False)
+    assert await store.holder("new") == (sam.id, False)
+    # Once per install: a conversation written since is never the owner's by default.
+    assert await store.adopt(lambda: in_history_later()) == 0
+    assert (await store.holder("later"))[0] != OWNER_ID
+
+
+async def ids(history: PostgresHistory) -> list[str]:
+    return [c["id"] for c in await history.conversations()]
+
+
+async def in_history_later() -> list[str]:
+    return ["old-1", "old-2", "new", "later"]
 
 
 async def test_a_conversation_is_claimed_once_and_cannot_change_hands_by_claiming(
@@ -280,7 +311,17 @@ def test_an_existing_postgresql_database_is_upgraded_with_its_owner_as_first_acc
     try:
         accounts = asyncio.run(store.all())
         assert [(a.id, a.role) for a in accounts] == [(OWNER_ID, Role.OWNER)]
-        assert asyncio.run(store.holder("old")) == (OWNER_ID, False)
+        # The service adopts history's conversations for the owner when it starts.
+        history = postgres.PostgresHistory(database_url, retention_days=30, timeout=5)
+
+        async def adopted() -> tuple[str, bool]:
+            try:
+                await store.adopt(lambda: ids(history))
+                return await store.holder("old")
+            finally:
+                await history.close()
+
+        assert asyncio.run(adopted()) == (OWNER_ID, False)
     finally:
         runner.close()
 
@@ -338,7 +379,7 @@ async def test_reading_an_account_neither_waits_for_nor_blocks_another_processs_
         async with asyncio.timeout(3):  # a write lock would be waited for 10 s
             assert await store.get(sam.id) == sam
             assert (await store.profile(sam.id, "2026-11-30"))[0] == sam
-            assert await store.holder("c1") == (OWNER_ID, False)
+            assert await store.holder("c1") == (NOBODY, False)
         other.execute("COMMIT")
     finally:
         other.close()

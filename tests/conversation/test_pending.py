@@ -164,3 +164,20 @@ async def test_a_taken_token_knows_a_sweep_audited_its_expiry(live: LiveStores) 
     claimed = await live.pending.take("tok", "c1", with_token=True)
     assert claimed is not None and claimed.taken is not None
     assert claimed.taken.record is not None and claimed.taken.record.expiry_audited
+
+
+async def test_an_approval_taken_with_a_turn_goes_to_whoever_carries_the_turn_on(
+    live: LiveStores,
+) -> None:
+    first, second = live.other(lease=10), live.other(lease=10)
+    await first.pending.put(paused("tok", "c1", 1100), record("tok", "c1", 1100))
+    taken = await first.pending.take("tok", "c1", with_token=True)
+    assert taken is not None and taken.taken is not None and taken.taken.record is not None
+    # The first process dies before the call started: its approval is not lost with it.
+    live.clock.now += 11
+    carried = await second.pending.take("tok", "c1", with_token=True)
+    assert carried is not None and carried.taken is not None
+    assert carried.taken.record is not None
+    assert carried.taken.record.invocation_id == "inv-1"
+    # The token itself is still spent: nothing else can answer with it.
+    assert await second.confirmations.take("tok") is None

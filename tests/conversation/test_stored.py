@@ -64,7 +64,8 @@ def test_a_turn_stored_before_records_were_versioned_loads_as_version_1() -> Non
     assert loaded.receipt == [{"capability": "web.search", "target": "zebras", "left": True}]
     # Written again, it carries its version and reads back the same.
     again = state_to_json(loaded)
-    assert json.loads(again)["schema"] == TURN_STATE.version == 1
+    assert json.loads(again)["schema"] == TURN_STATE.version == 2
+    assert loaded.started is None  # version 2: nothing was under way
     assert state_to_json(state_from_json(again)) == again
 
 

@@ -307,3 +307,36 @@ async def test_an_answer_with_text_beside_a_malformed_call_is_not_asked_for_agai
     body = done(await run(service, "otters?"))
     assert body["text"].strip() == "Otters float."
     assert len(fake_model.requests) == 1
+
+
+async def test_a_new_conversation_whose_claim_fails_keeps_no_message_of_it(
+    service_runtime: Runtime, database_url: str
+) -> None:
+    import psycopg
+
+    from spyglass.accounts.store import AccountStore
+    from spyglass.errors import StoreUnavailable
+    from spyglass.state.postgres import PostgresHistory, upgrade
+    from spyglass.state.postgres.accounts import PostgresRunner
+
+    upgrade(database_url, 5)
+    # Both in PostgreSQL, as the shared backend keeps them; the claim gives up after 0.5 s.
+    people = PostgresRunner(database_url, timeout=5, statement_seconds=0.5)
+    accounts = AccountStore(people, lambda: 1000.0)
+    history = PostgresHistory(database_url, retention_days=30, timeout=5)
+    try:
+        async with running(service_runtime, history) as service:
+            with psycopg.connect(database_url, autocommit=True) as blocker:
+                # A restart at this precise moment: the claim cannot be written.
+                blocker.execute(b"BEGIN")
+                blocker.execute(b"LOCK TABLE account_conversations IN EXCLUSIVE MODE")
+                with pytest.raises(StoreUnavailable):
+                    await service.start(
+                        None, "a member's words", claim=lambda c: accounts.claim(c, "member")
+                    )
+                blocker.execute(b"COMMIT")
+            # "Nothing was changed": no message without its person, for the owner to find.
+            assert await history.conversations() == []
+            assert await accounts.conversations() == {}
+    finally:
+        people.close()

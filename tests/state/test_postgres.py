@@ -374,3 +374,64 @@ def test_a_switch_the_server_never_answers_fails_closed_after_its_bound(
         for pid in pids:
             os.kill(pid, signal.SIGCONT)
     policy.close()
+
+
+async def save(history: PostgresHistory, turn_id: str, text: str) -> None:
+    await history.save_assistant(
+        "c1", turn_id, text=text, reasoning="", events=[], citations=[], exchanges=[]
+    )
+
+
+async def test_a_history_save_whose_connection_the_server_dropped_is_tried_once_more(
+    database_url: str,
+) -> None:
+    upgrade(database_url, 5)
+    history = PostgresHistory(database_url, retention_days=30, timeout=5)
+    try:
+        await history.add_user("c1", "t1", "question", title="question")
+        with (
+            psycopg.connect(database_url, autocommit=True) as blocker,
+            psycopg.connect(database_url, autocommit=True) as watcher,
+        ):
+            # The save waits behind a lock; its connection is then dropped, as a restart does.
+            blocker.execute(b"BEGIN")
+            blocker.execute(b"LOCK TABLE messages IN EXCLUSIVE MODE")
+            saving = asyncio.ensure_future(save(history, "t1", "the answer"))
+            deadline = time.monotonic() + 20
+            while not await asyncio.to_thread(waiting_for_a_lock, watcher, "WITH c AS (UPDATE"):
+                assert time.monotonic() < deadline, "the save never reached the lock"
+            watcher.execute(
+                b"SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                b"WHERE wait_event_type = 'Lock' AND query LIKE 'WITH c AS (UPDATE%'"
+            )
+            blocker.execute(b"COMMIT")
+            await asyncio.wait_for(saving, 20)
+        messages = await history.messages("c1")
+        assert [(m["role"], m["text"]) for m in messages] == [
+            ("user", "question"),
+            ("assistant", "the answer"),
+        ]
+    finally:
+        await asyncio.wait_for(history.close(), 30)
+
+
+async def test_a_history_save_postgresql_cannot_take_is_queued_and_written_once_it_is_back(
+    postgres_server: PostgresServer,
+) -> None:
+    url = postgres_server.new_database()
+    upgrade(url, 5)
+    history = PostgresHistory(url, retention_days=30, timeout=1, statement_seconds=1)
+    await history.add_user("c1", "t1", "question", title="question")
+    await save(history, "t1", "waiting for approval")
+    postgres_server.stop()
+    try:
+        # The answer goes out; its save waits in the queue. A later save of the same turn
+        # is written after it, never overtaken by it.
+        await asyncio.wait_for(save(history, "t1", "the search left"), 20)
+        await asyncio.wait_for(save(history, "t1", "the final answer"), 20)
+    finally:
+        postgres_server.start()
+    assert await asyncio.wait_for(history.flush(), 30)
+    messages = await history.messages("c1")
+    assert [m["text"] for m in messages] == ["question", "the final answer"]
+    await history.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -53,6 +54,7 @@ def searxng_server() -> Iterator[SearXNGShaped]:
 def searxng(searxng_server: SearXNGShaped) -> SearXNGShaped:
     """The provider, with this test's count of executions starting at zero."""
     searxng_server.queries.clear()
+    searxng_server.hold = None
     return searxng_server
 
 
@@ -238,6 +240,98 @@ async def test_a_turn_whose_process_is_killed_mid_turn_is_carried_on_elsewhere_o
         ("user", "Tell me about otters"),
         ("assistant", "Otters are mustelids."),
     ]
+
+
+async def test_a_search_at_the_provider_when_its_process_is_killed_is_told_as_maybe_sent(
+    own_pair: tuple[ServeProcess, ServeProcess], searxng: SearXNGShaped
+) -> None:
+    a, b = own_pair
+    searxng.hold = threading.Event()
+    try:
+        async with a.client() as at_a, b.client() as at_b:
+            first = (await at_a.post(MESSAGE, json={"text": "Tell me about otters"})).json()
+            body = approval(first)
+            approving = asyncio.ensure_future(at_a.post(MESSAGE, json=body))
+            deadline = time.monotonic() + 30
+            while not searxng.queries and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)  # polling for the search to reach the provider
+            assert searxng.queries == ["otters"], "A's search never reached the provider"
+            # Killed while the provider holds the search: it has left, with no answer back.
+            a.kill()
+            searxng.hold.set()
+            with pytest.raises(httpx.HTTPError):
+                await approving
+            deadline = time.monotonic() + 20
+            while True:
+                late = await at_b.post(MESSAGE, json=body)
+                if late.status_code == 200 or time.monotonic() > deadline:
+                    break
+                await asyncio.sleep(0.2)  # polling for the lease to lapse, with a deadline
+            assert late.status_code == 200, late.text
+            history = await at_b.get(f"/api/v1/conversations/{first['conversation_id']}")
+            receipts = await at_b.get("/api/v1/receipts")
+    finally:
+        searxng.hold.set()
+    result = late.json()
+    assert searxng.queries == ["otters"]  # never sent twice
+    event = result["events"][0]
+    assert event["status"] == "failed" and event["code"] == "INTERRUPTED"
+    assert result["receipt"]["left_device"] is True
+    assert "may have been sent" in result["receipt"]["summary"]
+    stored = history.json()["messages"][-1]["receipt"]
+    assert stored["left_device"] is True
+    mine = [r for r in receipts.json()["receipts"] if r["turn_id"] == result["turn_id"]]
+    assert mine and mine[-1]["receipt"]["left_device"] is True
+
+
+async def test_an_approval_taken_by_a_process_killed_before_its_call_started_runs_it_elsewhere(
+    own_pair: tuple[ServeProcess, ServeProcess],
+    searxng: SearXNGShaped,
+    shared_env: dict[str, str],
+) -> None:
+    a, b = own_pair
+    database_url = shared_env["SPYGLASS_STATE__DATABASE_URL"]
+    async with a.client() as at_a, b.client() as at_b:
+        first = (await at_a.post(MESSAGE, json={"text": "Tell me about otters"})).json()
+        body = approval(first)
+        with (
+            psycopg.connect(database_url, autocommit=True) as blocker,
+            psycopg.connect(database_url, autocommit=True) as watcher,
+        ):
+            # A takes the turn and its approval, then waits for the owner's switches: a
+            # restart of PostgreSQL at this precise moment. A is killed there.
+            blocker.execute(b"BEGIN")
+            blocker.execute(b"LOCK TABLE policy IN ACCESS EXCLUSIVE MODE")
+            approving = asyncio.ensure_future(at_a.post(MESSAGE, json=body))
+            deadline = time.monotonic() + 30
+            while not await asyncio.to_thread(policy_read_waits, watcher):
+                assert time.monotonic() < deadline, "A never reached the policy read"
+            a.kill()
+            blocker.execute(b"COMMIT")
+        with pytest.raises(httpx.HTTPError):
+            await approving
+        deadline = time.monotonic() + 20
+        while True:
+            late = await at_b.post(MESSAGE, json=body)
+            if late.status_code == 200 or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.2)  # polling for the lease to lapse, with a deadline
+        assert late.status_code == 200, late.text
+        again = await at_b.post(MESSAGE, json=body)
+    result = late.json()
+    # The search never reached the provider at A: B runs it under the approval A took, once.
+    assert [e["status"] for e in result["events"]] == ["ok"]
+    assert searxng.queries == ["otters"]
+    assert result["text"] == "Otters are mustelids."
+    assert again.status_code == 400
+
+
+def policy_read_waits(watcher: psycopg.Connection[Any]) -> bool:
+    row = watcher.execute(
+        b"SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+        b"AND query LIKE 'SELECT key, enabled FROM policy%'"
+    ).fetchone()
+    return row is not None and row[0] >= 1
 
 
 async def test_with_redis_down_calls_fail_closed_and_health_says_so_until_it_is_back(

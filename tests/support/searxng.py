@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from urllib.parse import parse_qs, urlsplit
 
 from tests.support.loopback import LoopbackServer, QuietHandler
@@ -27,6 +28,9 @@ class SearXNGShaped(LoopbackServer):
 
     def __init__(self) -> None:
         self.queries: list[str] = []
+        #: When set, each search is counted and then held until this is set (a search
+        #: at the provider while its caller is killed).
+        self.hold: threading.Event | None = None
         owner = self
 
         class Handler(QuietHandler):
@@ -34,6 +38,8 @@ class SearXNGShaped(LoopbackServer):
                 parts = urlsplit(self.path)
                 query = parse_qs(parts.query)
                 owner.queries.append(query.get("q", [""])[0])
+                if owner.hold is not None:
+                    owner.hold.wait(30)
                 body = json.dumps(
                     {
                         "query": query.get("q", [""])[0],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from spyglass.accounts.model import OWNER_ID
 from spyglass.accounts.runner import Execute, Runner
@@ -11,10 +11,20 @@ from spyglass.accounts.runner import Execute, Runner
 HOLDER_QUERY = "SELECT account_id, shared FROM account_conversations WHERE conversation_id = ?"
 
 
+#: Whose a conversation nobody claimed is: no account's. Every conversation is claimed
+#: before its first message is written, and those from before accounts existed are claimed
+#: for the owner once (:meth:`ConversationHolders.adopt`); one found without a holder is a
+#: write that failed half-way, and it is not given to anyone, least of all the owner.
+NOBODY = ""
+
+#: The install secret that says the conversations from before accounts have been adopted.
+ADOPTED = "conversations_adopted"
+
+
 def holder_from(rows: Sequence[Sequence[object]]) -> tuple[str, bool]:
-    """:data:`HOLDER_QUERY`'s rows → whose conversation it is and whether they share it.
-    Conversations from before accounts existed are the owner's."""
-    return (str(rows[0][0]), bool(rows[0][1])) if rows else (OWNER_ID, False)
+    """:data:`HOLDER_QUERY`'s rows → whose conversation it is and whether they share it;
+    :data:`NOBODY`'s when no one claimed it."""
+    return (str(rows[0][0]), bool(rows[0][1])) if rows else (NOBODY, False)
 
 
 class ConversationHolders:
@@ -37,6 +47,38 @@ class ConversationHolders:
                 (conversation_id,),
             )
             return str(rows[0][0])
+
+        return await self.runner.transaction(work)
+
+    async def adopt(self, conversation_ids: Callable[[], Awaitable[list[str]]]) -> int:
+        """Claim for the owner, once per install, every conversation from before accounts
+        existed (``conversation_ids()``: every conversation in history); returns how many.
+
+        Those were the owner's, the only person there was. Once adopted, a conversation
+        without a holder is nobody's (:data:`NOBODY`). Claims made meanwhile stand: a claim
+        never changes hands, and every new conversation is claimed before it is written."""
+        done = await self.runner.statement(
+            "SELECT value FROM install_secrets WHERE name = ?", (ADOPTED,)
+        )
+        if done:
+            return 0
+        found = await conversation_ids()
+
+        def work(run: Execute) -> int:
+            held = {row[0] for row in run("SELECT conversation_id FROM account_conversations", ())}
+            adopted = [c for c in found if c not in held]
+            for conversation_id in adopted:
+                run(
+                    "INSERT INTO account_conversations(conversation_id, account_id) VALUES (?,?) "
+                    "ON CONFLICT (conversation_id) DO NOTHING",
+                    (conversation_id, OWNER_ID),
+                )
+            run(
+                "INSERT INTO install_secrets(name, value) VALUES (?,?) "
+                "ON CONFLICT (name) DO NOTHING",
+                (ADOPTED, "1"),
+            )
+            return len(adopted)
 
         return await self.runner.transaction(work)
 

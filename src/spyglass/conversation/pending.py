@@ -63,6 +63,10 @@ class TurnState:
     waiting: dict[str, Any] | None = None
     #: The token this turn was claimed by, while a process holds it under a lease.
     claim: str | None = None
+    #: The approved call about to leave or under way (``{"invocation_id"}``), recorded
+    #: before it leaves and cleared with its result: a turn carried on after a crash that
+    #: finds it says the call may have been sent, and does not send it again.
+    started: dict[str, Any] | None = None
     #: Writes of where this turn's URLs came from, still under way in this process (never
     #: stored: the sources themselves are in ``turn``).
     source_writes: list[asyncio.Task[None]] = field(default_factory=list, compare=False, repr=False)

@@ -1,7 +1,7 @@
 """A paused turn as the stores that outlive the process keep it: a declared, versioned form.
 
 :class:`StoredTurnState` is the part of a :class:`~spyglass.conversation.pending.TurnState`
-that carries the turn on in another process or after a restart (``schema`` 1), written and
+that carries the turn on in another process or after a restart (``schema`` 2), written and
 read by :data:`TURN_STATE` (:mod:`spyglass.core.records`). Left out, as they only mean
 something in the process that holds the turn: the turn's in-memory cache (pages ``web.fetch``
 read are in the page cache, :mod:`spyglass.state.pages`, where a resumed turn finds them),
@@ -58,9 +58,16 @@ class StoredTurnState:
     #: Turns paused before notices were kept lost theirs.
     notices: list[dict[str, Any]] = field(default_factory=list)
     claim: str | None = None
+    #: Since version 2: the approved call recorded as started and not yet answered.
+    started: dict[str, Any] | None = None
 
 
-TURN_STATE = RecordCodec(StoredTurnState, version=1)
+def _with_started(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 → 2: a turn paused before starts were recorded had none under way."""
+    return {**data, "started": None}
+
+
+TURN_STATE = RecordCodec(StoredTurnState, version=2, upgrades={1: _with_started})
 
 _SAME = [f.name for f in dataclasses.fields(StoredTurnState) if f.name not in ("turn", "citations")]
 

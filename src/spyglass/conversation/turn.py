@@ -125,8 +125,9 @@ class ConversationRunner(TurnKeeper):
     ) -> TurnState:
         """A new turn on a new or existing conversation. Raises :class:`TurnRefused`.
 
-        ``claim(conversation_id)``, when given, records whose conversation it is; it runs
-        side by side with the write of the person's message (each is a trip to a store).
+        ``claim(conversation_id)``, when given, records whose conversation it is: for a new
+        conversation before the person's message is written (both are kept or neither), for
+        one they continue side by side with that write (each is a trip to a store).
         ``may_continue(conversation_id)``, when given, says whether the caller may continue
         an existing conversation; it is asked side by side with reading the conversation,
         and one they may not continue is answered as an unknown one, before anything is
@@ -165,7 +166,19 @@ class ConversationRunner(TurnKeeper):
         )
         if claim is None:
             await stored_text
+        elif not stored:
+            # A new conversation is claimed before anything of it is written: a message
+            # kept while its claim failed would be nobody's, and a retry would write it again.
+            # (A claim whose message then fails names a conversation that does not exist.)
+            try:
+                await claim(conversation_id)
+            except BaseException:
+                stored_text.close()
+                raise
+            await stored_text
         else:
+            # An existing conversation is the caller's already (may_continue said so): the
+            # claim changes nothing, and goes side by side with the write.
             results = await asyncio.gather(
                 stored_text, claim(conversation_id), return_exceptions=True
             )
@@ -285,7 +298,10 @@ class ConversationRunner(TurnKeeper):
         if answer is not None and state.waiting is not None:
             # (A turn carried on after a crash may have handled its answer already.)
             token, approve = answer
-            event = await self._answer(state, token, approve, actor)
+            if state.started is not None:
+                event = await self._interrupted(state, actor)
+            else:
+                event = await self._answer(state, token, approve, actor)
             yield "tool_end", event
         limits = self.settings.llm
         while True:
@@ -369,6 +385,7 @@ class ConversationRunner(TurnKeeper):
         executor = self.executor
         taken, state.taken = state.taken, None
         if approve:
+            started = self._starter(state) if state.claim is not None else None
             outcome = await executor.ainvoke(
                 waiting["capability"],
                 waiting["version"],
@@ -378,7 +395,7 @@ class ConversationRunner(TurnKeeper):
                 confirmation_token=token,
                 recovered=call.recovered,
                 actor=actor,
-                parked=Parked(taken=taken),
+                parked=Parked(taken=taken, started=started),
             )
         else:
             outcome = await executor.adeny(
@@ -390,6 +407,45 @@ class ConversationRunner(TurnKeeper):
             )
         event = await self._record(state, call, outcome, replace=state.waiting_event)
         state.waiting = state.waiting_event = None
+        state.started = None
+        return event
+
+    def _starter(self, state: TurnState) -> Callable[[str], Awaitable[None]]:
+        """Records in the paused-turn store that the approved call is about to leave; raises
+        (and the call does not leave) when that cannot be recorded."""
+        claim = state.claim
+        assert claim is not None
+
+        async def started(invocation_id: str) -> None:
+            state.started = {"invocation_id": invocation_id}
+            try:
+                await self.pending.checkpoint(claim, state)
+            except BaseException:
+                state.started = None
+                raise
+
+        return started
+
+    async def _interrupted(self, state: TurnState, actor: Actor | None = None) -> dict[str, Any]:
+        """The approved call the crashed process had started: it may have been sent, so it
+        is recorded as such (receipt, history, audit) and never sent again."""
+        waiting = state.waiting or {}
+        started = state.started or {}
+        call = state.queue[0]
+        outcome = await self.executor.interrupted(
+            waiting["capability"],
+            waiting.get("version"),
+            str(started.get("invocation_id", "")),
+            channel=self.channel,
+            actor=actor,
+        )
+        if state.taken is not None:
+            # (Never there: the crashed process took the approval.)
+            taken, state.taken = state.taken, None
+            await self.executor.give_back(taken)
+        event = await self._record(state, call, outcome, replace=state.waiting_event)
+        state.waiting = state.waiting_event = None
+        state.started = None
         return event
 
     async def _record(

@@ -32,7 +32,14 @@ from typing import Any, TypeVar
 
 from spyglass.core.actor import Actor, PersonalPolicy
 from spyglass.core.answers import Answers
-from spyglass.core.attempt import FINDING_PREFIX, Attempt, audit_event, finding_kinds, stop
+from spyglass.core.attempt import (
+    FINDING_PREFIX,
+    Attempt,
+    audit_event,
+    finding_kinds,
+    stop,
+    unavailable,
+)
 from spyglass.core.audit import AuditSink
 from spyglass.core.capability import Capability
 from spyglass.core.confirmation import ConfirmationStore, Taken
@@ -44,7 +51,7 @@ from spyglass.core.permission import Permission
 from spyglass.core.policy import PolicySource
 from spyglass.core.registry import Registry
 from spyglass.core.schema import validation_error
-from spyglass.errors import CapabilityError
+from spyglass.errors import CapabilityError, StoreUnavailable
 from spyglass.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -368,7 +375,43 @@ class Executor:
         spent = await self.permission.spend(attempt, capability)
         if spent is not None:
             return spent
+        if approved and parked.started is not None:
+            try:
+                await parked.started(attempt.invocation_id)
+            except StoreUnavailable as exc:
+                # Not recorded as started, so not sent: a crash now would misreport it.
+                return unavailable(attempt, exc)
         return await self._execute(attempt, capability, arguments, turn)
+
+    async def interrupted(
+        self,
+        name: str,
+        version: int | None,
+        invocation_id: str,
+        *,
+        channel: str,
+        actor: Actor | None = None,
+    ) -> Outcome:
+        """The outcome, audited, of an approved call whose process stopped while it ran
+        (:attr:`Parked.started` recorded it): it may have been sent, and is not run again."""
+        attempt = Attempt.begin(channel, actor)
+        attempt.invocation_id = invocation_id
+        capability = self.registry.get(name, version)
+        attempt.capability = capability
+        attempt.name, attempt.version = name, version
+        if capability is not None:
+            attempt.name, attempt.version = capability.name, capability.version
+        attempt.confirmed_by = "owner"
+        outcome = stop(
+            attempt,
+            "execute",
+            "failed",
+            Code.INTERRUPTED,
+            f"the process running {attempt.name} stopped while it ran: the request may have "
+            "been sent, and it is not sent again",
+        )
+        await self._audited(attempt, outcome)
+        return outcome
 
     def _context(
         self, attempt: Attempt, capability: Capability, arguments: dict[str, Any], turn: Turn

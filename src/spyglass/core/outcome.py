@@ -32,6 +32,8 @@ class Code(StrEnum):
     INVALID_RESULT = "INVALID_RESULT"
     EXECUTION_FAILED = "EXECUTION_FAILED"
     STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
+    #: The process running an approved call stopped while it ran: it may have been sent.
+    INTERRUPTED = "INTERRUPTED"
 
 
 @dataclass(frozen=True)

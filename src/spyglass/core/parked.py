@@ -35,3 +35,8 @@ class Parked:
 
     keep: Keep | None = None
     taken: Taken | None = None
+    #: Records, durably, that the approved call is about to leave (given its invocation id)
+    #: before it does, so that a process carrying the turn on after a crash knows it may
+    #: have been sent. A call whose start cannot be recorded does not run (it raises
+    #: ``StoreUnavailable``).
+    started: Callable[[str], Awaitable[None]] | None = None

@@ -105,7 +105,9 @@ def build(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
                 else "rendered"
             )
         detail.append(_when(item))
-        if item["status"] != "ok":
+        if item.get("code") == "INTERRUPTED":
+            detail.append("may have been sent: the process running it stopped")
+        elif item["status"] != "ok":
             detail.append(f"failed: {item.get('code', 'error')}")
         parts.append(f"{_phrase(item, done=True)} ({', '.join(d for d in detail if d)})")
     unsent = [

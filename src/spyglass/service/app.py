@@ -100,6 +100,9 @@ def create_app(
         # Versioned migrations, under a lock, before the first request (several processes
         # may start at once).
         await asyncio.to_thread(stores.upgrade)
+        if history.enabled:
+            # Conversations from before accounts existed become the owner's, once per install.
+            await state.accounts.adopt(lambda: _conversation_ids(history))
         pruner = asyncio.create_task(_prune_daily(history))
         sweeper = asyncio.create_task(_sweep_expired(runtime, sweep_seconds))
         try:
@@ -185,6 +188,10 @@ async def _store_unavailable(request: Request, exc: Exception) -> JSONResponse:
         f"the {exc.store} state store cannot be reached; nothing was changed. Try again once "
         "it is back (GET /api/v1/health shows each store's state)",
     )
+
+
+async def _conversation_ids(history: HistoryStore) -> list[str]:
+    return [str(c["id"]) for c in await history.conversations()]
 
 
 async def _prune_daily(history: HistoryStore) -> None:

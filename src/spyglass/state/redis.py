@@ -78,13 +78,22 @@ return {1, f[2], f[3]}
 # KEYS: turn, then the token's record, audited marker, due set; ARGV as _TAKE, then the due
 # set's member prefix. The claim of _TAKE and, only when it claims the turn, the take of
 # _TAKE_CONFIRMATION, in one script: {1, state, expires_at, record or false, audited}.
+# The record taken is kept with the turn ('approval'), so that a process carrying the turn on
+# after this one died finds the approval this one took: the turn says whether its call
+# started (and is then never run again) or not (and then runs under that approval).
 _CLAIM_WITH_ANSWER = _TAKE.replace(
     "return {1, f[2], f[3]}\n",
     """local v = redis.call('GET', KEYS[2])
-if not v then return {1, f[2], f[3], false, 0} end
+if not v then
+  local kept = redis.call('HMGET', KEYS[1], 'approval', 'audited')
+  if not kept[1] then return {1, f[2], f[3], false, 0} end
+  return {1, f[2], f[3], kept[1], tonumber(kept[2] or '0')}
+end
 redis.call('DEL', KEYS[2])
 redis.call('ZREM', KEYS[4], ARGV[7] .. v)
-return {1, f[2], f[3], v, redis.call('DEL', KEYS[3])}
+local audited = redis.call('DEL', KEYS[3])
+redis.call('HSET', KEYS[1], 'approval', v, 'audited', tostring(audited))
+return {1, f[2], f[3], v, audited}
 """,
 )
 assert _CLAIM_WITH_ANSWER != _TAKE

@@ -165,11 +165,11 @@ async def test_the_claim_of_a_paused_turn_checks_whose_conversation_it_is_in_the
         # Another person's conversation answers as a foreign one, and stays unclaimed.
         assert await pending.take("tok", "c1", holder="owner") is None
         assert await pending.take("tok", "c1", holder="kid") is not None
-        # A conversation nobody claimed is the owner's, as AccountStore.holder reads it.
+        # A conversation nobody claimed is nobody's, as AccountStore.holder reads it.
         state = TurnState(conversation_id="c2", turn_id="t", messages=[], turn=Turn("c2"))
         await pending.put(PausedTurn("tok2", state, 1100))
         assert await pending.take("tok2", "c2", holder="kid") is None
-        assert await pending.take("tok2", "c2", holder="owner") is not None
+        assert await pending.take("tok2", "c2", holder="owner") is None
     finally:
         db.close()
         other.db.close()
@@ -182,7 +182,7 @@ async def test_a_turn_and_its_token_stored_by_the_release_before_versioned_recor
     and its confirmation are read as version 1 and carry on."""
     import json
 
-    from spyglass.conversation.stored import state_from_json
+    from spyglass.conversation.stored import TURN_STATE, state_from_json
     from spyglass.core.confirmation import token_digest
     from spyglass.state.sqlite.statefile import (
         SQLiteConfirmationStore,
@@ -240,7 +240,7 @@ async def test_a_turn_and_its_token_stored_by_the_release_before_versioned_recor
         (stored,) = db.run_blocking(
             lambda c: c.execute("SELECT state FROM paused_turns").fetchall()
         )
-        assert json.loads(stored[0])["schema"] == 1
+        assert json.loads(stored[0])["schema"] == TURN_STATE.version == 2
         assert state_from_json(stored[0]).turn.id == "turn-1"
     finally:
         db.close()

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
-from spyglass.accounts.model import OWNER_ID
+from spyglass.accounts.holders import NOBODY
 from spyglass.service.errors import ApiError
 from spyglass.service.models import ShareBody
 from spyglass.service.ownership import may_read, owns
@@ -38,8 +38,8 @@ async def list_conversations(
     sees_shared = me.manages
 
     def visible(conversation_id: str) -> bool:
-        # Conversations from before accounts existed are the owner's.
-        holder, shared = holders.get(conversation_id, (OWNER_ID, False))
+        # (Those from before accounts existed were claimed for the owner at start.)
+        holder, shared = holders.get(conversation_id, (NOBODY, False))
         return holder == me.id or (shared and sees_shared)
 
     return {"conversations": [c for c in found if visible(c["id"])]}
@@ -108,7 +108,7 @@ async def list_receipts(
     me = principal.account
     out = []
     for receipt in found:
-        holder, _ = holders.get(str(receipt.get("conversation_id")), (OWNER_ID, False))
+        holder, _ = holders.get(str(receipt.get("conversation_id")), (NOBODY, False))
         if holder == me.id or me.manages:
             # What left the house, by whom; never the conversation itself.
             mine = holder == me.id

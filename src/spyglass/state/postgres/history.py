@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
 import re
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
@@ -13,6 +15,7 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
+from spyglass.errors import StoreUnavailable
 from spyglass.history.store import assistant_values, public_message, stamp, utc_now
 from spyglass.privacy.provenance import Source
 from spyglass.state.postgres.connection import (
@@ -20,6 +23,23 @@ from spyglass.state.postgres.connection import (
     STATEMENT_SECONDS,
     not_answering,
     unavailable,
+)
+
+logger = logging.getLogger(__name__)
+
+#: Saves of answers kept in memory while PostgreSQL cannot take them (one per turn).
+SAVE_QUEUE_CAPACITY = 10000
+
+#: An answer's save: an upsert by turn, so writing it twice leaves it written once.
+SAVE_ASSISTANT = (
+    "WITH c AS (UPDATE conversations SET updated_at = %s WHERE id = %s RETURNING id) "
+    "INSERT INTO messages(conversation_id, turn_id, role, text, reasoning, events, "
+    "citations, exchanges, receipt, created_at) "
+    "SELECT id, %s, 'assistant', %s, %s, %s, %s, %s, %s, %s "
+    "FROM c ON CONFLICT (turn_id, role) DO UPDATE SET text = excluded.text, "
+    "reasoning = excluded.reasoning, events = excluded.events, "
+    "citations = excluded.citations, exchanges = excluded.exchanges, "
+    "receipt = excluded.receipt"
 )
 
 
@@ -30,7 +50,12 @@ def search_query(text: str) -> str | None:
 
 
 class PostgresHistory:
-    """Conversations in PostgreSQL, through an async connection pool."""
+    """Conversations in PostgreSQL, through an async connection pool.
+
+    An answer's save outlives a restart of the server: a connection the server dropped is
+    tried once more, and a save that still fails waits in a queue, written in order by a
+    background task once PostgreSQL is back (as the audit log's events are), so the turn
+    is never left stored as it was at its pause while its person was told more."""
 
     enabled = True
 
@@ -49,6 +74,10 @@ class PostgresHistory:
         self.retention = timedelta(days=retention_days)
         self._clock = clock
         self._pool: AsyncConnectionPool | None = None
+        #: Saves not yet written, by turn, oldest first; a later save of a turn replaces its
+        #: earlier one (and goes to the back), so a turn's saves land in order.
+        self._queued: dict[str, tuple[Any, ...]] = {}
+        self._writer: asyncio.Task[None] | None = None
 
     async def _connection_pool(self) -> AsyncConnectionPool:
         if self._pool is None:
@@ -72,7 +101,24 @@ class PostgresHistory:
             self._pool = pool
         return self._pool
 
-    async def _run(self, sql: str, params: tuple[Any, ...] = (), *, fetch: bool = True) -> Any:
+    async def _run(
+        self, sql: str, params: tuple[Any, ...] = (), *, fetch: bool = True, again: bool = False
+    ) -> Any:
+        """Run one statement. ``again``: the statement may run twice (an upsert), so a
+        connection the server dropped is tried once more, as the policy and audit
+        connection's is; a statement that outlived its bound is not."""
+        try:
+            return await self._run_once(sql, params, fetch=fetch)
+        except psycopg.OperationalError as exc:
+            if not again:
+                raise unavailable(exc) from exc
+        try:
+            return await self._run_once(sql, params, fetch=fetch)
+        except psycopg.OperationalError as exc:
+            raise unavailable(exc) from exc
+
+    async def _run_once(self, sql: str, params: tuple[Any, ...], *, fetch: bool) -> Any:
+        """One try; a dropped connection is raised as psycopg's ``OperationalError``."""
         pool = await self._connection_pool()
         try:
             # The bound covers the pool's own check of the connection it hands out (a query
@@ -86,7 +132,7 @@ class PostgresHistory:
                 return await cursor.fetchall()
         except TimeoutError:
             raise not_answering(self.statement_seconds) from None
-        except (psycopg.OperationalError, PoolTimeout) as exc:
+        except PoolTimeout as exc:
             raise unavailable(exc) from exc
 
     async def health(self) -> dict[str, Any]:
@@ -124,18 +170,50 @@ class PostgresHistory:
         values = assistant_values(text, reasoning, events, citations, exchanges, receipt)
         # Only into a conversation that still exists: one deleted while the turn ran stays
         # deleted.
-        await self._run(
-            "WITH c AS (UPDATE conversations SET updated_at = %s WHERE id = %s RETURNING id) "
-            "INSERT INTO messages(conversation_id, turn_id, role, text, reasoning, events, "
-            "citations, exchanges, receipt, created_at) "
-            "SELECT id, %s, 'assistant', %s, %s, %s, %s, %s, %s, %s "
-            "FROM c ON CONFLICT (turn_id, role) DO UPDATE SET text = excluded.text, "
-            "reasoning = excluded.reasoning, events = excluded.events, "
-            "citations = excluded.citations, exchanges = excluded.exchanges, "
-            "receipt = excluded.receipt",
-            (now, conversation_id, turn_id, *values, now),
-            fetch=False,
-        )
+        params = (now, conversation_id, turn_id, *values, now)
+        if self._queued:
+            # Behind the saves already waiting: none of them may land over this one.
+            self._queue(turn_id, params)
+            return
+        try:
+            await self._run(SAVE_ASSISTANT, params, fetch=False, again=True)
+        except StoreUnavailable as exc:
+            logger.warning("answer not yet saved to history (%s); queued", exc.message)
+            self._queue(turn_id, params)
+
+    def _queue(self, turn_id: str, params: tuple[Any, ...]) -> None:
+        if turn_id not in self._queued and len(self._queued) >= SAVE_QUEUE_CAPACITY:
+            logger.error("history queue full (PostgreSQL unreachable for long): answer dropped")
+            return
+        self._queued.pop(turn_id, None)
+        self._queued[turn_id] = params
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.get_running_loop().create_task(self._write_queued())
+
+    async def _write_queued(self) -> None:
+        """Write the queued saves in order, backing off up to 5 s while PostgreSQL is away;
+        nothing is dropped (but a save the server refuses outright, which is logged)."""
+        delay = 0.1
+        while self._queued:
+            turn_id, params = next(iter(self._queued.items()))
+            try:
+                await self._run(SAVE_ASSISTANT, params, fetch=False, again=True)
+            except StoreUnavailable as exc:
+                logger.warning("queued answers not yet saved to history (%s)", exc.message)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
+                continue
+            except Exception:
+                logger.exception("history refused a queued answer; dropped")
+            if self._queued.get(turn_id) is params:
+                del self._queued[turn_id]
+            delay = 0.1
+
+    async def flush(self) -> bool:
+        """Wait until every queued save is written; whether none is left."""
+        if self._writer is not None:
+            await asyncio.shield(self._writer)
+        return not self._queued
 
     async def messages(self, conversation_id: str) -> list[dict[str, Any]]:
         rows = await self._run(
@@ -212,6 +290,17 @@ class PostgresHistory:
         return int(count)
 
     async def close(self) -> None:
+        if self._writer is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.flush(), self.timeout * 2)
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._writer
+            if self._queued:
+                logger.error(
+                    "%d answer(s) not saved to history: PostgreSQL was away", len(self._queued)
+                )
+            self._writer = None
         if self._pool is not None:
             await self._pool.close()
             self._pool = None

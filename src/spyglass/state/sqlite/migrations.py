@@ -100,6 +100,12 @@ STATE_MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX page_cache_by_expiry ON page_cache(expires_at);
     """,
+    # 5: the approval taken with a paused turn, kept with it for the process that carries
+    # the turn on should the one that took it die before its call started.
+    """
+    ALTER TABLE paused_turns ADD COLUMN approval TEXT;
+    ALTER TABLE paused_turns ADD COLUMN approval_audited INTEGER NOT NULL DEFAULT 0;
+    """,
 )
 
 

@@ -185,6 +185,26 @@ def _confirmation_put(record: PendingRecord, now: float) -> Callable[[sqlite3.Co
     return work
 
 
+def _kept_approval(
+    db: sqlite3.Connection, digest: str, token: str, record: PendingRecord | None
+) -> PendingRecord | None:
+    """The approval taken with the paused turn ``digest``, kept with it (in the same
+    transaction): a process carrying the turn on after the one that took it died gets it
+    back, and the turn says whether its call started (never run again) or not (run under it)."""
+    if record is not None:
+        db.execute(
+            "UPDATE paused_turns SET approval = ?, approval_audited = ? WHERE digest = ?",
+            (record_to_json(record), int(record.expiry_audited), digest),
+        )
+        return record
+    row = db.execute(
+        "SELECT approval, approval_audited FROM paused_turns WHERE digest = ?", (digest,)
+    ).fetchone()
+    if row is None or row[0] is None:
+        return None
+    return record_from_json(token, row[0], expiry_audited=bool(row[1]))
+
+
 def _confirmation_take(token: str) -> Callable[[sqlite3.Connection], PendingRecord | None]:
     """The one statement that removes ``token``'s record and gives it back: atomic alone."""
     digest = token_digest(token)
@@ -285,6 +305,8 @@ class SQLitePendingTurnStore:
             )
             # Only a turn claimed here spends its token: a busy or foreign one keeps it.
             taken = None if take_token is None else Taken(take_token(db))
+            if taken is not None:
+                taken = Taken(_kept_approval(db, digest, token, taken.record))
             return state, expires_at, taken
 
         found = await self.db.run(self.db.transaction(work))
