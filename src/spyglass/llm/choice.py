@@ -57,8 +57,11 @@ class ModelFinder:
         servers: Sequence[LocalServer] = LOCAL_SERVERS,
         memory: Path | None = None,
         timeout: float = PROBE_SECONDS,
+        details: bool = False,
     ) -> None:
         self.settings = settings
+        #: Also ask each model's tool support where the server tells it (Ollama).
+        self.details = details
         self.servers = tuple(servers)
         self.memory = memory
         self.timeout = timeout
@@ -68,6 +71,9 @@ class ModelFinder:
         self.found: list[FoundServer] = []
         self.status: Status = "configured" if self.owner_base_url and self.owner_model else "none"
         self.message = ""
+        #: When the owner must act: what is wrong, and the one thing to do.
+        self.problem = ""
+        self.fix = ""
 
     @property
     def settled(self) -> bool:
@@ -76,13 +82,14 @@ class ModelFinder:
 
     async def find(self) -> str:
         """Look for the servers and models, decide what to use, and say it in one line."""
+        self.problem = self.fix = ""
         if self.status == "configured":
             self.message = f"using {self.settings.model or 'the model'} at {self.settings.base_url}"
             return self.message
         if self.owner_base_url:
             try:
                 models = await list_models(
-                    self.settings.base_url, api_key=self._api_key(), timeout=self.timeout
+                    self.settings.base_url, api_key=self.api_key(), timeout=self.timeout
                 )
             except ServerDown:
                 # Not up yet: the first turn that needs it looks again.
@@ -104,7 +111,7 @@ class ModelFinder:
                 return self.message
             self.found = [FoundServer("the model server", self._base(), tuple(models))]
         else:
-            self.found = await discover(self.servers, timeout=self.timeout)
+            self.found = await discover(self.servers, timeout=self.timeout, details=self.details)
         self._decide()
         return self.message
 
@@ -158,9 +165,10 @@ class ModelFinder:
         if candidates:
             self.status = "choose"
             listed = ", ".join(f"{m.name} on {s.name} at {s.address}" for s, m in candidates)
-            self.message = (
-                f"found several models: {listed}. Pick one in the console's header, "
-                "or set llm.model (and llm.base_url)"
+            self._problem(
+                f"found several models: {listed}",
+                "pick one in the console's header, or set llm.model (and llm.base_url)",
+                ". ",
             )
             return
         self.status = "none"
@@ -171,15 +179,19 @@ class ModelFinder:
                 if self.owner_model
                 else "it lists no model"
             )
-            self.message = (
-                f"{servers} answered but {lists}: load or pull a model there, or {SETTINGS_HINT}"
+            self._problem(
+                f"{servers} answered but {lists}", f"load or pull a model there, or {SETTINGS_HINT}"
             )
         else:
             ports = ", ".join(str(server.port) for server in self.servers)
-            self.message = (
-                f"no model server found on this machine (asked {LOOPBACK_HOST} on ports "
-                f"{ports}): start one (llama-server, Ollama, LM Studio, ...), or {SETTINGS_HINT}"
+            self._problem(
+                f"no model server found on this machine (asked {LOOPBACK_HOST} on ports {ports})",
+                f"start one (llama-server, Ollama, LM Studio, ...), or {SETTINGS_HINT}",
             )
+
+    def _problem(self, problem: str, fix: str, joint: str = ": ") -> None:
+        self.problem, self.fix = problem, fix
+        self.message = problem + joint + (fix[0].upper() + fix[1:] if joint == ". " else fix)
 
     def _use(self, base_url: str, model: str, server: FoundServer | None = None) -> None:
         server = server or next(s for s in self.found if s.base_url == base_url)
@@ -197,7 +209,7 @@ class ModelFinder:
     def _base(self) -> str:
         return self.settings.base_url.rstrip("/")
 
-    def _api_key(self) -> str | None:
+    def api_key(self) -> str | None:
         key = self.settings.api_key
         return key.get_secret_value() if key is not None else None
 
