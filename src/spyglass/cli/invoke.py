@@ -114,6 +114,11 @@ def _ask(runtime: Runtime, outcome: Outcome) -> bool:
             style="yellow",
         )
     )
+    from spyglass.capabilities.recipients import recipient_line
+
+    line = recipient_line(pending.capability, pending.provider)
+    if line is not None:
+        console.print(Text(line, style="bold"))
     for key, value in pending.arguments.items():
         console.print(Text.assemble((f"  {key}: ", "bold"), (_literal(value), "")))
     for line in notice_lines(pending.notices, pending.arguments):
