@@ -276,7 +276,7 @@ class ConversationRunner(TurnKeeper):
                 state.claim = None
                 await asyncio.shield(self._finish(claim))
         if not failed or state.citations.to_list():
-            yield "citations", {"citations": state.citations.to_list()}
+            yield "citations", {"citations": state.citations.for_answer(state.text)}
         yield "done", response(state, paused)
 
     async def _steps(
@@ -397,7 +397,9 @@ class ConversationRunner(TurnKeeper):
     ) -> dict[str, Any]:
         """Give the model the outcome as a tool result and the person a ToolEvent."""
         capability = self.registry.get(outcome.capability, outcome.version)
-        payload = tool_payload(outcome)
+        # Numbered first: the model sees each source with the number to cite it by.
+        state.citations.add_outcome(outcome)
+        payload = tool_payload(outcome, state.citations.numbered(outcome))
         untrusted = is_untrusted(capability, outcome)
         state.messages.append(tool_message(call.id, payload, untrusted))
         state.exchanges.append(
@@ -409,7 +411,6 @@ class ConversationRunner(TurnKeeper):
                 "untrusted": untrusted,
             }
         )
-        state.citations.add_outcome(outcome)
         state.receipt.append(receipts.entry(outcome, call.arguments))
         found = observed(outcome, call.arguments, state.turn.sources)
         if found:
