@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.support.loopback import LoopbackServer, QuietHandler
+from tests.support.loopback import LoopbackServer, QuietHandler, QuietServer
 
 
 @dataclass
@@ -214,6 +214,7 @@ class FakeModel(LoopbackServer):
         models: list[str] | None = None,
         ollama: bool = False,
         tools: dict[str, bool] | None = None,
+        port: int = 0,
     ) -> None:
         self.default = default or (lambda body: text("(no more script)"))
         #: The models ``GET /v1/models`` lists (None: the server has no model list, 404).
@@ -229,7 +230,8 @@ class FakeModel(LoopbackServer):
         self.peers: list[tuple[str, int]] = []
         self._script: deque[Reply] = deque()
         self._lock = threading.Lock()
-        super().__init__(self._handler())
+        # ``port``: a fixed loopback port (a server's default one) instead of a free one.
+        super().__init__(server=QuietServer(("127.0.0.1", port), self._handler()))
 
     @property
     def base_url(self) -> str:
