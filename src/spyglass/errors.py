@@ -21,6 +21,7 @@ infrastructure faults, and every one Spyglass raises on purpose is a :class:`Spy
     │   │                      called it turns this into a structured code
     │   ├── ModelUnavailable       (spyglass.llm.client) the model server gave no answer
     │   │   └── ToolsRefused           the model cannot take tools; ask again without
+    │   ├── ServerDown             (spyglass.llm.discovery) no model server answers there yet
     │   ├── ResolutionError        (spyglass.net.resolver) a host name has no usable address
     │   ├── PeerRefused            (spyglass.net.dialler) a socket reached a refused address
     │   ├── BodyTooLarge           (spyglass.net.body) a page passed the size cap

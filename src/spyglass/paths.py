@@ -111,5 +111,10 @@ class Paths:
         return self.home / "state.db"
 
     @property
+    def model_choice_file(self) -> Path:
+        """The model the owner picked among those found on this machine."""
+        return self.home / "model.json"
+
+    @property
     def api_token_file(self) -> Path:
         return self.home / "api-token"

@@ -76,6 +76,8 @@ async def test_a_fetch_waits_for_approval_of_the_exact_url(runtime: Runtime, sit
     assert outcome.status == "pending_confirmation"
     assert outcome.pending_confirmation is not None
     assert outcome.pending_confirmation.arguments == {"url": "http://example.com/"}
+    assert outcome.pending_confirmation.provider == "direct"  # Spyglass reads it itself
+    assert outcome.to_dict()["pending_confirmation"]["provider"] == "direct"
     assert site.connections == 0
 
 

@@ -63,6 +63,7 @@ async def test_a_page_read_through_each_reader_names_it_from_the_card_to_the_aud
     assert pending.status == "pending_confirmation", pending.to_dict()
     card = pending.to_dict()["pending_confirmation"]
     assert [n["kind"] for n in card["notices"]] == ["fetch.provider"]
+    assert card["provider"].startswith(DISPLAY[name])  # "Jina Reader"
     assert card["notices"][0]["message"].startswith(f"{DISPLAY[name]}")
     assert "will fetch this page for you" in card["notices"][0]["message"]
     assert replay.requests == []  # nothing left the machine before approval

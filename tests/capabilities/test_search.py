@@ -70,6 +70,22 @@ async def test_a_search_needs_approval_of_the_exact_arguments(
     assert replay.requests == []
 
 
+async def test_the_card_names_the_provider_that_will_receive_the_query(
+    paths: Paths, replay: ReplayServer
+) -> None:
+    runtime = _runtime(paths, replay)
+    runtime.policy.set(WEB_ACCESS, True)
+    outcome = await runtime.executor.ainvoke("web.search", 1, {"query": QUERY}, channel="cli")
+    assert outcome.pending_confirmation is not None
+    assert outcome.pending_confirmation.provider == "SearXNG"
+    # The recipient is its own field, not one more notice on the card.
+    assert all(n.kind != "recipient" for n in outcome.pending_confirmation.notices)
+    ddg = build_runtime(paths, overrides={"search.providers": "duckduckgo"})
+    ddg.policy.set(WEB_ACCESS, True)
+    asked = await ddg.executor.ainvoke("web.search", 1, {"query": QUERY}, channel="cli")
+    assert asked.to_dict()["pending_confirmation"]["provider"] == "DuckDuckGo"
+
+
 async def test_an_approved_search_returns_clean_results_and_audits_the_provider(
     paths: Paths, replay: ReplayServer
 ) -> None:

@@ -122,6 +122,7 @@ def test_the_terminal_prompt_shows_the_exact_query_and_runs_on_yes(
     result = run_on_terminal("search", "green tea -milk", home=home, answer="y", env=_env(searxng))
     shown = re.sub(r"\x1b\[[0-9;]*m", "", result.stderr)
     assert "query: green tea -milk" in shown
+    assert "Search SearXNG for:" in shown  # who receives the query
     assert result.code == 0 and "1. Green tea" in result.stdout
     assert searxng.last.query["q"] == ["green tea -milk"]
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support.fake_model import FakeModel, text
 from tests.support.server import wait_until
 
 URL = re.compile(r"(http://127\.0\.0\.1:\d+)/login\?code=\S+")
@@ -51,6 +52,48 @@ def served(home: Path) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
         for stream in (process.stdout, process.stderr):
             if stream is not None:
                 stream.close()
+
+
+def test_with_nothing_set_serve_finds_the_one_model_of_ollama_and_talks_to_it_by_name(
+    home: Path,
+) -> None:
+    try:
+        ollama = FakeModel(models=["qwen3:8b"], ollama=True, port=11434)
+    except OSError:
+        pytest.skip("127.0.0.1:11434 is taken on this machine (a real Ollama?)")
+    with ollama:
+        ollama.script(text("Hello from qwen3."))
+        process = spyglass(home, "serve", "--port", "0")
+        lines: list[str] = []
+        assert process.stderr is not None
+        reader = threading.Thread(
+            target=lambda: lines.extend(iter(process.stderr.readline, "")), daemon=True
+        )
+        reader.start()
+        try:
+            wait_until(lambda: any("Ctrl-C" in line for line in lines), what="serve to start")
+            output = "".join(lines)
+            assert "Model: using qwen3:8b on Ollama at 127.0.0.1:11434" in output
+            base = re.search(r"API: (http://127\.0\.0\.1:\d+)/api/v1", output)
+            assert base is not None
+            # The token file is written as the service starts, just after that line.
+            wait_until((home / "api-token").exists, what="the API token")
+            token = (home / "api-token").read_text().strip()
+            with httpx.Client(trust_env=False, timeout=20) as http:
+                answer = http.post(
+                    f"{base.group(1)}/api/v1/conversation/message",
+                    json={"text": "hi"},
+                    headers={"Authorization": f"Bearer {token}"},
+                ).json()
+        finally:
+            process.send_signal(signal.SIGINT)
+            process.wait(timeout=15)
+            reader.join(timeout=10)
+            for stream in (process.stdout, process.stderr):
+                if stream is not None:
+                    stream.close()
+    assert answer["text"] == "Hello from qwen3."
+    assert ollama.requests[0]["model"] == "qwen3:8b"
 
 
 def test_serve_prints_where_data_lives_and_a_working_one_time_console_link(

@@ -23,6 +23,8 @@ from playwright.sync_api import Page
 
 from spyglass.core.confirmation import InMemoryConfirmationStore
 from spyglass.core.policy import WEB_ACCESS
+from spyglass.llm.choice import ModelFinder
+from spyglass.llm.discovery import LocalServer
 from spyglass.paths import Paths
 from spyglass.runtime import Runtime, build_runtime
 from spyglass.service.app import create_app
@@ -88,7 +90,14 @@ def run_coroutine(coroutine: Coroutine[Any, Any, T]) -> T:
 class ConsoleServer:
     """``create_app`` under uvicorn on 127.0.0.1:<ephemeral>, in a background thread."""
 
-    def __init__(self, paths: Paths, overrides: dict[str, Any], *, web_access: bool) -> None:
+    def __init__(
+        self,
+        paths: Paths,
+        overrides: dict[str, Any],
+        *,
+        web_access: bool,
+        servers: Sequence[LocalServer] | None = None,
+    ) -> None:
         self.clock = ManualClock()
         self.runtime: Runtime = build_runtime(
             paths,
@@ -102,7 +111,17 @@ class ConsoleServer:
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._socket.bind(("127.0.0.1", 0))
         self.port = int(self._socket.getsockname()[1])
-        self.app = create_app(self.runtime, port=self.port)
+        # ``servers``: the local model servers looked for when the model is not set.
+        finder = (
+            None
+            if servers is None
+            else ModelFinder(
+                self.runtime.settings.llm,
+                servers=servers,
+                memory=self.runtime.paths.model_choice_file,
+            )
+        )
+        self.app = create_app(self.runtime, port=self.port, finder=finder)
         config = uvicorn.Config(
             self.app, log_level="warning", lifespan="on", timeout_graceful_shutdown=3
         )

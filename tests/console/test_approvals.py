@@ -69,7 +69,7 @@ def test_a_parent_approves_a_childs_search_from_the_queue_on_a_phone(
         expect(card.locator(".confirm-waiting")).to_have_text(
             "Waiting for an owner or a parent (owner) to approve this."
         )
-        expect(card.get_by_role("button", name="Approve: Search the web for")).to_be_hidden()
+        expect(card.get_by_role("button", name="Approve: Search SearXNG for")).to_be_hidden()
         screenshot(kid, "child-waiting-phone")
 
         expect(parent.locator("#approvals-badge")).to_have_text("1", timeout=15_000)

@@ -107,10 +107,10 @@ def test_the_console_works_on_a_360_pixel_phone_in_the_dark_theme(
         model.script(tool_call("web_search", {"query": "sea otter tool use " + "rocks " * 12}))
         ask(tab, "Do otters use tools?")
         card = tab.locator(".confirm-card")
-        expect(card.get_by_role("button", name="Approve: Search the web for")).to_be_in_viewport()
+        expect(card.get_by_role("button", name="Approve: Search SearXNG for")).to_be_in_viewport()
         assert tab.evaluate("document.documentElement.scrollWidth") <= 360
         screenshot(tab, "phone-dark-confirm")
-        card.get_by_role("button", name="Approve: Search the web for").click()
+        card.get_by_role("button", name="Approve: Search SearXNG for").click()
         expect(tab.locator(".answer")).to_contain_text("From the search:")
         assert tab.evaluate("document.documentElement.scrollWidth") <= 360
         background = tab.evaluate("getComputedStyle(document.body).backgroundColor")

@@ -36,7 +36,7 @@ def test_the_card_shows_the_exact_query_and_nothing_is_sent_before_approval(
 ) -> None:
     propose_search(page, model)
     card = page.locator(".confirm-card")
-    expect(card.locator(".confirm-title")).to_have_text("Search the web for")
+    expect(card.locator(".confirm-title")).to_have_text("Search SearXNG for")
     expect(card.locator(".confirm-value")).to_have_text(QUERY)
     expect(card.locator(".confirm-note")).to_contain_text("leaves this device")
     expect(card.locator(".confirm-countdown")).to_have_text(re.compile(r"^[12]:\d\d left$"))
@@ -52,7 +52,7 @@ def test_approving_shows_the_results_block_and_the_citations(
     # The paused turn is already in the history list.
     expect(page.locator(".history-title")).to_have_text(["How do sea otters use tools?"])
     screenshot(page, "confirm-search")
-    page.get_by_role("button", name="Approve: Search the web for").click()
+    page.get_by_role("button", name="Approve: Search SearXNG for").click()
     block = page.locator(".tool-ok")
     expect(block.locator("summary")).to_have_text(
         re.compile(r"searched:\s*“how do sea otters use tools” \(2 results\)")
@@ -79,7 +79,7 @@ def test_denying_tells_the_model_which_then_says_it_could_not_search(
     page: Page, model: FakeModel, searxng: Peer
 ) -> None:
     propose_search(page, model)
-    page.get_by_role("button", name="Deny: Search the web for").click()
+    page.get_by_role("button", name="Deny: Search SearXNG for").click()
     expect(page.locator(".answer")).to_have_text(
         "I could not search the web: you declined the search."
     )
@@ -92,7 +92,7 @@ def test_enter_approves_only_while_the_card_itself_has_focus(
 ) -> None:
     propose_search(page, model)
     # Enter on the focused Deny button is a click on Deny, not an approval.
-    page.get_by_role("button", name="Deny: Search the web for").focus()
+    page.get_by_role("button", name="Deny: Search SearXNG for").focus()
     page.keyboard.press("Enter")
     expect(page.locator(".tool-denied")).to_have_count(1)
     assert searxng.requests["/search"] == 0
@@ -118,7 +118,7 @@ def test_a_long_url_is_shown_whole_on_the_card(page: Page, model: FakeModel) -> 
     page.fill("#composer-input", "Read this page")
     page.keyboard.press("Enter")
     card = page.locator(".confirm-card")
-    expect(card.locator(".confirm-title")).to_have_text("Open this page")
+    expect(card.locator(".confirm-title")).to_have_text("Open this page (Spyglass reads it itself)")
     expect(card.locator(".confirm-value")).to_have_text(url)
     expect(card.locator(".confirm-host")).to_have_text("on example.org")
     # Whatever does not fit scrolls inside the box: every character stays reachable.
@@ -145,7 +145,7 @@ def test_an_expired_request_turns_into_ask_again_and_frees_the_composer(
 
     # Asking again gets a fresh card that works.
     propose_search(page, model)
-    page.get_by_role("button", name="Approve: Search the web for").click()
+    page.get_by_role("button", name="Approve: Search SearXNG for").click()
     expect(page.locator(".tool-ok")).to_have_count(1)
     assert searxng.requests["/search"] == 1
 
@@ -156,6 +156,6 @@ def test_an_approval_the_service_no_longer_accepts_is_explained(
     propose_search(page, model)
     # The service's clock passes the deadline while the page still counts down.
     server.clock.advance(121)
-    page.get_by_role("button", name="Approve: Search the web for").click()
+    page.get_by_role("button", name="Approve: Search SearXNG for").click()
     expect(page.locator(".message-assistant").last).to_contain_text("expired")
     assert searxng.requests["/search"] == 0

@@ -68,7 +68,7 @@ def test_opening_a_conversation_shows_its_messages_searches_and_sources(
 def converse_with_approval(page: Page) -> None:
     page.fill("#composer-input", "Otters and tools")
     page.keyboard.press("Enter")
-    page.get_by_role("button", name="Approve: Search the web for").click()
+    page.get_by_role("button", name="Approve: Search SearXNG for").click()
     expect(page.locator(".sources-list a")).to_have_count(2)
 
 

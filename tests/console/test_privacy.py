@@ -65,7 +65,7 @@ def test_the_receipt_under_the_answer_says_what_left_and_history_keeps_it(
     page: Page, model: FakeModel, searxng: Peer
 ) -> None:
     ask(page, model, "how do sea otters use tools")
-    page.get_by_role("button", name="Approve: Search the web for").click()
+    page.get_by_role("button", name="Approve: Search SearXNG for").click()
     receipt = page.locator(".message-assistant .receipt").last
     expect(receipt.locator(".receipt-text")).to_have_text(
         re.compile(

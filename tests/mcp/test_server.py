@@ -155,6 +155,7 @@ async def test_an_approved_fetch_returns_the_page_as_markdown_with_a_next_part_h
             result = await client.call_tool("web_fetch", {"url": url, "max_chars": 500})
     assert not result.is_error, text_of(result)
     assert f"url: {url}" in owner.messages[0]
+    assert "Open this page (Spyglass reads it itself):" in owner.messages[0]
     text = text_of(result)
     assert text.startswith('<untrusted_tool_output id="')
     assert "# Harbour tides" in text
@@ -242,6 +243,23 @@ def outside_envelopes(text: str) -> str:
 
 
 HOST_VIEWS = (open_webui_model_view, structured_first_view)
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_the_approval_request_names_the_search_provider_that_receives_the_query(
+    paths: Paths, era: str
+) -> None:
+    owner = Owner(action="decline")
+    with serve("searxng") as searxng:
+        runtime = build_runtime(
+            paths,
+            overrides={"search.providers": "searxng", "search.searxng.base_url": searxng.base_url},
+        )
+        runtime.policy.set(WEB_ACCESS, True)
+        async with Client(build_server(runtime), mode=era, elicitation_callback=owner) as client:
+            await client.call_tool("web_search", {"query": "harbour tides"})
+    (message,) = owner.messages
+    assert "Search SearXNG for:\nquery: harbour tides" in message
 
 
 @pytest.mark.parametrize("view", HOST_VIEWS)

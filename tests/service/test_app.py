@@ -140,6 +140,8 @@ def test_the_real_web_search_runs_through_the_service_against_a_searxng_server(
     assert done["citations"][0] == {
         "url": "https://en.wikipedia.org/wiki/Otter",
         "title": "Otter - Wikipedia",
+        "n": 1,
+        "cited": False,
     }
     assert done["text"] == "Otters are mammals."
 

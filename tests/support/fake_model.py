@@ -12,7 +12,9 @@ Usage::
 
 Each ``POST /v1/chat/completions`` consumes the next scripted :class:`Reply`; when the script
 is empty, ``default`` (a callable taking the request body) answers — by default a plain
-``"(no more script)"`` text. Builders:
+``"(no more script)"`` text. ``FakeModel(models=[...])`` also lists models at
+``GET /v1/models`` (and, with ``ollama=True``, at Ollama's ``/api/tags`` and ``/api/show``).
+Builders:
 
 - ``text(content, reasoning=None, pieces=3)`` — content (and reasoning) split into pieces;
 - ``tool_call(name, arguments, call_id="call_1", pieces=3, index=0)`` — one call whose
@@ -35,7 +37,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.support.loopback import LoopbackServer, QuietHandler
+from tests.support.loopback import LoopbackServer, QuietHandler, QuietServer
 
 
 @dataclass
@@ -205,8 +207,22 @@ def _completion(reply: Reply) -> dict[str, Any]:
 class FakeModel(LoopbackServer):
     """The server; a context manager that starts and stops it."""
 
-    def __init__(self, default: Callable[[dict[str, Any]], Reply] | None = None) -> None:
+    def __init__(
+        self,
+        default: Callable[[dict[str, Any]], Reply] | None = None,
+        *,
+        models: list[str] | None = None,
+        ollama: bool = False,
+        tools: dict[str, bool] | None = None,
+        port: int = 0,
+    ) -> None:
         self.default = default or (lambda body: text("(no more script)"))
+        #: The models ``GET /v1/models`` lists (None: the server has no model list, 404).
+        self.models = models
+        #: Also speak Ollama's own ``/api/tags`` and ``/api/show`` (its ``capabilities``
+        #: list ``tools`` for the models ``tools`` maps to True).
+        self.ollama = ollama
+        self.tools = tools or {}
         self.requests: list[dict[str, Any]] = []
         #: The HTTP headers of every request, lower-cased names.
         self.headers: list[dict[str, str]] = []
@@ -214,7 +230,8 @@ class FakeModel(LoopbackServer):
         self.peers: list[tuple[str, int]] = []
         self._script: deque[Reply] = deque()
         self._lock = threading.Lock()
-        super().__init__(self._handler())
+        # ``port``: a fixed loopback port (a server's default one) instead of a free one.
+        super().__init__(server=QuietServer(("127.0.0.1", port), self._handler()))
 
     @property
     def base_url(self) -> str:
@@ -244,7 +261,35 @@ class FakeModel(LoopbackServer):
         class Handler(QuietHandler):
             protocol_version = "HTTP/1.1"
 
+            def do_GET(self) -> None:
+                path = self.path.split("?", 1)[0]
+                if fake.models is not None and path == "/v1/models":
+                    body: dict[str, Any] = {
+                        "object": "list",
+                        "data": [{"id": name, "object": "model"} for name in fake.models],
+                    }
+                elif fake.models is not None and fake.ollama and path == "/api/tags":
+                    body = {"models": [{"name": name, "model": name} for name in fake.models]}
+                else:
+                    self.send_error(404)
+                    return
+                self._json(body)
+
+            def _json(self, body: dict[str, Any]) -> None:
+                payload = json.dumps(body).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
             def do_POST(self) -> None:
+                if fake.ollama and self.path == "/api/show":
+                    length = int(self.headers.get("Content-Length", "0"))
+                    asked = json.loads(self.rfile.read(length) or b"{}").get("model")
+                    tools = ["tools"] if fake.tools.get(asked) else []
+                    self._json({"capabilities": ["completion", *tools]})
+                    return
                 length = int(self.headers.get("Content-Length", "0"))
                 try:
                     body = json.loads(self.rfile.read(length) or b"{}")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from spyglass.core.capability import JSON, Bounds, Capability, Network, SideEffect
 from spyglass.core.context import InvocationContext
-from spyglass.core.outcome import Notice
+from spyglass.core.outcome import DIRECT_RECIPIENT, RECIPIENT, Notice
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.errors import StoreUnavailable
 from spyglass.net import MAX_URL_CHARS
@@ -179,7 +179,16 @@ async def precheck(context: InvocationContext) -> Sequence[Notice]:
     notices += await check.check_url(context)
     if DIRECT in order:
         notices += render_check(context.settings.fetch)
-    return notices
+    return [recipient(order[0]), *notices]
+
+
+def recipient(name: str) -> Notice:
+    """The notice naming who receives the URL: ``direct`` (Spyglass) or the hosted reader."""
+    if name == DIRECT:
+        return Notice(RECIPIENT, DIRECT_RECIPIENT)
+    from spyglass.fetch.hosted import READERS
+
+    return Notice(RECIPIENT, READERS[name].display_name)
 
 
 def route(context: InvocationContext, url: str) -> tuple[list[str], list[Notice]]:

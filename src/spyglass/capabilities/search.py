@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from spyglass.core.capability import JSON, Bounds, Capability, Network, SideEffect
 from spyglass.core.context import InvocationContext
-from spyglass.core.outcome import Code, Notice
+from spyglass.core.outcome import RECIPIENT, Code, Notice
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.errors import CapabilityError
 from spyglass.settings import Settings
@@ -145,13 +145,14 @@ async def precheck(context: InvocationContext) -> Sequence[Notice]:
         raise CapabilityError(
             Code.INVALID_ARGUMENTS, f"invalid arguments: {exc}", status="rejected"
         ) from None
-    dispatch.check(
+    order = dispatch.check(
         context.settings.search, PROVIDERS, capability=NAME, invocation_id=context.invocation_id
     )
     # The privacy detectors (phone numbers, secrets) load with the first query they read.
     from spyglass.privacy import check
 
-    return await check.check_query(context)
+    recipient = Notice(RECIPIENT, PROVIDERS[order[0]].display_name)
+    return [recipient, *await check.check_query(context)]
 
 
 DESCRIPTION = (

@@ -70,6 +70,17 @@ COMMANDS: dict[str, Entry] = {
         "mcp",
         "Serve web_search and web_fetch to MCP hosts (stdio unless --http).",
     ),
+    "models": Entry(
+        "spyglass.cli.models",
+        "models",
+        "List the model servers and models found on this machine, and the one in use.",
+    ),
+    "doctor": Entry(
+        "spyglass.cli.doctor",
+        "doctor",
+        "Check the whole set-up (model, tools, search, browser, stores, folders) and say "
+        "what to fix.",
+    ),
     "db": Entry("spyglass.cli.db", "db", "Manage the state stores' schemas."),
     "users": Entry(
         "spyglass.cli.users",

@@ -115,7 +115,11 @@ def _ask(runtime: Runtime, outcome: Outcome) -> bool:
         )
     )
     from spyglass.capabilities.fetch import STAYS_ON_DEVICE
+    from spyglass.capabilities.recipients import recipient_line
 
+    line = recipient_line(pending.capability, pending.provider)
+    if line is not None:
+        console.print(Text(line, style="bold"))
     for key, value in pending.arguments.items():
         if key in STAYS_ON_DEVICE:
             continue

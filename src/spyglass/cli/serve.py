@@ -75,6 +75,7 @@ def serve(
 
     import uvicorn
 
+    from spyglass.llm.choice import ModelFinder
     from spyglass.service import server
     from spyglass.service.app import create_app
     from spyglass.service.worker import url_host
@@ -125,7 +126,9 @@ def serve(
         console.print(f"  sessions and pending approvals: {runtime.paths.state_file}", markup=False)
     console.print(f"  audit log: {runtime.paths.audit_file}", markup=False)
     console.print(f"  API token: {runtime.paths.api_token_file}", markup=False)
-    console.print(f"API: {base}/api/v1 (model server: {settings.llm.base_url})", markup=False)
+    console.print(f"API: {base}/api/v1", markup=False)
+    finder = ModelFinder(settings.llm, memory=runtime.paths.model_choice_file)
+    console.print(f"Model: {asyncio.run(finder.find())}", markup=False)
     console.print(
         f"Open the console (link works once, for 10 minutes):\n  {base}/login?code={code}",
         markup=False,
@@ -142,7 +145,7 @@ def serve(
         if workers > 1:
             _run_workers(host, port, workers, sock)
         else:
-            app = create_app(runtime, port=port, extra_hosts=[url_host(host)])
+            app = create_app(runtime, port=port, extra_hosts=[url_host(host)], finder=finder)
             uvicorn.Server(server.config(app)).run(sockets=[sock])
     except KeyboardInterrupt:
         pass

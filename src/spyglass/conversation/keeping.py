@@ -82,7 +82,7 @@ class TurnKeeper:
                 text=state.text,
                 reasoning=state.reasoning,
                 events=state.events,
-                citations=state.citations.to_list(),
+                citations=state.citations.for_answer(state.text),
                 exchanges=state.exchanges,
                 receipt=receipts.build(state.receipt),
             )

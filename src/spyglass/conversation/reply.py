@@ -19,7 +19,7 @@ def response(state: TurnState, pending: dict[str, Any] | None) -> dict[str, Any]
     if state.reasoning:
         data["reasoning"] = state.reasoning
     data["events"] = state.events
-    data["citations"] = state.citations.to_list()
+    data["citations"] = state.citations.for_answer(state.text)
     data["pending_confirmation"] = pending
     if state.notices:
         data["notices"] = state.notices

@@ -15,10 +15,11 @@ DECLINED = (
 )
 
 
-def tool_payload(outcome: Outcome) -> str:
-    """The raw JSON a tool message carries, before any wrapping."""
+def tool_payload(outcome: Outcome, result: dict[str, Any] | None = None) -> str:
+    """The raw JSON a tool message carries, before any wrapping; ``result`` stands for the
+    outcome's own (its sources numbered, ``Citations.numbered``)."""
     if outcome.ok:
-        return json.dumps(outcome.result, ensure_ascii=False)
+        return json.dumps(outcome.result if result is None else result, ensure_ascii=False)
     if outcome.status == "denied" and outcome.error and outcome.error.code == "DENIED":
         return json.dumps({"status": "denied", "message": DECLINED.format(name=outcome.capability)})
     error = outcome.error

@@ -289,7 +289,7 @@ class ConversationRunner(TurnKeeper):
                 state.claim = None
                 await asyncio.shield(self._finish(claim))
         if not failed or state.citations.to_list():
-            yield "citations", {"citations": state.citations.to_list()}
+            yield "citations", {"citations": state.citations.for_answer(state.text)}
         yield "done", response(state, paused)
 
     async def _steps(
@@ -453,7 +453,9 @@ class ConversationRunner(TurnKeeper):
     ) -> dict[str, Any]:
         """Give the model the outcome as a tool result and the person a ToolEvent."""
         capability = self.registry.get(outcome.capability, outcome.version)
-        payload = tool_payload(outcome)
+        # Numbered first: the model sees each source with the number to cite it by.
+        state.citations.add_outcome(outcome)
+        payload = tool_payload(outcome, state.citations.numbered(outcome))
         untrusted = is_untrusted(capability, outcome)
         state.messages.append(tool_message(call.id, payload, untrusted))
         state.exchanges.append(
@@ -465,7 +467,6 @@ class ConversationRunner(TurnKeeper):
                 "untrusted": untrusted,
             }
         )
-        state.citations.add_outcome(outcome)
         state.receipt.append(receipts.entry(outcome, call.arguments))
         found = observed(outcome, call.arguments, state.turn.sources)
         if found:

@@ -29,7 +29,7 @@ from spyglass.core.confirmation import (
 )
 from spyglass.core.context import Turn
 from spyglass.core.expiry import ExpirySweep
-from spyglass.core.outcome import Code, Notice, Outcome, PendingConfirmation
+from spyglass.core.outcome import RECIPIENT, Code, Notice, Outcome, PendingConfirmation
 from spyglass.core.parked import Keep
 from spyglass.core.registry import Registry
 from spyglass.errors import StoreUnavailable
@@ -105,8 +105,9 @@ class Answers:
                     version=capability.version,
                     arguments=arguments,
                     expires_in_seconds=TOKEN_TTL_SECONDS,
-                    notices=notices,
+                    notices=tuple(n for n in notices if n.kind != RECIPIENT),
                     waiting_for=waiting_for,
+                    provider=next((n.message for n in notices if n.kind == RECIPIENT), None),
                 ),
             )
 

@@ -78,6 +78,15 @@ class Notice:
         return data
 
 
+#: The kind of the notice a capability's precheck names the call's recipient with: the
+#: provider that will see the arguments ("DuckDuckGo", "Jina Reader"), or ``direct`` when
+#: Spyglass itself sends the request. It becomes :attr:`PendingConfirmation.provider`.
+RECIPIENT = "recipient"
+
+#: The recipient that is Spyglass itself (a page it reads on its own).
+DIRECT_RECIPIENT = "direct"
+
+
 @dataclass(frozen=True)
 class PendingConfirmation:
     token: str
@@ -89,6 +98,8 @@ class PendingConfirmation:
     #: Who must approve it when the person asking may not ("an owner or a parent"); the
     #: token then works only once one of them has approved.
     waiting_for: str | None = None
+    #: Who receives the call once approved (see :data:`RECIPIENT`); None when not known.
+    provider: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -98,6 +109,7 @@ class PendingConfirmation:
             "arguments": self.arguments,
             "expires_in_seconds": self.expires_in_seconds,
             "notices": [notice.to_dict() for notice in self.notices],
+            "provider": self.provider,
         }
         if self.waiting_for is not None:
             data["waiting_for"] = self.waiting_for

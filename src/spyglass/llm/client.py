@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import httpx
 
@@ -72,20 +72,37 @@ class Completion:
 StreamItem = Delta | Completion
 
 
+class Finder(Protocol):
+    """Fills in the model server and model the owner left unset (``spyglass.llm.choice``)."""
+
+    async def ensure(self) -> None:
+        """Decide them before a request, or raise :class:`ModelUnavailable` saying why not."""
+
+
 class ModelClient:
     """Talks to ``llm.base_url``. One instance per service; close with :meth:`aclose`."""
 
     def __init__(
-        self, settings: LLMSettings, *, transport: httpx.AsyncBaseTransport | None = None
+        self,
+        settings: LLMSettings,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        finder: Finder | None = None,
     ) -> None:
         self.settings = settings
-        self.url = settings.base_url.rstrip("/") + "/chat/completions"
+        self.finder = finder
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
         #: Tools already encoded: (type, name, description, id of parameters) → text.
         self._tools_json: dict[tuple[Any, ...], tuple[Any, str]] = {}
         #: Models this server refused tools for, remembered for a while.
         self.tool_support = ToolSupportMemory(settings.tools_refused_memory_seconds)
+
+    @property
+    def url(self) -> str:
+        """The chat completions address; it follows ``settings`` (a found server is written
+        there)."""
+        return self.settings.base_url.rstrip("/") + "/chat/completions"
 
     def tools_refused(self) -> bool:
         """Whether the server recently refused tools for the configured model."""
@@ -170,6 +187,8 @@ class ModelClient:
     async def stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
     ) -> AsyncIterator[StreamItem]:
+        if self.finder is not None:
+            await self.finder.ensure()
         content = self._encode(messages, tools)
         headers = {"Content-Type": "application/json"}
         try:

@@ -27,6 +27,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.types.version import is_version_at_least
 
 from spyglass import jsontext
+from spyglass.capabilities.recipients import recipient_line
 from spyglass.core.actor import Actor
 from spyglass.core.capability import Capability
 from spyglass.core.confirmation import TOKEN_TTL_SECONDS
@@ -72,10 +73,14 @@ class CannotAsk:
 
 
 def approval_message(
-    capability: Capability, arguments: dict[str, Any], notices: Sequence[Notice] = ()
+    capability: Capability,
+    arguments: dict[str, Any],
+    notices: Sequence[Notice] = (),
+    provider: str | None = None,
 ) -> str:
-    """What the owner sees: which capability, the literal arguments, that they leave, and
-    what the checks noticed (private data in the call, where its URL came from)."""
+    """What the owner sees: which capability, who receives it, the literal arguments, that
+    they leave, and what the checks noticed (private data in the call, where its URL came
+    from)."""
     lines = [
         f"Approve {capability.title} ({capability.name} v{capability.version})?",
         "This call leaves this device: what is shown below is sent to the internet.",
@@ -83,6 +88,9 @@ def approval_message(
     ]
     from spyglass.capabilities.fetch import STAYS_ON_DEVICE
 
+    said = recipient_line(capability.name, provider)
+    if said is not None:
+        lines.append(said)
     for key, value in arguments.items():
         if key in STAYS_ON_DEVICE:
             continue
@@ -184,11 +192,15 @@ class ConfirmationFlow:
             return await self._cannot_ask(capability, pending.token)
         if uses_input_required(ctx.protocol_version):
             self._unanswered[pending.token] = anyio.current_time() + self.ask_timeout
-            return self._question(capability, arguments, pending.token, pending.notices)
+            return self._question(
+                capability, arguments, pending.token, pending.notices, pending.provider
+            )
         if not ctx.session.can_send_request:
             # A handshake-era channel with no way back to the client mid-call cannot ask either.
             return await self._cannot_ask(capability, pending.token)
-        return await self._ask_now(ctx, capability, arguments, pending.token, turn, pending.notices)
+        return await self._ask_now(
+            ctx, capability, arguments, pending.token, turn, pending.notices, pending.provider
+        )
 
     async def _cannot_ask(self, capability: Capability, token: str) -> CannotAsk:
         # Nobody can approve this attempt: spend its token now so the audit log ends it with
@@ -202,10 +214,11 @@ class ConfirmationFlow:
         arguments: dict[str, Any],
         token: str,
         notices: Sequence[Notice] = (),
+        provider: str | None = None,
     ) -> types.InputRequiredResult:
         request = types.ElicitRequest(
             params=types.ElicitRequestFormParams(
-                message=approval_message(capability, arguments, notices),
+                message=approval_message(capability, arguments, notices, provider),
                 requested_schema=APPROVAL_SCHEMA,
             )
         )
@@ -255,11 +268,12 @@ class ConfirmationFlow:
         token: str,
         turn: Turn,
         notices: Sequence[Notice] = (),
+        provider: str | None = None,
     ) -> Outcome:
         try:
             with anyio.fail_after(self.ask_timeout):
                 answer = await ctx.session.elicit_form(
-                    message=approval_message(capability, arguments, notices),
+                    message=approval_message(capability, arguments, notices, provider),
                     requested_schema=APPROVAL_SCHEMA,
                     related_request_id=ctx.request_id,
                 )

@@ -24,6 +24,8 @@ class Provider(Adapter[SearchFailure]):
     """One search provider. Subclasses set the class attributes and the two methods."""
 
     failures = FAILURES
+    #: The provider's name as people know it ("DuckDuckGo"), on the approval card.
+    display_name: ClassVar[str]
     #: Whether ``time_range`` and domain filters are applied upstream (else locally/noted).
     supports_time_range: ClassVar[bool] = False
     #: Largest number of results one request may ask for.

@@ -19,6 +19,7 @@ from spyglass.conversation.turn import ConversationRunner
 from spyglass.errors import StoreUnavailable
 from spyglass.history.provenance import provenance_store
 from spyglass.history.store import HistoryStore, NullHistory
+from spyglass.llm.choice import ModelFinder
 from spyglass.llm.client import ModelClient
 from spyglass.providers.clients import PROVIDER_CLIENTS, ProviderClients
 from spyglass.runtime import Runtime
@@ -30,6 +31,7 @@ from spyglass.service.routes import capabilities as capabilities_routes
 from spyglass.service.routes import console as console_routes
 from spyglass.service.routes import conversation as conversation_routes
 from spyglass.service.routes import history as history_routes
+from spyglass.service.routes import models as models_routes
 from spyglass.service.routes import openwebui as openwebui_routes
 from spyglass.service.routes import people as people_routes
 from spyglass.service.routes import policy as policy_routes
@@ -50,13 +52,16 @@ def create_app(
     port: int | None = None,
     extra_hosts: Iterable[str] = (),
     model: ModelClient | None = None,
+    finder: ModelFinder | None = None,
     history: HistoryStore | None = None,
     pending: PendingTurnStore | None = None,
     api_token: str | None = None,
     sweep_seconds: float = SWEEP_INTERVAL_SECONDS,
 ) -> FastAPI:
     """Build the service for ``runtime``. ``port`` is the bound port (for the Host check);
-    every ``sweep_seconds`` confirmations that expired unanswered are audited."""
+    every ``sweep_seconds`` confirmations that expired unanswered are audited. ``finder``
+    fills in the model server and model the owner left unset (one is made unless ``model``
+    is given)."""
     # A service runs for long: it pays for the capabilities' implementations once, here,
     # rather than in the first call someone waits for.
     preload()
@@ -65,7 +70,9 @@ def create_app(
     stores = runtime.stores
     if history is None:
         history = stores.history()
-    model = model or ModelClient(settings.llm)
+    if model is None:
+        finder = finder or ModelFinder(settings.llm, memory=runtime.paths.model_choice_file)
+        model = ModelClient(settings.llm, finder=finder)
     # A service keeps one connection per search provider instead of one per search; closed
     # with the service.
     runtime.seams.provide(PROVIDER_CLIENTS, ProviderClients())
@@ -93,6 +100,7 @@ def create_app(
         unrecorded=ConversationRunner(
             runtime.executor, model, NullHistory(), pending, policy=runtime.policy
         ),
+        models=model.finder if isinstance(model.finder, ModelFinder) else None,
     )
 
     @contextlib.asynccontextmanager
@@ -131,6 +139,7 @@ def create_app(
         policy_routes,
         capabilities_routes,
         history_routes,
+        models_routes,
         openwebui_routes,
         people_routes,
         approvals_routes,

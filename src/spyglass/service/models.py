@@ -60,6 +60,13 @@ class MessageRequest(_Body):
         return self
 
 
+class ModelPick(_Body):
+    """One of the models found on this machine, picked by the owner."""
+
+    base_url: str = Field(min_length=1, max_length=2000, description="The server's base_url.")
+    model: str = Field(min_length=1, max_length=500, description="The model's name.")
+
+
 class PolicyBody(_Body):
     """The switches to change; any left out keep their value."""
 

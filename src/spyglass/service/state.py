@@ -10,6 +10,7 @@ from fastapi import Depends, Request
 from spyglass.accounts.store import AccountStore
 from spyglass.conversation.turn import ConversationRunner
 from spyglass.history.store import HistoryStore
+from spyglass.llm.choice import ModelFinder
 from spyglass.providers.clients import PROVIDER_CLIENTS
 from spyglass.runtime import Runtime
 from spyglass.service.auth import Authenticator, Principal
@@ -28,6 +29,8 @@ class ServiceState:
     accounts: AccountStore
     #: Turns of people whose role keeps no history (guests): nothing is stored.
     unrecorded: ConversationRunner | None = None
+    #: Fills in the model server and model the owner left unset (None: a model was given).
+    models: ModelFinder | None = None
 
     async def aclose(self) -> None:
         """Close what the service owns: its model client, the provider clients it keeps,

@@ -11,9 +11,15 @@ class LLMSettings(_Section):
     """``[llm]``: the OpenAI-compatible model server the console talks to."""
 
     base_url: str = Field(
-        default="http://127.0.0.1:8080/v1", description="Any OpenAI-compatible server."
+        default="http://127.0.0.1:8080/v1",
+        description="Any OpenAI-compatible server. Left unset, the usual local servers are "
+        "looked for on loopback (127.0.0.1 only) and the one model found is used.",
     )
-    model: str = Field(default="", description="Model name sent to the server.")
+    model: str = Field(
+        default="",
+        description="Model name sent to the server. Left empty, the model the server lists "
+        "(or the owner picks in the console) is used.",
+    )
     api_key: SecretStr | None = Field(
         default=None, description="Secret key, if the model server wants one."
     )

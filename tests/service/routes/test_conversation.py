@@ -91,9 +91,10 @@ async def test_approving_runs_the_search_once_and_finishes_with_citations(
     [event] = body["events"]
     assert event["status"] == "ok" and event["provider"] == "loopback"
     assert event["summary"]["result_count"] == 3  # the ftp: hit is shown, never cited
+    # An answer without markers cites nothing by number: every source is listed, none marked.
     assert body["citations"] == [
-        {"url": "https://example.org/1", "title": "About otters"},
-        {"url": "https://example.org/2", "title": "About otters"},
+        {"url": "https://example.org/1", "title": "About otters", "n": 1, "cited": False},
+        {"url": "https://example.org/2", "title": "About otters", "n": 2, "cited": False},
     ]
     assert web.hits["/search"] == 1
     # The model got the result wrapped as untrusted, and never saw the token.
@@ -106,6 +107,22 @@ async def test_approving_runs_the_search_once_and_finishes_with_citations(
     assert again.status_code == 400
     assert again.json()["error"]["code"] == "INVALID_CONFIRMATION"
     assert web.hits["/search"] == 1
+
+
+async def test_an_answer_citing_2_marks_exactly_that_source_in_the_answer_and_history(
+    client: httpx.AsyncClient, fake_model: FakeModel, web: LoopbackWeb, web_on: Runtime
+) -> None:
+    fake_model.script(tool_call("web_search", {"query": "otters"}), text("Otters hold hands [2]."))
+    first = (await client.post(URL, json={"text": "Tell me about otters"})).json()
+    body = (await client.post(URL, json=answer(first))).json()
+    assert [(c["n"], c["cited"]) for c in body["citations"]] == [(1, False), (2, True)]
+    # The model was given each result with the number to cite it by, and asked to.
+    given = fake_model.requests[1]["messages"]
+    assert '"cite": "[2]"' in given[-1]["content"]
+    assert "[2]" in given[0]["content"] and "square brackets" in given[0]["content"]
+    stored = (await client.get(f"/api/v1/conversations/{first['conversation_id']}")).json()
+    assistant = stored["messages"][-1]
+    assert [(c["n"], c["cited"]) for c in assistant["citations"]] == [(1, False), (2, True)]
 
 
 async def test_two_concurrent_approvals_execute_once(

@@ -162,3 +162,13 @@ export function changePerson(id, changes) {
 export function personLoginCode(id) {
   return json("POST", `/api/v1/people/${encodeURIComponent(id)}/login-code`);
 }
+
+/** The model in use and the models found on this machine (`status`, `servers`). */
+export function listModels() {
+  return json("GET", "/api/v1/models");
+}
+
+/** Use one of the models found (owners); the service remembers the pick. */
+export function pickModel(baseUrl, model) {
+  return json("POST", "/api/v1/models", { base_url: baseUrl, model });
+}

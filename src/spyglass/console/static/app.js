@@ -5,6 +5,7 @@ import { ApprovalQueue, Panel, PeoplePanel } from "./approvals.js";
 import { Chat } from "./chat.js";
 import { hideGate, showGate } from "./gate.js";
 import { History } from "./history.js";
+import { ModelPicker } from "./models.js";
 import { PolicySwitches, WEB_ACCESS, WEB_FETCH, WEB_SEARCH } from "./policy.js";
 
 const $ = (id) => document.getElementById(id);
@@ -121,6 +122,7 @@ function household(account) {
     queue.start();
   }
   if (account.manages) {
+    new ModelPicker({ box: $("model-picker"), select: $("model-select") }, { onError: toast }).load();
     const people = new PeoplePanel(new Panel($("people-panel")), { onError: toast });
     $("people-open").hidden = false;
     $("people-open").addEventListener("click", () => {

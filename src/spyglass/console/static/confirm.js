@@ -11,6 +11,21 @@ const WORDS = {
   "web.fetch": { title: "Open this page", note: "Approving makes Spyglass connect to this address over the internet and read the page. It leaves this device." },
 };
 
+/** The card's words for this call: who receives it (`pending.provider`), when known. */
+function wordsFor(pending) {
+  const words = WORDS[pending.capability] ?? { title: `Allow ${pending.capability}`, note: "This call may leave the device." };
+  const provider = typeof pending.provider === "string" && pending.provider ? pending.provider : null;
+  if (!provider) return words;
+  if (pending.capability === "web.search") {
+    return { title: `Search ${provider} for`, note: `Approving sends this exact query to ${provider} over the internet. It leaves this device.` };
+  }
+  if (pending.capability === "web.fetch") {
+    if (provider === "direct") return { title: "Open this page (Spyglass reads it itself)", note: words.note };
+    return { title: `Open this page through ${provider}`, note: `Approving sends this address to ${provider}, which reads the page from its own servers. It leaves this device.` };
+  }
+  return words;
+}
+
 const EXTRAS = {
   count: (n) => `up to ${n} results`,
   time_range: (range) => `from the past ${range}`,
@@ -25,11 +40,11 @@ const EXTRAS = {
 /**
  * Show a pending confirmation and resolve with the owner's decision.
  * @param {HTMLElement} slot  where the card goes
- * @param {{token: string, capability: string, arguments: object, expires_in_seconds: number, notices?: object[]}} pending
+ * @param {{token: string, capability: string, arguments: object, expires_in_seconds: number, notices?: object[], provider?: string|null}} pending
  * @returns {{element: HTMLElement, decision: Promise<"approve"|"deny"|"expired"|"dismissed">, remove: () => void}}
  */
 export function showConfirmation(slot, pending) {
-  const words = WORDS[pending.capability] ?? { title: `Allow ${pending.capability}`, note: "This call may leave the device." };
+  const words = wordsFor(pending);
   const args = pending.arguments ?? {};
   const literal = pending.capability === "web.search" ? String(args.query ?? "") : pending.capability === "web.fetch" ? String(args.url ?? "") : JSON.stringify(args, null, 2);
   const titleId = `confirm-title-${Math.random().toString(36).slice(2)}`;

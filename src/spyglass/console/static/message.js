@@ -2,7 +2,8 @@
 // reasoning (collapsed), a block per search or fetch, the answer as safe Markdown, notes such
 // as "stopped" or an error, and the sources it drew on.
 
-import { h, externalLink, hostOf, safeHref } from "./dom.js";
+import { anyCited, byNumber, linkMarkers } from "./citations.js";
+import { h, externalLink, hostOf } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
 import { ToolBlock, callKey } from "./tools.js";
 
@@ -16,6 +17,8 @@ export class AssistantMessage {
     this.text = "";
     this.reasoningText = "";
     this.blocks = [];
+    /** The turn's sources by number, once known: the answer's markers link to them. */
+    this.sourcesByNumber = new Map();
     this.renderScheduled = false;
     this.reasoningBody = h("div", { class: "reasoning-body" });
     this.reasoning = h("details", { class: "reasoning", hidden: true }, h("summary", { text: "Reasoning" }), this.reasoningBody);
@@ -57,6 +60,7 @@ export class AssistantMessage {
   renderNow() {
     this.renderScheduled = false;
     this.body.replaceChildren(renderMarkdown(this.text));
+    linkMarkers(this.body, this.sourcesByNumber);
     this.reasoningBody.textContent = this.reasoningText;
   }
 
@@ -81,18 +85,30 @@ export class AssistantMessage {
     this.block(event.capability, event.arguments).finish(event);
   }
 
+  /**
+   * The sources under the answer. When the answer cites some by number, those come first
+   * (under "Sources", with their numbers) and the rest fold under "Also found"; an answer
+   * that cites none by number lists every source, as found.
+   */
   setCitations(citations) {
-    const links = [];
-    const seen = new Set();
-    for (const citation of citations ?? []) {
-      const href = safeHref(citation.url, ["http:", "https:"]);
-      if (!href || seen.has(href)) continue;
-      seen.add(href);
-      const title = String(citation.title || hostOf(href));
-      links.push(h("li", {}, externalLink(href, title, { class: "source-title" }), h("span", { class: "source-host", text: hostOf(href) })));
-    }
-    this.sources.hidden = links.length === 0;
-    this.sources.replaceChildren(h("h3", { class: "sources-title", text: "Sources" }), h("ol", { class: "sources-list" }, ...links));
+    this.sourcesByNumber = byNumber(citations);
+    const cited = anyCited(citations);
+    const used = [];
+    const rest = [];
+    for (const [n, source] of this.sourcesByNumber) (cited && source.cited !== true ? rest : used).push([n, source]);
+    const item = ([n, source]) =>
+      h(
+        "li",
+        { value: String(n) },
+        externalLink(source.href, String(source.title || hostOf(source.href)), { class: "source-title" }),
+        h("span", { class: "source-host", text: hostOf(source.href) }),
+      );
+    this.sources.hidden = this.sourcesByNumber.size === 0;
+    const more = rest.length
+      ? h("details", { class: "sources-more" }, h("summary", { text: `Also found (${rest.length})` }), h("ol", { class: "sources-list" }, ...rest.map(item)))
+      : null;
+    this.sources.replaceChildren(h("h3", { class: "sources-title", text: "Sources" }), h("ol", { class: "sources-list" }, ...used.map(item)), more);
+    this.renderNow();
   }
 
   /** What left the device while this answer was made (text only). */

@@ -61,6 +61,7 @@ def _about_token(error: dict[str, Any]) -> bool:
 
 class Brave(Provider):
     name: ClassVar[str] = "brave"
+    display_name: ClassVar[str] = "Brave Search"
     default_base_url: ClassVar[str | None] = "https://api.search.brave.com"
     supports_time_range: ClassVar[bool] = True
     max_count: ClassVar[int] = 20

@@ -63,6 +63,7 @@ def _markup(node: etree._Element) -> str:
 
 class DuckDuckGo(Provider):
     name: ClassVar[str] = "duckduckgo"
+    display_name: ClassVar[str] = "DuckDuckGo"
     default_base_url: ClassVar[str | None] = "https://html.duckduckgo.com"
     needs_key: ClassVar[bool] = False
     supports_time_range: ClassVar[bool] = True

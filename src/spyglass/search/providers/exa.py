@@ -48,6 +48,7 @@ def _snippet(item: dict[str, Any]) -> str:
 
 class Exa(Provider):
     name: ClassVar[str] = "exa"
+    display_name: ClassVar[str] = "Exa"
     default_base_url: ClassVar[str | None] = "https://api.exa.ai"
     supports_time_range: ClassVar[bool] = True
     max_count: ClassVar[int] = 25

@@ -33,6 +33,7 @@ def _said(body: bytes) -> str:
 
 class Firecrawl(Provider):
     name: ClassVar[str] = "firecrawl"
+    display_name: ClassVar[str] = "Firecrawl"
     default_base_url: ClassVar[str | None] = "https://api.firecrawl.dev"
     supports_time_range: ClassVar[bool] = True
     max_count: ClassVar[int] = 20

@@ -27,6 +27,7 @@ from spyglass.search.provider import (
 
 class Kagi(Provider):
     name: ClassVar[str] = "kagi"
+    display_name: ClassVar[str] = "Kagi"
     default_base_url: ClassVar[str | None] = "https://kagi.com/api/v0"
     supports_time_range: ClassVar[bool] = False
     max_count: ClassVar[int] = 20

@@ -33,6 +33,7 @@ EXCLUDING_ROWS = 50
 
 class Keenable(Provider):
     name: ClassVar[str] = "keenable"
+    display_name: ClassVar[str] = "Keenable"
     default_base_url: ClassVar[str | None] = "https://api.keenable.ai"
     supports_time_range: ClassVar[bool] = True
     max_count: ClassVar[int] = 20

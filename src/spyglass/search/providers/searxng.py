@@ -34,6 +34,7 @@ _BLOCKED_REASONS = {"too many requests", "captcha", "access denied"}
 
 class SearXNG(Provider):
     name: ClassVar[str] = "searxng"
+    display_name: ClassVar[str] = "SearXNG"
     default_base_url: ClassVar[str | None] = None
     needs_key: ClassVar[bool] = False
     supports_time_range: ClassVar[bool] = True

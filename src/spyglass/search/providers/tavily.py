@@ -28,6 +28,7 @@ def _detail(body: bytes) -> str:
 
 class Tavily(Provider):
     name: ClassVar[str] = "tavily"
+    display_name: ClassVar[str] = "Tavily"
     default_base_url: ClassVar[str | None] = "https://api.tavily.com"
     supports_time_range: ClassVar[bool] = True
     max_count: ClassVar[int] = 20
