@@ -67,7 +67,7 @@ async def test_stdio_lists_the_web_tools_with_the_registry_schemas_and_annotatio
         capability = BUILTIN.get(name)
         assert capability is not None
         tool = tools[capability.wire_name]
-        assert tool.input_schema == capability.argument_schema
+        assert tool.input_schema == capability.advertised_arguments
         assert tool.output_schema is None
         assert tool.title == capability.title
         assert tool.annotations is not None
