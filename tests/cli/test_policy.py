@@ -61,6 +61,18 @@ def test_a_broken_policy_file_is_reported_as_unreadable_by_status_and_show(home:
     assert as_json["problem"]["path"] == str(policy)
 
 
+def test_a_switch_given_a_string_is_reported_as_a_broken_policy_file_not_as_off(
+    home: Path,
+) -> None:
+    policy = home / "capabilities" / "policy.json"
+    policy.parent.mkdir(parents=True)
+    policy.write_text('{"web_access_enabled": "true"}')
+    result = run("policy", "show", home=home)
+    assert result.code == 0, result.stderr
+    assert "POLICY_UNREADABLE" in result.stdout
+    assert 'web_access_enabled the value "true"' in result.stdout
+
+
 def test_status_is_the_same_as_show(home: Path) -> None:
     shown = run("policy", "show", "--json", home=home)
     status = run("policy", "status", "--json", home=home)
