@@ -15,6 +15,7 @@ from spyglass.cli.commands import summary
 from spyglass.cli.invoke import load_runtime
 from spyglass.cli.output import EXIT_FAILED, EXIT_USAGE, fail, stderr
 from spyglass.errors import StorageError, StoreUnavailable
+from spyglass.llm.naming import model_problem
 
 if TYPE_CHECKING:
     from spyglass.runtime import Runtime
@@ -125,7 +126,14 @@ def serve(
         console.print(f"  sessions and pending approvals: {runtime.paths.state_file}", markup=False)
     console.print(f"  audit log: {runtime.paths.audit_file}", markup=False)
     console.print(f"  API token: {runtime.paths.api_token_file}", markup=False)
-    console.print(f"API: {base}/api/v1 (model server: {settings.llm.base_url})", markup=False)
+    console.print(
+        f"API: {base}/api/v1 (model server: {settings.llm.base_url}, model: "
+        f"{settings.llm.model.strip() or 'not set'})",
+        markup=False,
+    )
+    unnamed = model_problem(settings.llm)
+    if unnamed is not None:
+        console.print(f"warning: {unnamed}", markup=False)
     console.print(
         f"Open the console (link works once, for 10 minutes):\n  {base}/login?code={code}",
         markup=False,
