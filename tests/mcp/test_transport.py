@@ -299,3 +299,38 @@ async def test_connections_accepted_on_the_http_socket_have_nagle_turned_off() -
             writer.close()
             await writer.wait_closed()
     assert seen and seen[0] != 0
+
+
+async def test_http_deleting_the_session_while_the_owner_is_asked_ends_the_attempt_once(
+    env: dict[str, str], home: Path
+) -> None:
+    accept = {"Accept": "application/json, text/event-stream"}
+    initialize = json.loads(json.dumps(INITIALIZE))
+    initialize["params"]["capabilities"] = {"elicitation": {"form": {}}}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "web_search", "arguments": {"query": "tide tables"}},
+    }
+    with http_server(env) as server:
+        async with httpx.AsyncClient(timeout=30, trust_env=False) as http:
+            opened = await http.post(server.url, json=initialize, headers=accept)
+            session = {**accept, "Mcp-Session-Id": opened.headers["mcp-session-id"]}
+            initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            await http.post(server.url, json=initialized, headers=session)
+            async with http.stream("POST", server.url, json=call, headers=session) as stream:
+                async for line in stream.aiter_lines():
+                    if "elicitation/create" in line:
+                        break
+                else:
+                    raise AssertionError("the owner was never asked")
+                # The host goes away before anyone answers.
+                deleted = await http.delete(server.url, headers=session)
+                assert deleted.status_code in (200, 204)
+        with anyio.fail_after(20):
+            while len(audit_events(Paths(home))) < 2:
+                await anyio.sleep(0.05)
+    events = audit_events(Paths(home))
+    assert [e["outcome"] for e in events] == ["pending_confirmation", "denied"]
+    assert events[0]["invocation_id"] == events[1]["invocation_id"]

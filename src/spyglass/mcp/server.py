@@ -198,6 +198,8 @@ class SpyglassMCP:
                 yield {}
             finally:
                 group.cancel_scope.cancel()
+                # Nobody is left to answer a question still open: each such attempt ends now.
+                await self.flow.refuse_all()
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
