@@ -66,9 +66,9 @@ class ToolTable:
             if capability_allowed(policy, capability, actor=actor)
         ]
 
-    def offered_names(self, policy: PolicySource) -> tuple[str, ...]:
+    def offered_names(self, policy: PolicySource, actor: Actor | None = None) -> tuple[str, ...]:
         """Wire names of :meth:`offered`: what a change notification compares."""
-        return tuple(tool.name for tool in self.offered(policy))
+        return tuple(tool.name for tool in self.offered(policy, actor))
 
     def get(self, wire_name: str) -> Capability | None:
         return self._by_wire.get(wire_name)
