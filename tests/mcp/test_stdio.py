@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -284,4 +285,29 @@ def test_over_real_stdio_stdin_closing_with_a_2026_question_out_ends_the_attempt
     }
     answers = _answers_to_written_then_closed(home, [call])
     assert answers[1]["result"].get("resultType") == "input_required", answers[1]
+    assert list(_attempts(home).values()) == [["pending_confirmation", "denied"]]
+
+
+def test_over_real_stdio_ctrl_c_with_stdin_still_open_ends_the_open_approval_and_exits(
+    home: Path,
+) -> None:
+    PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
+    initialize = json.loads(json.dumps(INITIALIZE))
+    initialize["params"]["capabilities"] = {"elicitation": {"form": {}}}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "web_search", "arguments": {"query": "tide tables"}},
+    }
+    with raw_stdio(environment(home)) as server:
+        server.send(initialize)
+        server.response(1)
+        server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        server.send(call)
+        while (line := server.stdout.next()) is not None and "elicitation/create" not in line:
+            pass
+        # stdin stays open: the host has not gone away, the owner pressed Ctrl-C.
+        server.process.send_signal(signal.SIGINT)
+        assert server.process.wait(timeout=DEADLINE_SECONDS) == 0
     assert list(_attempts(home).values()) == [["pending_confirmation", "denied"]]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,8 +54,16 @@ def mcp(ctx: click.Context, http: bool, port: int, token_file: Path | None) -> N
     actor = _actor(runtime, token_file) if token_file is not None else None
     if not http:
         # stdout is the protocol stream from here on: nothing else may be printed to it.
+        stopped = False
         with contextlib.suppress(KeyboardInterrupt):
-            anyio.run(serve_stdio, runtime, actor)
+            stopped = anyio.run(serve_stdio, runtime, actor)
+        if stopped:
+            # Ctrl-C with the host still connected: a thread is blocked reading stdin, and
+            # the interpreter would wait for it until the host closes the stream. Everything
+            # is written (approvals ended, audit flushed): leave now.
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(0)
         return
     # A long-running HTTP server pays for the capabilities' implementations at start; over
     # stdio the host is waiting for its first answer, so they load with the first call.
