@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from mcp import Client
 
@@ -109,3 +112,20 @@ def test_a_misconfigured_capability_is_not_offered_and_descriptions_follow_the_s
         t for t in ToolTable(working.registry, working.settings).tools if t.name == "web_search"
     ]
     assert search.description is not None and "site:" in search.description
+
+
+async def test_the_malformed_argument_example_in_docs_mcp_is_what_a_client_is_told(
+    paths: Paths,
+) -> None:
+    docs = (Path(__file__).parents[2] / "docs" / "mcp.md").read_text(encoding="utf-8")
+    example = re.search(r"`(count must be at most (\d+) \[INVALID_ARGUMENTS\])`", docs)
+    assert example is not None
+    runtime = build_runtime(paths)
+    runtime.policy.set(WEB_ACCESS, True)
+    async with Client(build_server(runtime)) as client:
+        too_many = int(example.group(2)) + 1
+        result = await client.call_tool("web_search", {"query": "q", "count": too_many})
+        allowed = await client.call_tool("web_search", {"query": "q", "count": too_many - 1})
+    assert result.is_error and example.group(1) in text_of(result)
+    # The example names the schema's own bound: one less is not malformed.
+    assert "INVALID_ARGUMENTS" not in text_of(allowed)
