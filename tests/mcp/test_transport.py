@@ -163,6 +163,28 @@ async def test_stdio_malformed_arguments_are_a_tool_error_naming_the_field(
     assert "count must be at most 20" in text_of(result)
 
 
+@pytest.mark.parametrize("era", ERAS)
+async def test_stdio_verbose_logs_keep_queries_approval_texts_and_results_out(
+    env: dict[str, str], tmp_path: Path, era: str
+) -> None:
+    async with stdio(env, tmp_path, era, Owner()) as client:
+        result = await client.call_tool("web_search", {"query": "harbour tides", "count": 2})
+    assert not result.is_error, text_of(result)
+    log = (tmp_path / "server-stderr.log").read_text(encoding="utf-8")
+    assert "DEBUG" in log  # -v was on
+    for content in ("harbour tides", "harbour+tides", "Harbour tide tables", "moon.example.net"):
+        assert content not in log, content
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_stdio_the_documented_debug_switch_lets_content_into_the_log(
+    env: dict[str, str], tmp_path: Path, era: str
+) -> None:
+    async with stdio({**env, "SPYGLASS_LOG_CONTENT": "1"}, tmp_path, era, Owner()) as client:
+        await client.call_tool("web_search", {"query": "harbour tides", "count": 2})
+    assert "harbour+tides" in (tmp_path / "server-stderr.log").read_text(encoding="utf-8")
+
+
 def test_stdout_carries_only_protocol_messages_while_logging_goes_to_stderr(
     env: dict[str, str], home: Path
 ) -> None:
