@@ -57,6 +57,18 @@ def test_delegated_config_states_it_in_the_server_environment(home: Path) -> Non
     assert env["SPYGLASS_CHANNELS__MCP__CONFIRMATION"] == "delegated"
 
 
+def test_delegated_is_not_offered_for_codex_which_runs_read_only_tools_unasked(
+    home: Path,
+) -> None:
+    refused = run("mcp", "config", "--client", "codex", "--delegated", home=home)
+    assert refused.code == 2 and refused.stdout == ""
+    assert "readOnlyHint" in refused.stderr and "nobody would approve" in refused.stderr
+    # The plain snippet says why, as a comment Codex's TOML reader skips.
+    plain = run("mcp", "config", "--client", "codex", home=home)
+    assert plain.stdout.startswith("# Codex runs tools marked readOnlyHint without asking")
+    assert "CONFIRMATION" not in plain.stdout
+
+
 def test_an_unknown_client_is_a_usage_error_listing_the_choices(home: Path) -> None:
     result = run("mcp", "config", "--client", "vscode", home=home)
     assert result.code == 2

@@ -15,7 +15,7 @@ from spyglass.cli.invoke import load_runtime
 from spyglass.cli.output import EXIT_FAILED, EXIT_USAGE, fail, stderr
 from spyglass.errors import StorageError, StoreUnavailable
 from spyglass.mcp.addresses import DEFAULT_HTTP_PORT
-from spyglass.mcp.clients import DELEGATED_ENV, Host, snippet
+from spyglass.mcp.clients import DELEGATED_ENV, DelegationRefused, Host, snippet
 
 if TYPE_CHECKING:
     from spyglass.core.actor import Actor
@@ -108,12 +108,20 @@ def mcp(ctx: click.Context, http: bool, port: int, token_file: Path | None) -> N
     "--delegated",
     is_flag=True,
     help="State that the host asks you before every tool call, so Spyglass does not ask "
-    "again (sets channels.mcp.confirmation=delegated for this server).",
+    "again (sets channels.mcp.confirmation=delegated for this server). Not offered for hosts "
+    "that run read-only tools without asking (codex).",
 )
 def config(client: str, port: int, delegated: bool) -> None:
     """Print a ready-to-paste configuration snippet for an MCP host."""
     host = Host(client)
-    result = snippet(host, port=port, delegated=delegated)
+    try:
+        result = snippet(host, port=port, delegated=delegated)
+    except DelegationRefused as refused:
+        fail(
+            str(refused),
+            EXIT_USAGE,
+            hint=f"run `spyglass mcp config --client {client}` without --delegated",
+        )
     # The snippet alone goes to stdout so it can be piped into a file; guidance goes to stderr.
     click.echo(result.text.rstrip("\n"))
     console = stderr()
