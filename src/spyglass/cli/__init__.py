@@ -19,6 +19,8 @@ CONTEXT = {"show_default": True}
 #: Set to 1 to let ``-v`` log content too: queries, URLs, MCP messages, page text.
 LOG_CONTENT_ENV = "SPYGLASS_LOG_CONTENT"
 #: Libraries whose INFO and DEBUG records carry content (``httpx`` logs each request URL).
+#: Commands that keep running: their logs are a record over time, not one command's output.
+LONG_RUNNING = frozenset({"serve", "mcp"})
 CONTENT_LOGGERS = ("httpx", "httpcore", "hpack", "mcp", "sse_starlette", "uvicorn.access")
 
 
@@ -64,6 +66,12 @@ def app(verbose: bool) -> None:
         # text). Hosts keep a server's stderr, so that stays out unless asked for (docs/cli.md).
         for name in CONTENT_LOGGERS:
             logging.getLogger(name).setLevel(logging.WARNING)
+    command = click.get_current_context().invoked_subcommand
+    if not verbose and command not in LONG_RUNNING:
+        # A command run once says a broken policy file in its own answer (a refusal, the
+        # policy status); the policy's log line would say it a second time. Servers keep it:
+        # their log records when the file broke.
+        logging.getLogger("spyglass.core.policy").setLevel(logging.ERROR)
 
 
 def main() -> None:
