@@ -131,6 +131,32 @@ def test_a_file_starting_with_a_utf8_byte_order_mark_is_read_as_notepad_writes_i
     assert load_settings(Paths(tmp_path), environ={}).search.providers == "searxng"
 
 
+@pytest.mark.parametrize(
+    ("toml", "said"),
+    [
+        (
+            "[search]\nbrave = 3\n",
+            "config.toml: search.brave is not a setting (check the spelling), nor a table",
+        ),
+        (
+            '[search.tavily]\napi_kye = "x"\n',
+            "config.toml: search.tavily.api_kye is not a setting (check the spelling)",
+        ),
+        (
+            '[privacy]\nphone_region = "Narnia"\n',
+            "config.toml: privacy.phone_region: 'Narnia' is not a two-letter region code",
+        ),
+    ],
+)
+def test_a_rule_of_our_own_is_said_in_our_words_naming_the_file_and_the_whole_key(
+    tmp_path: Path, toml: str, said: str
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_settings(_paths(tmp_path, toml), environ={})
+    assert said in str(info.value)
+    assert "value error" not in str(info.value).lower()
+
+
 def test_a_file_nesting_deeper_than_can_be_read_names_the_file(tmp_path: Path) -> None:
     deep = "[fetch]\nallowed_ports = " + "[" * 100_000 + "]" * 100_000 + "\n"
     with pytest.raises(ConfigError, match=r"config\.toml: nests arrays or tables deeper"):

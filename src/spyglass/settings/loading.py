@@ -200,13 +200,28 @@ def _explain(exc: ValidationError, sources: Mapping[tuple[str, ...], str]) -> st
     for error in exc.errors():
         key = tuple(str(part) for part in error["loc"])
         dotted = ".".join(key)
-        where = sources.get(key, "settings")
+        where = sources.get(key) or _source_under(key, sources)
         if error["type"] == "extra_forbidden":
             what = (
                 "is not a setting (check the spelling; `spyglass config show` lists the "
                 "settings and names every key that is not one)"
             )
+        elif error["type"] == "value_error" and "error" in error.get("ctx", {}):
+            # Our own validators' words, as written (pydantic would prefix "Value error, ").
+            what = str(error["ctx"]["error"])
+            if what.startswith(f"{dotted}.") or what.startswith(f"{dotted}:"):
+                # A section's check names the key inside it itself.
+                lines.append(f"{where}: {what}")
+                continue
+            what = f": {what}"
         else:
-            what = error["msg"].lower()
-        lines.append(f"{where}: {dotted} {what}")
+            message = str(error["msg"])
+            what = message[:1].lower() + message[1:]
+        lines.append(f"{where}: {dotted} {what}".replace(" : ", ": "))
     return "invalid settings:\n  " + "\n  ".join(lines)
+
+
+def _source_under(key: tuple[str, ...], sources: Mapping[tuple[str, ...], str]) -> str:
+    """Where the keys inside section ``key`` came from, when they share one source."""
+    found = {source for name, source in sources.items() if name[: len(key)] == key}
+    return found.pop() if len(found) == 1 else "settings"
