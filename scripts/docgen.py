@@ -108,7 +108,8 @@ def cli_reference() -> str:
     lines = [
         HEADER,
         "# Command line\n\n",
-        "Exit codes: 0 ok, 1 failed, 2 usage, 3 rejected, 4 denied or not confirmed. "
+        "Exit codes: 0 ok, 1 failed, 2 usage (a flag value out of range or a token file that "
+        "signs nobody in, whichever check finds it), 3 rejected, 4 denied or not confirmed. "
         "`--json` prints the Outcome object (or the command's data) for programs.\n",
     ]
     for path, command in _commands(app, ["spyglass"]):

@@ -87,6 +87,19 @@ def test_serving_with_a_broken_config_exits_with_the_reason_and_a_clean_stdout(
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize("content", [None, b"\xff\xfe not text"])
+def test_serving_mcp_with_a_token_file_missing_or_not_text_is_a_usage_error_like_a_bad_token(
+    home: Path, tmp_path: Path, content: bytes | None
+) -> None:
+    token_file = tmp_path / "token"
+    if content is not None:
+        token_file.write_bytes(content)
+    result = run("mcp", "--token-file", str(token_file), home=home)
+    assert result.code == 2, result.stderr
+    assert str(token_file) in result.stderr
+    assert result.stdout == "" and "Traceback" not in result.stderr
+
+
 def test_serving_mcp_with_a_token_that_signs_nobody_in_refuses_to_start(
     home: Path, tmp_path: Path
 ) -> None:

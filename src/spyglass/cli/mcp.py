@@ -140,10 +140,15 @@ def _actor(runtime: Runtime, token_file: Path) -> Actor:
 
     from spyglass.accounts.store import API_TOKEN
 
+    # A token file that is missing, unreadable or not a token is the same mistake as a token
+    # that signs nobody in: what was given on the command line (exit 2, usage).
+    hint = "the owner makes a new one with `spyglass users api-token NAME`"
     try:
         token = token_file.read_text(encoding="utf-8").strip()
     except OSError as exc:
-        fail(f"cannot read the token file {token_file} ({exc.strerror or exc})", EXIT_FAILED)
+        fail(f"cannot read the token file {token_file} ({exc.strerror or exc})", EXIT_USAGE)
+    except UnicodeDecodeError:
+        fail(f"the token file {token_file} does not hold a token", EXIT_USAGE, hint=hint)
 
     async def find() -> Actor | None:
         await asyncio.to_thread(runtime.stores.upgrade)
@@ -158,6 +163,6 @@ def _actor(runtime: Runtime, token_file: Path) -> Actor:
         fail(
             f"the token in {token_file} signs nobody in (unknown, replaced or disabled)",
             EXIT_USAGE,
-            hint="the owner makes a new one with `spyglass users api-token NAME`",
+            hint=hint,
         )
     return actor
