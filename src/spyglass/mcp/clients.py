@@ -18,6 +18,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from spyglass.errors import InputError
 from spyglass.mcp.addresses import DEFAULT_HTTP_PORT, endpoint_url
 from spyglass.paths import HOME_ENV
 
@@ -96,7 +97,7 @@ AUTO_APPROVES_READ_ONLY: Mapping[Host, str] = {
 }
 
 
-class DelegationRefused(ValueError):
+class DelegationRefused(InputError):
     """``delegated`` was asked for a host that would then ask nobody."""
 
 
