@@ -50,7 +50,9 @@ def settings_reference() -> str:
         "Read from `$SPYGLASS_HOME/config.toml`, then `SPYGLASS_*` environment variables "
         "(nested keys joined by `__`, e.g. `SPYGLASS_FETCH__REDIRECTS=all`; lists as JSON or "
         "comma-separated), then command-line flags. `spyglass config show` prints the "
-        "effective values with secrets masked; `spyglass config init` writes a template.\n\n",
+        "effective values with secrets masked; `spyglass config init` writes a template. "
+        "The file is UTF-8 TOML; a UTF-8 byte-order mark (as Windows Notepad writes) is read "
+        "past, and any other encoding is a configuration error naming the file and line.\n\n",
         "| key | default | meaning |\n|---|---|---|\n",
     ]
     for key, default, meaning in _rows(Settings, ""):
@@ -106,7 +108,8 @@ def cli_reference() -> str:
     lines = [
         HEADER,
         "# Command line\n\n",
-        "Exit codes: 0 ok, 1 failed, 2 usage, 3 rejected, 4 denied or not confirmed. "
+        "Exit codes: 0 ok, 1 failed, 2 usage (a flag value out of range or a token file that "
+        "signs nobody in, whichever check finds it), 3 rejected, 4 denied or not confirmed. "
         "`--json` prints the Outcome object (or the command's data) for programs.\n",
     ]
     for path, command in _commands(app, ["spyglass"]):

@@ -107,6 +107,56 @@ def test_malformed_toml_names_the_file(tmp_path: Path) -> None:
         load_settings(_paths(tmp_path, "[fetch\n"), environ={})
 
 
+def test_a_file_that_is_not_utf8_is_a_configuration_error_naming_the_file_and_line(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "config.toml").write_bytes(b'[search]\nproviders = "duckduckgo"\n# caf\xe9\n')
+    with pytest.raises(ConfigError) as info:
+        load_settings(Paths(tmp_path), environ={})
+    message = str(info.value)
+    assert "config.toml, line 3, column 6" in message and "0xE9 is not UTF-8" in message
+
+
+def test_a_file_saved_as_utf16_is_a_configuration_error_saying_so(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_bytes("[search]\n".encode("utf-16"))
+    with pytest.raises(ConfigError, match=r"config\.toml, line 1: saved as UTF-16"):
+        load_settings(Paths(tmp_path), environ={})
+
+
+def test_a_file_starting_with_a_utf8_byte_order_mark_is_read_as_notepad_writes_it(
+    tmp_path: Path,
+) -> None:
+    text = '[search]\nproviders = "searxng"\n[search.searxng]\nbase_url = "http://s.example"\n'
+    (tmp_path / "config.toml").write_bytes(b"\xef\xbb\xbf" + text.encode())
+    assert load_settings(Paths(tmp_path), environ={}).search.providers == "searxng"
+
+
+@pytest.mark.parametrize(
+    ("toml", "said"),
+    [
+        (
+            "[search]\nbrave = 3\n",
+            "config.toml: search.brave is not a setting (check the spelling), nor a table",
+        ),
+        (
+            '[search.tavily]\napi_kye = "x"\n',
+            "config.toml: search.tavily.api_kye is not a setting (check the spelling)",
+        ),
+        (
+            '[privacy]\nphone_region = "Narnia"\n',
+            "config.toml: privacy.phone_region: 'Narnia' is not a two-letter region code",
+        ),
+    ],
+)
+def test_a_rule_of_our_own_is_said_in_our_words_naming_the_file_and_the_whole_key(
+    tmp_path: Path, toml: str, said: str
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_settings(_paths(tmp_path, toml), environ={})
+    assert said in str(info.value)
+    assert "value error" not in str(info.value).lower()
+
+
 def test_a_file_nesting_deeper_than_can_be_read_names_the_file(tmp_path: Path) -> None:
     deep = "[fetch]\nallowed_ports = " + "[" * 100_000 + "]" * 100_000 + "\n"
     with pytest.raises(ConfigError, match=r"config\.toml: nests arrays or tables deeper"):

@@ -37,7 +37,8 @@ infrastructure faults, and every one Spyglass raises on purpose is a :class:`Spy
         ├── AccountError           (spyglass.accounts.model) an account change that cannot be made
         ├── HostnameError          (spyglass.net.hostnames) text that is not a host name
         ├── DomainFilterError      (spyglass.search.domains) an unusable domain filter entry
-        └── RoutingError           (spyglass.providers.routing) an unusable providers setting
+        ├── RoutingError           (spyglass.providers.routing) an unusable providers setting
+        └── DelegationRefused      (spyglass.mcp.clients) delegated for a host that asks nobody
 
 The leaves live next to the code that raises them; a test walks the package and checks that
 every exception class Spyglass defines is in this tree.

@@ -45,9 +45,10 @@ def test_invoke_of_an_unknown_capability_exits_three(home: Path) -> None:
     assert "unknown capability web.teleport" in result.stderr
 
 
-def test_invalid_arguments_exit_three_and_name_the_field(home: Path) -> None:
+def test_invalid_arguments_are_a_usage_error_naming_the_field(home: Path) -> None:
+    # Exit 2, as for arguments that are not JSON at all: both are the command line's mistake.
     result = run("invoke", "system.health", '{"verbose": true}', home=home)
-    assert result.code == 3
+    assert result.code == 2
     assert "1 unexpected field" in result.stderr
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.cli.support import run
 
 
@@ -29,6 +31,17 @@ def test_malformed_config_is_a_clear_usage_error_naming_the_file(home: Path) -> 
     assert str(home / "config.toml") in result.stderr
     assert "fetch.max_chars" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("command", [("config", "show"), ("policy", "show"), ("serve",)])
+def test_a_config_file_that_is_not_utf8_is_a_usage_error_naming_it_for_every_command(
+    home: Path, command: tuple[str, ...]
+) -> None:
+    (home / "config.toml").write_bytes(b"[fetch]\n# r\xe9sum\xe9\nmax_chars = 100\n")
+    result = run(*command, home=home)
+    assert result.code == 2
+    assert f"{home / 'config.toml'}, line 2" in result.stderr
+    assert "Traceback" not in result.stderr and "please report" not in result.stderr
 
 
 def test_path_lists_every_file_under_the_home(home: Path) -> None:

@@ -57,6 +57,18 @@ def test_delegated_config_states_it_in_the_server_environment(home: Path) -> Non
     assert env["SPYGLASS_CHANNELS__MCP__CONFIRMATION"] == "delegated"
 
 
+def test_delegated_is_not_offered_for_codex_which_runs_read_only_tools_unasked(
+    home: Path,
+) -> None:
+    refused = run("mcp", "config", "--client", "codex", "--delegated", home=home)
+    assert refused.code == 2 and refused.stdout == ""
+    assert "readOnlyHint" in refused.stderr and "nobody would approve" in refused.stderr
+    # The plain snippet says why, as a comment Codex's TOML reader skips.
+    plain = run("mcp", "config", "--client", "codex", home=home)
+    assert plain.stdout.startswith("# Codex runs tools marked readOnlyHint without asking")
+    assert "CONFIRMATION" not in plain.stdout
+
+
 def test_an_unknown_client_is_a_usage_error_listing_the_choices(home: Path) -> None:
     result = run("mcp", "config", "--client", "vscode", home=home)
     assert result.code == 2
@@ -73,6 +85,19 @@ def test_serving_with_a_broken_config_exits_with_the_reason_and_a_clean_stdout(
     assert "channels.mcp.confirmation" in result.stderr
     assert result.stdout == ""
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("content", [None, b"\xff\xfe not text"])
+def test_serving_mcp_with_a_token_file_missing_or_not_text_is_a_usage_error_like_a_bad_token(
+    home: Path, tmp_path: Path, content: bytes | None
+) -> None:
+    token_file = tmp_path / "token"
+    if content is not None:
+        token_file.write_bytes(content)
+    result = run("mcp", "--token-file", str(token_file), home=home)
+    assert result.code == 2, result.stderr
+    assert str(token_file) in result.stderr
+    assert result.stdout == "" and "Traceback" not in result.stderr
 
 
 def test_serving_mcp_with_a_token_that_signs_nobody_in_refuses_to_start(

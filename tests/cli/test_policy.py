@@ -26,15 +26,18 @@ def test_enable_explains_what_it_means_and_disable_turns_it_off(home: Path) -> N
     assert "off" in run("policy", "show", home=home).stdout
 
 
-def test_malformed_policy_file_reads_as_off_with_a_warning(home: Path) -> None:
+def test_malformed_policy_file_reads_as_off_and_is_said_once_per_command(home: Path) -> None:
     policy = home / "capabilities" / "policy.json"
     policy.parent.mkdir(parents=True)
     policy.write_text("{broken")
     result = run("policy", "show", home=home)
     assert result.code == 0
     assert "off" in result.stdout
-    assert str(policy) in result.stderr
+    assert (result.stdout + result.stderr).count("is not valid JSON") == 1
     assert "Traceback" not in result.stderr
+    for command in (("search", "tides"), ("fetch", "https://example.org/")):
+        refused = run(*command, home=home)
+        assert (refused.stdout + refused.stderr).count("is not valid JSON") == 1, command
 
 
 def test_enable_when_the_policy_cannot_be_written_fails_with_the_reason(home: Path) -> None:
@@ -59,6 +62,18 @@ def test_a_broken_policy_file_is_reported_as_unreadable_by_status_and_show(home:
     assert as_json["web_access_enabled"] is False
     assert as_json["problem"]["code"] == "POLICY_UNREADABLE"
     assert as_json["problem"]["path"] == str(policy)
+
+
+def test_a_switch_given_a_string_is_reported_as_a_broken_policy_file_not_as_off(
+    home: Path,
+) -> None:
+    policy = home / "capabilities" / "policy.json"
+    policy.parent.mkdir(parents=True)
+    policy.write_text('{"web_access_enabled": "true"}')
+    result = run("policy", "show", home=home)
+    assert result.code == 0, result.stderr
+    assert "POLICY_UNREADABLE" in result.stdout
+    assert 'web_access_enabled the value "true"' in result.stdout
 
 
 def test_status_is_the_same_as_show(home: Path) -> None:

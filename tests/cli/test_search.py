@@ -147,7 +147,7 @@ def test_a_provider_failure_is_explained_without_a_traceback(
 def test_bad_arguments_are_refused_with_the_flag_named(home: Path) -> None:
     _enable(home)
     result = run("search", "tea", "--yes", "--site", "10.0.0.1", home=home)
-    assert result.code == 3 and "--site '10.0.0.1'" in result.stderr
+    assert result.code == 2 and "--site '10.0.0.1'" in result.stderr
 
 
 def test_search_works_against_a_duckduckgo_shaped_endpoint(home: Path) -> None:
@@ -182,7 +182,8 @@ def test_refusals_speak_of_the_flags_the_person_typed(
 ) -> None:
     _enable(home)
     result = run("search", "tea", *flags, home=home, env=_env(searxng))
-    assert result.code == 3, result.stderr
+    # Malformed arguments are a usage mistake (2), as click's own range checks are.
+    assert result.code == 2, result.stderr
     assert expected in result.stderr
     assert "include_domains" not in result.stderr and "exclude_domains" not in result.stderr
     assert searxng.requests == []
@@ -206,3 +207,19 @@ def test_the_terminal_prompt_lists_what_the_privacy_check_found(
     shown = re.sub(r"\x1b\[[0-9;]*m", "", result.stderr)
     assert '! query contains an email address: "jane.doe@example.com"' in shown
     assert result.code != 0 and searxng.requests == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("search", "-n", "0", "tea"),
+        ("search", "-n", "21", "tea"),
+        ("fetch", "--max-chars", "10", "https://example.org/"),
+    ],
+)
+def test_a_flag_value_out_of_range_is_a_usage_error_whoever_checks_it(
+    home: Path, command: tuple[str, ...]
+) -> None:
+    _enable(home)
+    result = run(*command, home=home)
+    assert result.code == 2, result.stderr

@@ -156,7 +156,9 @@ def test_only_loopback_addresses_count_as_loopback() -> None:
     assert not any(is_loopback(h) for h in ("0.0.0.0", "192.168.1.2", "example.org", "::"))
 
 
-def test_serve_reports_a_reader_without_its_key_at_start_and_keeps_serving(home: Path) -> None:
+def test_serve_reports_a_reader_without_its_key_and_an_unset_model_at_start_and_keeps_serving(
+    home: Path,
+) -> None:
     (home / "config.toml").write_text('[fetch]\nproviders = "firecrawl"\n')
     process = spyglass(home, "serve", "--port", "0")
     lines: list[str] = []
@@ -174,6 +176,8 @@ def test_serve_reports_a_reader_without_its_key_at_start_and_keeps_serving(home:
         with httpx.Client(trust_env=False, timeout=5) as http:
             health = http.get(f"{match.group(1)}/api/v1/health").json()
         assert any("fetch.firecrawl.api_key" in problem for problem in health["problems"])
+        assert "model: not set" in output and "warning: llm.model is not set" in output
+        assert health["model"]["set"] is False and "llm.model" in health["model"]["problem"]
     finally:
         process.kill()
         process.wait(timeout=10)

@@ -6,9 +6,12 @@ import itertools
 
 import pytest
 
+from spyglass.capabilities import BUILTIN
+from spyglass.core.advertised import forbidden_keywords
 from spyglass.core.capability import (
     CONFIRMATION_TABLE,
     Bounds,
+    Capability,
     Confirmation,
     Network,
     SideEffect,
@@ -76,8 +79,16 @@ def test_bounds_must_be_positive() -> None:
     assert Bounds(timeout_seconds=1).max_result_bytes == 65536
 
 
-def test_openai_tool_uses_the_argument_schema_itself() -> None:
+def test_openai_tool_uses_the_advertised_argument_schema() -> None:
     capability = fixtures.make()
     tool = capability.openai_tool()
     assert tool["function"]["name"] == "test_echo"
-    assert tool["function"]["parameters"] is capability.argument_schema
+    assert tool["function"]["parameters"] is capability.advertised_arguments
+    assert capability.advertised_arguments == capability.argument_schema
+
+
+@pytest.mark.parametrize("capability", list(BUILTIN), ids=lambda c: f"{c.name}@{c.version}")
+def test_no_builtin_capability_shows_models_a_keyword_a_host_refuses(
+    capability: Capability,
+) -> None:
+    assert forbidden_keywords(capability.openai_tool()["function"]["parameters"]) == []

@@ -41,11 +41,18 @@ def test_malformed_file_means_off_with_a_warning_naming_the_file(
     assert str(path) in caplog.text
 
 
-@pytest.mark.parametrize("value", ["true", 1, "yes", None])
-def test_only_a_literal_true_turns_a_switch_on(tmp_path: Path, value: object) -> None:
+@pytest.mark.parametrize("value", ["true", 1, "yes", None, [True], {"on": True}, "x" * 100])
+def test_a_switch_that_is_neither_true_nor_false_is_a_broken_file_with_every_switch_off(
+    tmp_path: Path, value: object
+) -> None:
     path = tmp_path / "policy.json"
-    path.write_text(json.dumps({WEB_ACCESS: value}))
-    assert PolicyFile(path).enabled(WEB_ACCESS) is False
+    path.write_text(json.dumps({WEB_ACCESS: True, WEB_FETCH: value}))
+    policy = PolicyFile(path)
+    assert policy.enabled(WEB_ACCESS) is False
+    problem = policy_problem(policy)
+    assert problem is not None and problem.code == "POLICY_UNREADABLE"
+    assert f"gives {WEB_FETCH} the value" in problem.message and str(path) in problem.message
+    assert len(problem.message) < len(str(path)) + 250
 
 
 def test_set_writes_a_file_that_is_read_back_on_the_next_call(tmp_path: Path) -> None:

@@ -122,6 +122,34 @@ async def test_an_error_status_names_the_url(client: ModelClient, fake_model: Fa
     assert fake_model.base_url in raised.value.message
 
 
+@pytest.mark.parametrize(
+    ("body", "shown"),
+    [
+        (b'{"error": {"message": "model is required"}}', '("model is required")'),
+        (b'{"detail": "model is required"}', '("model is required")'),
+        (b"<html><body><h1>model  is required</h1></body></html>", '("model is required")'),
+    ],
+)
+async def test_an_error_status_carries_the_servers_own_reason(
+    client: ModelClient, fake_model: FakeModel, body: bytes, shown: str
+) -> None:
+    fake_model.script(Reply(status=400, error_body=body))
+    with pytest.raises(ModelUnavailable) as raised:
+        await collect(client)
+    assert f"answered HTTP 400 {shown}. Check that it is running" in raised.value.message
+
+
+async def test_the_servers_reason_is_bounded_and_plain(
+    client: ModelClient, fake_model: FakeModel
+) -> None:
+    reason = "<b>bad</b> " + "\u202ex" * 2000
+    fake_model.script(Reply(status=400, error_body=json.dumps({"error": reason}).encode()))
+    with pytest.raises(ModelUnavailable) as raised:
+        await collect(client)
+    assert "<b>" not in raised.value.message and "\u202e" not in raised.value.message
+    assert len(raised.value.message) < 700
+
+
 async def test_an_unreachable_server_is_model_unavailable() -> None:
     with FakeModel() as gone:
         url = gone.base_url

@@ -7,7 +7,16 @@ import sys
 import tomllib
 from pathlib import Path
 
-from spyglass.mcp.clients import Host, launch_command, server_env, snippet
+import pytest
+
+from spyglass.mcp.clients import (
+    AUTO_APPROVES_READ_ONLY,
+    DelegationRefused,
+    Host,
+    launch_command,
+    server_env,
+    snippet,
+)
 
 
 def test_a_console_script_found_on_the_path_becomes_its_absolute_path() -> None:
@@ -46,3 +55,10 @@ def test_every_host_gets_a_snippet_in_a_format_it_parses() -> None:
     assert claude == {
         "mcpServers": {"spyglass": {"command": "/opt/spyglass/bin/spyglass", "args": ["mcp"]}}
     }
+
+
+def test_delegated_is_refused_for_every_host_that_auto_approves_read_only_tools() -> None:
+    for host in AUTO_APPROVES_READ_ONLY:
+        with pytest.raises(DelegationRefused, match="nobody would approve"):
+            snippet(host, delegated=True, command=["spyglass", "mcp"], environ={})
+    assert Host.LMSTUDIO not in AUTO_APPROVES_READ_ONLY

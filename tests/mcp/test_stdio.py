@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -229,3 +230,84 @@ def test_over_real_stdio_a_2026_client_s_call_written_before_stdin_closes_is_ans
     answers = _answers_to_written_then_closed(home, lines)
     assert sorted(answers) == [1, 2]
     assert "[POLICY_DISABLED]" in answers[2]["result"]["content"][0]["text"]
+
+
+def _attempts(home: Path) -> dict[str, list[str]]:
+    """Each audited attempt's outcomes, in order, by invocation id."""
+    attempts: dict[str, list[str]] = {}
+    for line in Paths(home).audit_file.read_text(encoding="ascii").splitlines():
+        event = json.loads(line)
+        attempts.setdefault(event["invocation_id"], []).append(event["outcome"])
+    return attempts
+
+
+def test_over_real_stdio_stdin_closing_while_the_owner_is_asked_ends_the_attempt_once(
+    home: Path,
+) -> None:
+    PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
+    initialize = json.loads(json.dumps(INITIALIZE))
+    initialize["params"]["capabilities"] = {"elicitation": {"form": {}}}
+    with raw_stdio(environment(home)) as server:
+        server.send(initialize)
+        server.response(1)
+        server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        server.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "web_search", "arguments": {"query": "tide tables"}},
+            }
+        )
+        while (line := server.stdout.next()) is not None and "elicitation/create" not in line:
+            pass
+        assert line is not None, "the owner was never asked"
+        assert server.process.stdin is not None
+        server.process.stdin.close()  # the host goes away before anyone answers
+        assert server.process.wait(timeout=DEADLINE_SECONDS) == 0
+    assert list(_attempts(home).values()) == [["pending_confirmation", "denied"]]
+
+
+def test_over_real_stdio_stdin_closing_with_a_2026_question_out_ends_the_attempt_once(
+    home: Path,
+) -> None:
+    PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
+    envelope = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+    }
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "web_search", "arguments": {"query": "tide"}, "_meta": envelope},
+    }
+    answers = _answers_to_written_then_closed(home, [call])
+    assert answers[1]["result"].get("resultType") == "input_required", answers[1]
+    assert list(_attempts(home).values()) == [["pending_confirmation", "denied"]]
+
+
+def test_over_real_stdio_ctrl_c_with_stdin_still_open_ends_the_open_approval_and_exits(
+    home: Path,
+) -> None:
+    PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
+    initialize = json.loads(json.dumps(INITIALIZE))
+    initialize["params"]["capabilities"] = {"elicitation": {"form": {}}}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "web_search", "arguments": {"query": "tide tables"}},
+    }
+    with raw_stdio(environment(home)) as server:
+        server.send(initialize)
+        server.response(1)
+        server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        server.send(call)
+        while (line := server.stdout.next()) is not None and "elicitation/create" not in line:
+            pass
+        # stdin stays open: the host has not gone away, the owner pressed Ctrl-C.
+        server.process.send_signal(signal.SIGINT)
+        assert server.process.wait(timeout=DEADLINE_SECONDS) == 0
+    assert list(_attempts(home).values()) == [["pending_confirmation", "denied"]]

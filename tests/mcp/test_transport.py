@@ -67,7 +67,7 @@ async def test_stdio_lists_the_web_tools_with_the_registry_schemas_and_annotatio
         capability = BUILTIN.get(name)
         assert capability is not None
         tool = tools[capability.wire_name]
-        assert tool.input_schema == capability.argument_schema
+        assert tool.input_schema == capability.advertised_arguments
         assert tool.output_schema is None
         assert tool.title == capability.title
         assert tool.annotations is not None
@@ -161,6 +161,28 @@ async def test_stdio_malformed_arguments_are_a_tool_error_naming_the_field(
         result = await client.call_tool("web_search", {"query": "tides", "count": 50})
     assert result.is_error
     assert "count must be at most 20" in text_of(result)
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_stdio_verbose_logs_keep_queries_approval_texts_and_results_out(
+    env: dict[str, str], tmp_path: Path, era: str
+) -> None:
+    async with stdio(env, tmp_path, era, Owner()) as client:
+        result = await client.call_tool("web_search", {"query": "harbour tides", "count": 2})
+    assert not result.is_error, text_of(result)
+    log = (tmp_path / "server-stderr.log").read_text(encoding="utf-8")
+    assert "DEBUG" in log  # -v was on
+    for content in ("harbour tides", "harbour+tides", "Harbour tide tables", "moon.example.net"):
+        assert content not in log, content
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_stdio_the_documented_debug_switch_lets_content_into_the_log(
+    env: dict[str, str], tmp_path: Path, era: str
+) -> None:
+    async with stdio({**env, "SPYGLASS_LOG_CONTENT": "1"}, tmp_path, era, Owner()) as client:
+        await client.call_tool("web_search", {"query": "harbour tides", "count": 2})
+    assert "harbour+tides" in (tmp_path / "server-stderr.log").read_text(encoding="utf-8")
 
 
 def test_stdout_carries_only_protocol_messages_while_logging_goes_to_stderr(
@@ -299,3 +321,38 @@ async def test_connections_accepted_on_the_http_socket_have_nagle_turned_off() -
             writer.close()
             await writer.wait_closed()
     assert seen and seen[0] != 0
+
+
+async def test_http_deleting_the_session_while_the_owner_is_asked_ends_the_attempt_once(
+    env: dict[str, str], home: Path
+) -> None:
+    accept = {"Accept": "application/json, text/event-stream"}
+    initialize = json.loads(json.dumps(INITIALIZE))
+    initialize["params"]["capabilities"] = {"elicitation": {"form": {}}}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "web_search", "arguments": {"query": "tide tables"}},
+    }
+    with http_server(env) as server:
+        async with httpx.AsyncClient(timeout=30, trust_env=False) as http:
+            opened = await http.post(server.url, json=initialize, headers=accept)
+            session = {**accept, "Mcp-Session-Id": opened.headers["mcp-session-id"]}
+            initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            await http.post(server.url, json=initialized, headers=session)
+            async with http.stream("POST", server.url, json=call, headers=session) as stream:
+                async for line in stream.aiter_lines():
+                    if "elicitation/create" in line:
+                        break
+                else:
+                    raise AssertionError("the owner was never asked")
+                # The host goes away before anyone answers.
+                deleted = await http.delete(server.url, headers=session)
+                assert deleted.status_code in (200, 204)
+        with anyio.fail_after(20):
+            while len(audit_events(Paths(home))) < 2:
+                await anyio.sleep(0.05)
+    events = audit_events(Paths(home))
+    assert [e["outcome"] for e in events] == ["pending_confirmation", "denied"]
+    assert events[0]["invocation_id"] == events[1]["invocation_id"]

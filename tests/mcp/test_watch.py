@@ -114,6 +114,24 @@ async def test_nothing_is_announced_while_the_policy_stays_the_same(paths: Paths
     assert heard.changed == 1
 
 
+async def test_a_short_off_and_on_between_two_polls_is_announced_to_a_client_that_listed_meanwhile(
+    paths: Paths,
+) -> None:
+    runtime = _runtime(paths, enabled=True)
+    heard = Notifications()
+    # The production interval: the off and on below both fall between two polls.
+    server = build_server(runtime, policy_poll=1.0)
+    async with Client(server, mode="legacy", message_handler=heard) as client:
+        assert (await client.list_tools()).tools != []
+        runtime.policy.set(WEB_ACCESS, False)
+        assert (await client.list_tools()).tools == []
+        runtime.policy.set(WEB_ACCESS, True)
+        # The client holds an empty list although web access is on: it must hear so.
+        await heard.wait()
+        assert (await client.list_tools()).tools != []
+    assert heard.changed == 1
+
+
 async def test_a_real_stdio_server_tells_its_host_when_the_owner_turns_web_access_on(
     home: Path, tmp_path: Path
 ) -> None:

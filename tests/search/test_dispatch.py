@@ -130,6 +130,19 @@ async def test_without_a_fallback_list_a_failure_is_not_silently_rerouted(
     assert failure.code == "SEARCH_PROVIDER_UNAVAILABLE" and reported == ["searxng"]
 
 
+async def test_duckduckgo_unreachable_says_how_to_search_through_a_searxng_of_ones_own(
+    replay: ReplayServer,
+) -> None:
+    replay.set("/html/", Reply(503, "<html></html>", {"Content-Type": "text/html"}))
+    failure, _ = await _fail(_settings(duckduckgo={"base_url": replay.url}))
+    assert failure.code == "SEARCH_PROVIDER_UNAVAILABLE"
+    assert 'set search.providers = "searxng" and search.searxng.base_url' in failure.message
+    # With a SearXNG configured, its own failure names its address instead.
+    replay.set("/search", Reply(503, {}))
+    own, _ = await _fail(_settings(providers="searxng", searxng={"base_url": replay.url}))
+    assert "search.providers" not in own.message
+
+
 async def test_a_retryable_failure_falls_back_and_the_answer_names_who_answered(
     replay: ReplayServer,
 ) -> None:

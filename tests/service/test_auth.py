@@ -11,6 +11,7 @@ from starlette.requests import HTTPConnection
 
 from spyglass.accounts.model import OWNER_ID
 from spyglass.accounts.people import ProfileRead
+from spyglass.llm.naming import model_problem
 from spyglass.paths import Paths
 from spyglass.service.auth import load_or_create_token
 from spyglass.state.sqlite.migrations import STATE_MIGRATIONS as MIGRATIONS
@@ -78,6 +79,7 @@ async def test_health_needs_no_credentials(app: FastAPI) -> None:
         "backend": "embedded",
         "stores": {"sqlite": {"status": "ok", "version": len(MIGRATIONS)}},
         "problems": [],
+        "model": {"set": True, "problem": None},
     }
 
 
@@ -148,6 +150,21 @@ async def test_health_lists_configuration_problems_by_setting_never_by_value(
         body = (await client.get("/api/v1/health")).json()
     assert any("search.searxng.base_url" in p for p in body["problems"]), body
     assert any("fetch.firecrawl.api_key" in p for p in body["problems"]), body
+    assert body["model"] == {"set": False, "problem": model_problem(runtime.settings.llm)}
+
+
+async def test_health_says_a_model_is_set_without_naming_it(paths: Paths) -> None:
+    from spyglass.runtime import build_runtime
+    from spyglass.service.app import create_app
+
+    runtime = build_runtime(paths, overrides={"llm.model": "secret-model-name"})
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=create_app(runtime, port=8092)),
+        base_url="http://127.0.0.1:8092",
+    ) as client:
+        response = await client.get("/api/v1/health")
+    assert response.json()["model"] == {"set": True, "problem": None}
+    assert "secret-model-name" not in response.text
 
 
 async def test_the_owners_token_is_checked_with_a_profile_read_their_calls_checks_can_use(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 
 import click
@@ -15,6 +16,12 @@ from spyglass.version import __version__
 
 #: Every option's default is shown in --help, on every command.
 CONTEXT = {"show_default": True}
+#: Set to 1 to let ``-v`` log content too: queries, URLs, MCP messages, page text.
+LOG_CONTENT_ENV = "SPYGLASS_LOG_CONTENT"
+#: Libraries whose INFO and DEBUG records carry content (``httpx`` logs each request URL).
+#: Commands that keep running: their logs are a record over time, not one command's output.
+LONG_RUNNING = frozenset({"serve", "mcp"})
+CONTENT_LOGGERS = ("httpx", "httpcore", "hpack", "mcp", "sse_starlette", "uvicorn.access")
 
 
 def _version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
@@ -30,7 +37,15 @@ def _version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     no_args_is_help=True,
     context_settings=CONTEXT,
 )
-@click.option("--verbose", "-v", is_flag=True, help="Log more detail to stderr.")
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help=(
+        "Log more detail to stderr: Spyglass's own steps, never queries, URLs or page text "
+        f"unless {LOG_CONTENT_ENV}=1 is set too."
+    ),
+)
 @click.option(
     "--version",
     is_flag=True,
@@ -45,6 +60,18 @@ def app(verbose: bool) -> None:
         format="%(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    if os.environ.get(LOG_CONTENT_ENV, "") not in ("1", "true", "yes"):
+        # These libraries log what passes through them at INFO and DEBUG: request URLs
+        # (a search query, a page address), MCP messages (arguments, approval texts, page
+        # text). Hosts keep a server's stderr, so that stays out unless asked for (docs/cli.md).
+        for name in CONTENT_LOGGERS:
+            logging.getLogger(name).setLevel(logging.WARNING)
+    command = click.get_current_context().invoked_subcommand
+    if not verbose and command not in LONG_RUNNING:
+        # A command run once says a broken policy file in its own answer (a refusal, the
+        # policy status); the policy's log line would say it a second time. Servers keep it:
+        # their log records when the file broke.
+        logging.getLogger("spyglass.core.policy").setLevel(logging.ERROR)
 
 
 def main() -> None:

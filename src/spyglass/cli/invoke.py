@@ -23,7 +23,7 @@ from spyglass.cli.output import (
     stderr,
     stdout,
 )
-from spyglass.core.outcome import Outcome
+from spyglass.core.outcome import Code, Outcome
 from spyglass.errors import ConfigError
 from spyglass.privacy.notices import lines as notice_lines
 
@@ -159,6 +159,10 @@ def _finish(
     arguments: Mapping[str, Any] | None = None,
 ) -> NoReturn:
     code = EXIT_FOR_STATUS[outcome.status]
+    if outcome.error is not None and outcome.error.code == Code.INVALID_ARGUMENTS:
+        # The arguments came from this command line: a flag out of range is a usage mistake,
+        # whether click or the capability's schema catches it.
+        code = EXIT_USAGE
     if json_output:
         print_json(outcome.to_dict())
     elif outcome.ok:

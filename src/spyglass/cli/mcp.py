@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,7 +15,7 @@ from spyglass.cli.invoke import load_runtime
 from spyglass.cli.output import EXIT_FAILED, EXIT_USAGE, fail, stderr
 from spyglass.errors import StorageError, StoreUnavailable
 from spyglass.mcp.addresses import DEFAULT_HTTP_PORT
-from spyglass.mcp.clients import DELEGATED_ENV, Host, snippet
+from spyglass.mcp.clients import DELEGATED_ENV, DelegationRefused, Host, snippet
 
 if TYPE_CHECKING:
     from spyglass.core.actor import Actor
@@ -52,8 +54,16 @@ def mcp(ctx: click.Context, http: bool, port: int, token_file: Path | None) -> N
     actor = _actor(runtime, token_file) if token_file is not None else None
     if not http:
         # stdout is the protocol stream from here on: nothing else may be printed to it.
+        stopped = False
         with contextlib.suppress(KeyboardInterrupt):
-            anyio.run(serve_stdio, runtime, actor)
+            stopped = anyio.run(serve_stdio, runtime, actor)
+        if stopped:
+            # Ctrl-C with the host still connected: a thread is blocked reading stdin, and
+            # the interpreter would wait for it until the host closes the stream. Everything
+            # is written (approvals ended, audit flushed): leave now.
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(0)
         return
     # A long-running HTTP server pays for the capabilities' implementations at start; over
     # stdio the host is waiting for its first answer, so they load with the first call.
@@ -98,12 +108,20 @@ def mcp(ctx: click.Context, http: bool, port: int, token_file: Path | None) -> N
     "--delegated",
     is_flag=True,
     help="State that the host asks you before every tool call, so Spyglass does not ask "
-    "again (sets channels.mcp.confirmation=delegated for this server).",
+    "again (sets channels.mcp.confirmation=delegated for this server). Not offered for hosts "
+    "that run read-only tools without asking (codex).",
 )
 def config(client: str, port: int, delegated: bool) -> None:
     """Print a ready-to-paste configuration snippet for an MCP host."""
     host = Host(client)
-    result = snippet(host, port=port, delegated=delegated)
+    try:
+        result = snippet(host, port=port, delegated=delegated)
+    except DelegationRefused as refused:
+        fail(
+            str(refused),
+            EXIT_USAGE,
+            hint=f"run `spyglass mcp config --client {client}` without --delegated",
+        )
     # The snippet alone goes to stdout so it can be piped into a file; guidance goes to stderr.
     click.echo(result.text.rstrip("\n"))
     console = stderr()
@@ -122,10 +140,15 @@ def _actor(runtime: Runtime, token_file: Path) -> Actor:
 
     from spyglass.accounts.store import API_TOKEN
 
+    # A token file that is missing, unreadable or not a token is the same mistake as a token
+    # that signs nobody in: what was given on the command line (exit 2, usage).
+    hint = "the owner makes a new one with `spyglass users api-token NAME`"
     try:
         token = token_file.read_text(encoding="utf-8").strip()
     except OSError as exc:
-        fail(f"cannot read the token file {token_file} ({exc.strerror or exc})", EXIT_FAILED)
+        fail(f"cannot read the token file {token_file} ({exc.strerror or exc})", EXIT_USAGE)
+    except UnicodeDecodeError:
+        fail(f"the token file {token_file} does not hold a token", EXIT_USAGE, hint=hint)
 
     async def find() -> Actor | None:
         await asyncio.to_thread(runtime.stores.upgrade)
@@ -140,6 +163,6 @@ def _actor(runtime: Runtime, token_file: Path) -> Actor:
         fail(
             f"the token in {token_file} signs nobody in (unknown, replaced or disabled)",
             EXIT_USAGE,
-            hint="the owner makes a new one with `spyglass users api-token NAME`",
+            hint=hint,
         )
     return actor

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from spyglass.core.advertised import advertised
 from spyglass.errors import DefinitionError
 
 if TYPE_CHECKING:
@@ -104,6 +105,9 @@ class Capability:
     #: Builds the description from the settings; ``description`` is the settings-free form.
     describer: Describer | None = field(default=None, repr=False, compare=False)
     confirmation: Confirmation = field(init=False)
+    #: What MCP hosts and models are shown of ``argument_schema`` (spyglass.core.advertised);
+    #: validation enforces the whole schema.
+    advertised_arguments: JSON = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not NAME_PATTERN.match(self.name):
@@ -122,6 +126,7 @@ class Capability:
         object.__setattr__(
             self, "confirmation", CONFIRMATION_TABLE[(self.side_effect, self.network)]
         )
+        object.__setattr__(self, "advertised_arguments", advertised(self.argument_schema))
 
     @property
     def wire_name(self) -> str:
@@ -163,12 +168,12 @@ class Capability:
         }
 
     def openai_tool(self, settings: Settings | None = None) -> JSON:
-        """The OpenAI chat-completions ``tools`` entry, built from the same schema."""
+        """The OpenAI chat-completions ``tools`` entry: the advertised part of the schema."""
         return {
             "type": "function",
             "function": {
                 "name": self.wire_name,
                 "description": self.description_for(settings),
-                "parameters": self.argument_schema,
+                "parameters": self.advertised_arguments,
             },
         }

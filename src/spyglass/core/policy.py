@@ -252,9 +252,16 @@ class PolicyFile:
         for key in KNOWN_KEYS:
             if key not in data:
                 values[key] = default(key)
+            elif isinstance(data[key], bool):
+                values[key] = data[key]
             else:
-                # Only a literal true turns a switch on; "yes", 1 or "true" do not.
-                values[key] = data[key] is True
+                # "true", 1 or null is a mistake, not "off": every switch off, and the owner
+                # told which value to fix, as for a file that is not JSON at all.
+                shown = json.dumps(data[key], ensure_ascii=True)
+                shown = shown if len(shown) <= 40 else shown[:39] + "…"
+                return dict.fromkeys(KNOWN_KEYS, False), self._unreadable(
+                    f"gives {key} the value {shown}, which is neither true nor false"
+                )
         settled = time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) > _SETTLED_NS
         if len(raw) == info.st_size and settled:
             # Kept only when what was read is what was stat'ed, and only once the file is a

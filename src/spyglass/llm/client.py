@@ -21,10 +21,16 @@ from spyglass import jsontext
 from spyglass.core.encoding import printable
 from spyglass.errors import UpstreamError
 from spyglass.llm.toolcalls import LeakGuard, ToolCall, ToolCallAccumulator
-from spyglass.llm.toolsupport import MAX_ERROR_BYTES, ToolSupportMemory, refuses_tools
+from spyglass.llm.toolsupport import (
+    MAX_ERROR_BYTES,
+    ToolSupportMemory,
+    error_message,
+    refuses_tools,
+)
 from spyglass.net.backend import AsyncioBackend
 from spyglass.net.faults import Fault, classify
 from spyglass.net.pool import CoreTransport
+from spyglass.providers.explain import explanation
 from spyglass.settings import LLMSettings
 
 #: Idle connections kept to the model server between requests. Few on purpose: httpcore
@@ -207,7 +213,7 @@ class ModelClient:
                                 else "this model"
                             )
                         )
-                    raise self._unavailable(f"answered HTTP {response.status_code}")
+                    raise self._unavailable(_answered(response.status_code, error))
                 if response.headers.get("content-type", "").startswith("application/json"):
                     # A server that ignores "stream": one whole completion, parsed the same way.
                     whole = (await response.aread()).decode("utf-8", "replace")
@@ -314,6 +320,13 @@ async def _drain(payloads: AsyncIterator[str]) -> None:
                 pass
     except (TimeoutError, httpx.HTTPError):
         pass
+
+
+def _answered(status: int, body: bytes) -> str:
+    """``answered HTTP 400 ("model is required")``: the server's own reason, bounded and
+    plain, as a hosted provider's explanation is shown (spyglass.providers.explain)."""
+    reason = explanation(error_message(body)).replace('"', "'")
+    return f'answered HTTP {status} ("{reason}")' if reason else f"answered HTTP {status}"
 
 
 async def _bounded(response: httpx.Response) -> bytes:

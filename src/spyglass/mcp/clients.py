@@ -11,12 +11,14 @@ import json
 import os
 import shutil
 import sys
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from spyglass.errors import InputError
 from spyglass.mcp.addresses import DEFAULT_HTTP_PORT, endpoint_url
 from spyglass.paths import HOME_ENV
 
@@ -84,6 +86,21 @@ WHERE = {
 }
 
 
+#: Hosts that skip their own approval prompt for tools marked ``readOnlyHint: true`` (as
+#: Spyglass's are, honestly): with ``delegated`` nobody at all would approve a call, so that
+#: statement is not offered for them, and their snippet says why.
+AUTO_APPROVES_READ_ONLY: Mapping[Host, str] = {
+    Host.CODEX: (
+        "Codex runs tools marked readOnlyHint without asking, so --delegated is not offered: "
+        "with it nobody would approve a call. Spyglass asks you itself (MCP elicitation)."
+    ),
+}
+
+
+class DelegationRefused(InputError):
+    """``delegated`` was asked for a host that would then ask nobody."""
+
+
 def snippet(
     host: Host,
     *,
@@ -92,7 +109,12 @@ def snippet(
     command: Sequence[str] | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> Snippet:
-    """The configuration for ``host``; ``delegated`` states the host asks before each call."""
+    """The configuration for ``host``; ``delegated`` states the host asks before each call.
+
+    :class:`DelegationRefused` when ``host`` auto-approves read-only tools.
+    """
+    if delegated and host in AUTO_APPROVES_READ_ONLY:
+        raise DelegationRefused(AUTO_APPROVES_READ_ONLY[host])
     command = list(command) if command is not None else launch_command()
     env = server_env(delegated=delegated, environ=environ)
     if host is Host.OPENWEBUI:
@@ -114,5 +136,12 @@ def snippet(
     if host is Host.CODEX:
         import tomli_w  # only Codex's snippet is TOML
 
-        return Snippet(tomli_w.dumps({"mcp_servers": {SERVER_KEY: entry}}), "toml", WHERE[host])
+        table = tomli_w.dumps({"mcp_servers": {SERVER_KEY: entry}})
+        return Snippet(_comment(host) + table, "toml", WHERE[host])
     return Snippet(json.dumps({"mcpServers": {SERVER_KEY: entry}}, indent=2), "json", WHERE[host])
+
+
+def _comment(host: Host) -> str:
+    """Why ``delegated`` is missing from this host's snippet, as TOML comment lines."""
+    why = AUTO_APPROVES_READ_ONLY.get(host)
+    return "".join(f"# {line}\n" for line in textwrap.wrap(why, 92)) if why else ""

@@ -159,6 +159,8 @@ class ConfirmationFlow:
         self.ask_timeout = ask_timeout
         #: 2026-07-28 questions out with a client, token → when to give up on the answer.
         self._unanswered: dict[str, float] = {}
+        #: Handshake-era questions being asked right now (their tokens).
+        self._asking: set[str] = set()
 
     async def run(
         self,
@@ -254,6 +256,18 @@ class ConfirmationFlow:
             await self.executor.adeny(token, channel=CHANNEL, actor=self.actor)
         return len(overdue)
 
+    async def refuse_all(self) -> int:
+        """Spend the token of every question still open, of either era: the server is
+        stopping (stdin ended, the HTTP session was deleted), so nobody can answer any more,
+        and each attempt must still end with one terminal event. Returns how many."""
+        tokens = [*self._unanswered, *self._asking]
+        self._unanswered.clear()
+        self._asking.clear()
+        with anyio.CancelScope(shield=True):
+            for token in tokens:
+                await self.executor.adeny(token, channel=CHANNEL, actor=self.actor)
+        return len(tokens)
+
     async def refuse_unanswered_forever(self, interval: float) -> None:
         """Run :meth:`refuse_unanswered` every ``interval`` seconds until cancelled."""
         while True:
@@ -270,6 +284,7 @@ class ConfirmationFlow:
         notices: Sequence[Notice] = (),
         provider: str | None = None,
     ) -> Outcome:
+        self._asking.add(token)
         try:
             with anyio.fail_after(self.ask_timeout):
                 answer = await ctx.session.elicit_form(
@@ -283,17 +298,32 @@ class ConfirmationFlow:
             # ends in the audit log as refused. Shielded, so the denial completes even inside
             # the cancelled scope.
             logger.info("approval request for %s was cancelled by the host", capability.name)
-            with anyio.CancelScope(shield=True):
-                await self.executor.adeny(token, channel=CHANNEL, actor=self.actor)
+            await self._refuse_asked(token)
             raise
         except Exception as exc:
             # No usable answer (timed out, refused by the host, connection gone): the call does
-            # not run, and the token is spent as a refusal.
+            # not run, and the token is spent as a refusal. Shielded too: a connection that is
+            # gone usually means the server is being stopped around this call.
             logger.warning(
                 "approval request for %s got no answer (%s)", capability.name, type(exc).__name__
             )
-            return await self.executor.adeny(token, channel=CHANNEL, actor=self.actor)
+            refused = await self._refuse_asked(token)
+            if refused is None:
+                raise
+            return refused
+        # Had the server stopped while the answer was on its way, refuse_all spent the token
+        # already, and the executor refuses the answer as it refuses a replayed one.
+        self._asking.discard(token)
         return await self._decide(capability, arguments, token, answer, turn)
+
+    async def _refuse_asked(self, token: str) -> Outcome | None:
+        """Deny an asked question's token unless :meth:`refuse_all` already did (``None``)."""
+        if token not in self._asking:
+            return None
+        self._asking.discard(token)
+        with anyio.CancelScope(shield=True):
+            refused = await self.executor.adeny(token, channel=CHANNEL, actor=self.actor)
+        return refused
 
     async def _decide(
         self,

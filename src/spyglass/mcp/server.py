@@ -174,7 +174,7 @@ class SpyglassMCP:
         self.runtime = runtime
         self.actor = actor
         self.table = ToolTable(runtime.registry, runtime.settings)
-        self.watch = ToolWatch(self.table, runtime.policy, interval=policy_poll)
+        self.watch = ToolWatch(self.table, runtime.policy, interval=policy_poll, actor=actor)
         self.flow = ConfirmationFlow(runtime.executor, ask_timeout=ask_timeout, actor=actor)
 
     async def list_tools(
@@ -183,6 +183,7 @@ class SpyglassMCP:
         # Only what the owner's switches allow: a tool the model may not use is not offered.
         self.watch.remember(ctx)
         tools = await anyio.to_thread.run_sync(self.table.offered, self.runtime.policy, self.actor)
+        self.watch.served(tuple(tool.name for tool in tools))
         return types.ListToolsResult(tools=tools)
 
     @asynccontextmanager
@@ -198,6 +199,8 @@ class SpyglassMCP:
                 yield {}
             finally:
                 group.cancel_scope.cancel()
+                # Nobody is left to answer a question still open: each such attempt ends now.
+                await self.flow.refuse_all()
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams

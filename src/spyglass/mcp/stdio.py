@@ -20,9 +20,10 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
-from typing import Any, cast
+from typing import Any, BinaryIO, cast
 
 import anyio
+import anyio.to_thread
 import mcp.types as types
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
@@ -183,7 +184,7 @@ class CheckedLines:
     with its frames); lines read before that stream is known wait for it.
     """
 
-    def __init__(self, source: anyio.AsyncFile[bytes]) -> None:
+    def __init__(self, source: BinaryIO) -> None:
         self._source = source
         self._replies: Any = None
         self._ready = anyio.Event()
@@ -200,7 +201,9 @@ class CheckedLines:
 
     async def __anext__(self) -> str:
         while True:
-            raw = await self._source.readline()
+            # Abandoned on cancel: a line may never come (Ctrl-C with the host still there),
+            # and stopping must not wait for one (the CLI then exits past the blocked read).
+            raw = await anyio.to_thread.run_sync(self._source.readline, abandon_on_cancel=True)
             if not raw:
                 await self._unanswered.settled()
                 raise StopAsyncIteration
@@ -216,5 +219,5 @@ class CheckedLines:
 
 def stdio_transport() -> tuple[CheckedLines, Any]:
     """stdin checked line by line, and the SDK's stdio transport reading from it."""
-    lines = CheckedLines(anyio.wrap_file(sys.stdin.buffer))
+    lines = CheckedLines(sys.stdin.buffer)
     return lines, stdio_server(stdin=cast(Any, lines))

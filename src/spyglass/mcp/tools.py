@@ -35,12 +35,12 @@ def exposed(registry: Registry, settings: Settings | None = None) -> list[Capabi
 
 
 def tool_for(capability: Capability, settings: Settings | None = None) -> types.Tool:
-    """The MCP ``Tool`` for one capability: its input schema, honest annotations."""
+    """The MCP ``Tool`` for one capability: its advertised input schema, honest annotations."""
     return types.Tool(
         name=capability.wire_name,
         title=capability.title,
         description=capability.description_for(settings),
-        input_schema=capability.argument_schema,
+        input_schema=capability.advertised_arguments,
         annotations=types.ToolAnnotations(
             title=capability.title,
             read_only_hint=capability.side_effect is SideEffect.READ_ONLY,
@@ -66,16 +66,16 @@ class ToolTable:
             if capability_allowed(policy, capability, actor=actor)
         ]
 
-    def offered_names(self, policy: PolicySource) -> tuple[str, ...]:
+    def offered_names(self, policy: PolicySource, actor: Actor | None = None) -> tuple[str, ...]:
         """Wire names of :meth:`offered`: what a change notification compares."""
-        return tuple(tool.name for tool in self.offered(policy))
+        return tuple(tool.name for tool in self.offered(policy, actor))
 
     def get(self, wire_name: str) -> Capability | None:
         return self._by_wire.get(wire_name)
 
     def input_schema(self, wire_name: str) -> dict[str, object] | None:
         capability = self.get(wire_name)
-        return capability.argument_schema if capability else None
+        return capability.advertised_arguments if capability else None
 
     @property
     def names(self) -> list[str]:

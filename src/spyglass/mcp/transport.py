@@ -7,9 +7,12 @@ any, is a loopback page — a web page on another site cannot drive it (DNS rebi
 
 from __future__ import annotations
 
+import signal
 import socket
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
+
+import anyio
 
 from spyglass.core.actor import Actor
 from spyglass.mcp.addresses import LOOPBACK, MCP_PATH, endpoint_url
@@ -22,13 +25,29 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
 
-async def serve_stdio(runtime: Runtime, actor: Actor | None = None) -> None:
-    """Serve one host over stdin/stdout until it closes the stream; calls are ``actor``'s."""
+async def serve_stdio(runtime: Runtime, actor: Actor | None = None) -> bool:
+    """Serve one host over stdin/stdout until it closes the stream or the process is told to
+    stop (SIGINT, SIGTERM); calls are ``actor``'s. True when stopped by a signal: stdin may
+    then still be open, with a thread blocked reading it, so the caller exits the process."""
     server = build_server(runtime, actor=actor)
     lines, transport = stdio_transport()
-    async with transport as (read_stream, write_stream):
-        writes = lines.answer_through(write_stream)
-        await server.run(read_stream, cast(Any, writes), server.create_initialization_options())
+    stopped = False
+
+    async def stop_on_signal(scope: anyio.CancelScope) -> None:
+        nonlocal stopped
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for _ in signals:
+                stopped = True
+                scope.cancel()
+                return
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(stop_on_signal, group.cancel_scope)
+        async with transport as (read_stream, write_stream):
+            writes = lines.answer_through(write_stream)
+            await server.run(read_stream, cast(Any, writes), server.create_initialization_options())
+        group.cancel_scope.cancel()
+    return stopped
 
 
 def loopback_security(port: int) -> TransportSecuritySettings:

@@ -23,6 +23,7 @@ from mcp.server.connection import Connection
 from mcp.server.context import ServerRequestContext
 from mcp.server.subscriptions import InMemorySubscriptionBus, ToolsListChanged
 
+from spyglass.core.actor import Actor
 from spyglass.core.policy import PolicySource
 from spyglass.mcp.tools import ToolTable
 
@@ -37,13 +38,27 @@ class ToolWatch:
     """Polls which tools are offered and announces each change to every client that cares."""
 
     def __init__(
-        self, table: ToolTable, policy: PolicySource, *, interval: float = POLICY_POLL_SECONDS
+        self,
+        table: ToolTable,
+        policy: PolicySource,
+        *,
+        interval: float = POLICY_POLL_SECONDS,
+        actor: Actor | None = None,
     ) -> None:
         self.table = table
         self.policy = policy
         self.interval = interval
+        self.actor = actor
         self.bus = InMemorySubscriptionBus()
         self._connections: weakref.WeakSet[Connection] = weakref.WeakSet()
+        #: Tool lists handed to clients since the last poll. A switch turned off and on
+        #: between two polls looks unchanged to the poll, yet a client that listed the tools
+        #: meanwhile holds the short list: what was handed out is compared too.
+        self._served: set[tuple[str, ...]] = set()
+
+    def served(self, names: tuple[str, ...]) -> None:
+        """Note a tool list just handed to a client."""
+        self._served.add(names)
 
     def remember(self, ctx: ServerRequestContext[Any, Any]) -> None:
         """Note the connection behind ``ctx`` so a later change reaches it (handshake era).
@@ -57,7 +72,7 @@ class ToolWatch:
 
     async def offered(self) -> tuple[str, ...]:
         # A policy store may one day be a network service: read it off the event loop.
-        return await anyio.to_thread.run_sync(self.table.offered_names, self.policy)
+        return await anyio.to_thread.run_sync(self.table.offered_names, self.policy, self.actor)
 
     async def run(self) -> None:
         """Watch until cancelled."""
@@ -71,7 +86,8 @@ class ToolWatch:
                 # refuses every call the policy does not allow.
                 logger.warning("cannot read the owner's policy to update the MCP tool list")
                 continue
-            if now != last:
+            served, self._served = self._served, set()
+            if now != last or served - {now}:
                 last = now
                 await self.announce()
 

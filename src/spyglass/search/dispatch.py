@@ -14,10 +14,16 @@ from typing import Any
 
 from spyglass.providers.clients import ProviderClients
 from spyglass.providers.keys import keys_of, redact
-from spyglass.providers.routing import RoutingError, plan
+from spyglass.providers.routing import RoutingError, names, plan
 from spyglass.search import client
 from spyglass.search.cleaning import clean_results
-from spyglass.search.model import NOT_CONFIGURED, ParsedPage, SearchFailure, SearchQuery
+from spyglass.search.model import (
+    NOT_CONFIGURED,
+    UNAVAILABLE,
+    ParsedPage,
+    SearchFailure,
+    SearchQuery,
+)
 from spyglass.search.provider import Endpoint, Provider
 from spyglass.settings import SearchSettings
 
@@ -101,8 +107,9 @@ async def search(
         order = _route(settings, providers, capability=capability, invocation_id=invocation_id)
         result = await _attempts(query, settings, providers, order, report, clients)
     except SearchFailure as failure:
+        message = failure.message + _self_hosted_hint(failure, settings)
         raise SearchFailure(
-            failure.code, redact(failure.message, secrets), retryable=failure.retryable
+            failure.code, redact(message, secrets), retryable=failure.retryable
         ) from None
     if capped:
         result["notes"] = capped + result.get("notes", [])
@@ -113,6 +120,17 @@ async def search(
         for field in ("title", "url", "snippet"):
             item[field] = redact(item[field], secrets)
     return result
+
+
+def _self_hosted_hint(failure: SearchFailure, settings: SearchSettings) -> str:
+    """Where to go when the configured services cannot be reached: a SearXNG of the owner's
+    own, unless one is configured already (then its own message names its address)."""
+    if failure.code != UNAVAILABLE or "searxng" in {*names(settings.providers), *settings.fallback}:
+        return ""
+    return (
+        ". To search through a SearXNG of your own instead, set search.providers = "
+        '"searxng" and search.searxng.base_url (docs/search.md)'
+    )
 
 
 async def _attempts(

@@ -130,26 +130,48 @@ def _encodable(text: str) -> bool:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        handle = path.open("rb")
+        raw = path.read_bytes()
     except FileNotFoundError:
         return {}
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
+    text = _decoded(path, raw)
     # tomllib compiles its patterns when imported (about a tenth of a refused command's own
     # work): a home without a settings file does not pay for it (docs/benchmarks.md).
     import tomllib
 
     try:
-        with handle:
-            return tomllib.load(handle)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc}); fix or remove the file") from None
     except RecursionError:
         raise ConfigError(
             f"{path}: nests arrays or tables deeper than can be read; fix or remove the file"
         ) from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
+
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def _decoded(path: Path, raw: bytes) -> str:
+    """The file's text. TOML is UTF-8; a leading UTF-8 byte-order mark (Windows Notepad writes
+    one) is read past, since it says nothing but "UTF-8" (docs/configuration.md)."""
+    if raw.startswith(_UTF16_BOMS):
+        raise ConfigError(
+            f"{path}, line 1: saved as UTF-16, but settings files are UTF-8; "
+            "save it again as UTF-8 (in Notepad: Save as, Encoding: UTF-8)"
+        )
+    raw = raw.removeprefix(_UTF8_BOM)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ConfigError(
+            f"{path}, line {line}, column {column}: byte 0x{raw[exc.start]:02X} is not UTF-8, "
+            "and settings files are UTF-8; save it again as UTF-8"
+        ) from None
 
 
 def _flatten(
@@ -178,13 +200,28 @@ def _explain(exc: ValidationError, sources: Mapping[tuple[str, ...], str]) -> st
     for error in exc.errors():
         key = tuple(str(part) for part in error["loc"])
         dotted = ".".join(key)
-        where = sources.get(key, "settings")
+        where = sources.get(key) or _source_under(key, sources)
         if error["type"] == "extra_forbidden":
             what = (
                 "is not a setting (check the spelling; `spyglass config show` lists the "
                 "settings and names every key that is not one)"
             )
+        elif error["type"] == "value_error" and "error" in error.get("ctx", {}):
+            # Our own validators' words, as written (pydantic would prefix "Value error, ").
+            what = str(error["ctx"]["error"])
+            if what.startswith(f"{dotted}.") or what.startswith(f"{dotted}:"):
+                # A section's check names the key inside it itself.
+                lines.append(f"{where}: {what}")
+                continue
+            what = f": {what}"
         else:
-            what = error["msg"].lower()
-        lines.append(f"{where}: {dotted} {what}")
+            message = str(error["msg"])
+            what = message[:1].lower() + message[1:]
+        lines.append(f"{where}: {dotted} {what}".replace(" : ", ": "))
     return "invalid settings:\n  " + "\n  ".join(lines)
+
+
+def _source_under(key: tuple[str, ...], sources: Mapping[tuple[str, ...], str]) -> str:
+    """Where the keys inside section ``key`` came from, when they share one source."""
+    found = {source for name, source in sources.items() if name[: len(key)] == key}
+    return found.pop() if len(found) == 1 else "settings"

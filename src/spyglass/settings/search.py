@@ -47,9 +47,15 @@ class _ProviderSections(_Section):
                 extra[name] = ProviderSettings.model_validate(dict(value))
             except ValidationError as exc:
                 problems = "; ".join(
-                    f"{'.'.join(map(str, e['loc']))}: {e['msg'].lower()}" for e in exc.errors()
+                    f"{self._section_name}.{name}.{'.'.join(map(str, e['loc']))} "
+                    + (
+                        "is not a setting (check the spelling)"
+                        if e["type"] == "extra_forbidden"
+                        else e["msg"][:1].lower() + e["msg"][1:]
+                    )
+                    for e in exc.errors()
                 )
-                raise ValueError(f"{self._section_name}.{name}: {problems}") from None
+                raise ValueError(problems) from None
         return self
 
     def provider(self, name: str) -> ProviderSettings:

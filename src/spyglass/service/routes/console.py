@@ -20,6 +20,7 @@ from spyglass.accounts.passwords import dummy_hash, verify_password
 from spyglass.accounts.store import LOGIN, SESSION
 from spyglass.console import STATIC_DIR
 from spyglass.core.policy import WEB_ACCESS, policy_problem
+from spyglass.llm.naming import model_problem
 from spyglass.service.auth import COOKIE
 from spyglass.service.errors import ApiError
 from spyglass.service.models import PasswordLogin
@@ -47,6 +48,7 @@ prints.</p></body></html>
 )
 async def health(state: State) -> Response:
     stores = await state.runtime.stores.health()
+    problem = model_problem(state.runtime.settings.llm)
     ok = all(store["status"] == "ok" for store in stores.values())
     body = {
         "status": "ok" if ok else "degraded",
@@ -56,6 +58,8 @@ async def health(state: State) -> Response:
         # Problems name settings only (never values or keys), so they may be shown
         # unauthenticated.
         "problems": state.runtime.problems(),
+        # Whether llm.model is set (never the name itself: this answer needs no credentials).
+        "model": {"set": problem is None, "problem": problem},
     }
     # 503 while a store is down, so a load balancer sends requests to a healthy process.
     return JSONResponse(body, status_code=200 if ok else 503)
