@@ -176,7 +176,7 @@ def test_serve_reports_a_reader_without_its_key_and_an_unset_model_at_start_and_
         with httpx.Client(trust_env=False, timeout=5) as http:
             health = http.get(f"{match.group(1)}/api/v1/health").json()
         assert any("fetch.firecrawl.api_key" in problem for problem in health["problems"])
-        assert "model: not set" in output and "warning: llm.model is not set" in output
+        assert "Model: " in output and "warning: llm.model is not set" in output
         assert health["model"]["set"] is False and "llm.model" in health["model"]["problem"]
     finally:
         process.kill()

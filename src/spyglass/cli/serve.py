@@ -76,6 +76,7 @@ def serve(
     import uvicorn
 
     from spyglass.llm.choice import ModelFinder
+    from spyglass.llm.naming import model_problem
     from spyglass.service import server
     from spyglass.service.app import create_app
     from spyglass.service.worker import url_host
@@ -129,6 +130,10 @@ def serve(
     console.print(f"API: {base}/api/v1", markup=False)
     finder = ModelFinder(settings.llm, memory=runtime.paths.model_choice_file)
     console.print(f"Model: {asyncio.run(finder.find())}", markup=False)
+    # The finder names the model it found in the settings; one still unnamed is said plainly.
+    unnamed = model_problem(settings.llm)
+    if unnamed is not None:
+        console.print(f"warning: {unnamed}", markup=False)
     console.print(
         f"Open the console (link works once, for 10 minutes):\n  {base}/login?code={code}",
         markup=False,
