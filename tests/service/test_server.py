@@ -7,6 +7,7 @@ import json
 import socket
 from collections.abc import Iterator
 
+import httpx
 import pytest
 
 from spyglass.runtime import Runtime
@@ -56,6 +57,14 @@ def test_the_service_runs_on_uvloop_where_it_is_installed_and_on_asyncio_otherwi
     assert server.event_loop() == ("uvloop" if installed else "asyncio")
     assert server.config("spyglass.service.worker:create").loop == server.event_loop()
     assert server.config("spyglass.service.worker:create", loop="asyncio").loop == "asyncio"
+
+
+def test_the_service_keeps_an_idle_connection_open_longer_than_clients_and_proxies_do() -> None:
+    served = server.config("spyglass.service.worker:create")
+    assert served.timeout_keep_alive == server.KEEP_ALIVE_SECONDS
+    # httpx drops an idle connection after 5 s and Caddy's reverse proxy after 2 min: the
+    # client closes first, so no request is sent down a connection the server is closing.
+    assert served.timeout_keep_alive > max(httpx.Limits().keepalive_expiry or 0, 120)
 
 
 def assert_security_headers(headers: dict[str, str]) -> None:

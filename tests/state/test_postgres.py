@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -435,3 +436,31 @@ async def test_a_history_save_postgresql_cannot_take_is_queued_and_written_once_
     messages = await history.messages("c1")
     assert [m["text"] for m in messages] == ["question", "the final answer"]
     await history.close()
+
+
+def test_an_outage_of_the_policy_table_is_logged_once_not_on_every_read(
+    database_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    upgrade(database_url, 5)
+    policy = PostgresPolicy(database_url, timeout=5, statement_seconds=0.3)
+    policy.set(WEB_ACCESS, True)
+
+    def warnings() -> list[str]:
+        return [r.getMessage() for r in caplog.records if "policy cannot be read" in r.getMessage()]
+
+    def outage(reads: int) -> None:
+        # A lock held from a second session stands in for a PostgreSQL that does not answer.
+        with psycopg.connect(database_url) as holder:
+            holder.execute("LOCK TABLE policy IN ACCESS EXCLUSIVE MODE")
+            for _ in range(reads):
+                assert policy.snapshot().problem() is not None
+                assert policy.enabled(WEB_ACCESS) is False
+            holder.rollback()
+
+    with caplog.at_level(logging.WARNING, logger="spyglass.state.postgres.policy"):
+        outage(3)
+        assert len(warnings()) == 1
+        assert policy.read()[WEB_ACCESS] is True  # the outage is over ...
+        outage(2)
+        assert len(warnings()) == 2  # ... and the next one is logged again
+    policy.close()

@@ -326,6 +326,57 @@ async def test_an_approval_taken_by_a_process_killed_before_its_call_started_run
     assert again.status_code == 400
 
 
+async def test_an_approval_that_meets_a_postgresql_outage_is_answered_503_and_can_be_sent_again(
+    pair: tuple[ServeProcess, ServeProcess],
+    searxng: SearXNGShaped,
+    shared_env: dict[str, str],
+) -> None:
+    a, b = pair
+    database_url = shared_env["SPYGLASS_STATE__DATABASE_URL"]
+    async with a.client() as at_a, b.client() as at_b:
+        first = (await at_a.post(MESSAGE, json={"text": "Tell me about otters"})).json()
+        body = approval(first)
+        with (
+            psycopg.connect(database_url, autocommit=True) as blocker,
+            psycopg.connect(database_url, autocommit=True) as watcher,
+        ):
+            # B takes the turn and its approval, then reads the owner's switches while
+            # PostgreSQL goes away: each read's connection is cut as it waits.
+            blocker.execute(b"BEGIN")
+            blocker.execute(b"LOCK TABLE policy IN ACCESS EXCLUSIVE MODE")
+            approving = asyncio.ensure_future(at_b.post(MESSAGE, json=body))
+            deadline = time.monotonic() + 60
+            while not approving.done():
+                assert time.monotonic() < deadline, "the approval never answered"
+                await asyncio.to_thread(cut_policy_reads, watcher)
+                await asyncio.sleep(0.05)  # polling the cut, with a deadline
+            blocker.execute(b"COMMIT")
+        refused = await approving
+        # Nothing left the device, and the turn waits with its token: 503, not a turn that
+        # ends with its call refused.
+        assert refused.status_code == 503, refused.text
+        assert refused.json()["error"]["code"] == "STORE_UNAVAILABLE"
+        assert searxng.queries == []
+        # The same approval, sent again once PostgreSQL is back (to either process), runs
+        # the call once.
+        done = await at_a.post(MESSAGE, json=body)
+        again = await at_b.post(MESSAGE, json=body)
+        history = await at_a.get(f"/api/v1/conversations/{first['conversation_id']}")
+    assert done.status_code == 200, done.text
+    assert [e["status"] for e in done.json()["events"]] == ["ok"]
+    assert searxng.queries == ["otters"]
+    assert again.status_code == 400
+    assert history.json()["messages"][-1]["text"] == "Otters are mustelids."
+
+
+def cut_policy_reads(watcher: psycopg.Connection[Any]) -> None:
+    """Ends every server process waiting to read the owner's switches, as a restart would."""
+    watcher.execute(
+        b"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+        b"AND query LIKE 'SELECT key, enabled FROM policy%'"
+    )
+
+
 def policy_read_waits(watcher: psycopg.Connection[Any]) -> bool:
     row = watcher.execute(
         b"SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "

@@ -72,6 +72,8 @@ class TurnState:
     source_writes: list[asyncio.Task[None]] = field(default_factory=list, compare=False, repr=False)
     #: The answer's token, taken with the claim on this turn and not used yet (never stored).
     taken: Taken | None = field(default=None, compare=False, repr=False)
+    #: When the card this turn was claimed by expires (set by the claim; never stored).
+    paused_until: float | None = field(default=None, compare=False, repr=False)
     #: Whether history holds the turn as it is now (saved beside its pause; never stored).
     saved: bool = field(default=False, compare=False, repr=False)
 

@@ -29,14 +29,14 @@ from spyglass.conversation.reply import response
 from spyglass.conversation.transcript import is_untrusted, replay, tool_message, tool_payload
 from spyglass.core.actor import Actor
 from spyglass.core.capability import Capability
-from spyglass.core.confirmation import PendingRecord
+from spyglass.core.confirmation import PendingRecord, Taken
 from spyglass.core.context import Turn
 from spyglass.core.encoding import printable
 from spyglass.core.executor import Executor
-from spyglass.core.outcome import Outcome
+from spyglass.core.outcome import Code, Outcome
 from spyglass.core.parked import Keep, Parked
 from spyglass.core.policy import PolicySource, capability_allowed, read_snapshot
-from spyglass.errors import RequestRefused
+from spyglass.errors import RequestRefused, StoreUnavailable
 from spyglass.history.store import HistoryStore
 from spyglass.llm.client import ModelClient, ModelUnavailable
 from spyglass.llm.prompt import system_prompt
@@ -61,6 +61,19 @@ TURN_FAILED = "Spyglass hit an unexpected error in this turn; the details are in
 
 class TurnRefused(RequestRefused):
     """The request cannot start or resume a turn; ``code`` and ``status`` go to HTTP."""
+
+
+class AnswerDeferred(Exception):
+    """A store was unavailable before the approved call ran: nothing left the device, and
+    the turn is paused again with its token, so the same approval can be sent again."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+#: The error event (and the HTTP answer) of an approval a store's outage deferred.
+DEFERRED = "STORE_UNAVAILABLE"
 
 
 class ConversationRunner(TurnKeeper):
@@ -241,6 +254,7 @@ class ConversationRunner(TurnKeeper):
         # denial), and the model answers with what it has instead of the turn dying.
         paused.state.claim = token
         paused.state.taken = paused.taken
+        paused.state.paused_until = paused.expires_at
         return paused.state
 
     # -- running --------------------------------------------------------------------------
@@ -257,6 +271,8 @@ class ConversationRunner(TurnKeeper):
         state.saved = False
         paused: dict[str, Any] | None = None
         failed = False
+        # The answer met a store outage before its call ran: the turn is paused again.
+        deferred = False
         claim = state.claim
         try:
             async with held(self.pending, state, self.settings.state.lease_seconds):
@@ -268,6 +284,10 @@ class ConversationRunner(TurnKeeper):
                             # Progress another process carries on from if this one dies.
                             await self._checkpoint(claim, state)
                         yield event
+                except AnswerDeferred as exc:
+                    failed = deferred = True
+                    paused = state.waiting
+                    yield "error", {"error": {"code": DEFERRED, "message": exc.message}}
                 except ModelUnavailable as exc:
                     failed = True
                     yield "error", {"error": {"code": "MODEL_UNAVAILABLE", "message": exc.message}}
@@ -282,10 +302,11 @@ class ConversationRunner(TurnKeeper):
                 # answer already): back to the store, to expire as it would have.
                 taken, state.taken = state.taken, None
                 await asyncio.shield(self.executor.give_back(taken))
-            # Also on cancellation (the client went away): what was produced is kept.
-            if not state.saved:
+            # Also on cancellation (the client went away): what was produced is kept. (A
+            # deferred answer changed nothing: history holds the turn as it was.)
+            if not state.saved and not deferred:
                 await asyncio.shield(self._saved(state))
-            if claim is not None:
+            if claim is not None and not deferred:
                 state.claim = None
                 await asyncio.shield(self._finish(claim))
         if not failed or state.citations.to_list():
@@ -395,8 +416,15 @@ class ConversationRunner(TurnKeeper):
                 confirmation_token=token,
                 recovered=call.recovered,
                 actor=actor,
-                parked=Parked(taken=taken, started=started),
+                parked=Parked(taken=taken, started=started, returns_taken=True),
             )
+            if _not_run_for_a_store(outcome):
+                await self._pause_again(state, token, taken)
+                error = outcome.error
+                raise AnswerDeferred(error.message if error is not None else "")
+            # No answer used it (the call stopped before its confirm stage): back to the
+            # store, to expire as it would have.
+            await executor.give_back(taken)
         else:
             outcome = await executor.adeny(
                 token,
@@ -409,6 +437,22 @@ class ConversationRunner(TurnKeeper):
         state.waiting = state.waiting_event = None
         state.started = None
         return event
+
+    async def _pause_again(self, state: TurnState, token: str, taken: Taken | None) -> None:
+        """Keep the claimed turn paused again under ``token``, with the approval it was
+        claimed with (taken or not by the answer: its call did not run), in one store step:
+        the token is never put back without its turn. Should that step fail too, the turn
+        stays claimed with its approval where the store keeps it with the turn (Redis, the
+        state file): the same approval carries it on once the lease has lapsed."""
+        state.started = None
+        record = taken.record if taken is not None else None
+        until = record.expires_at if record is not None else state.paused_until
+        if until is None:
+            until = expiry(self.executor.clock)
+        try:
+            await self.pending.put(PausedTurn(token, state, until), record)
+        except StoreUnavailable as exc:
+            logger.warning("could not pause the turn again: %s", exc.message)
 
     def _starter(self, state: TurnState) -> Callable[[str], Awaitable[None]]:
         """Records in the paused-turn store that the approved call is about to leave; raises
@@ -488,6 +532,17 @@ class ConversationRunner(TurnKeeper):
 
     def _capability_name(self, call: ToolCall) -> str:
         return self.registry.name_for_wire(call.name) or call.name
+
+
+def _not_run_for_a_store(outcome: Outcome) -> bool:
+    """Whether a state store's outage stopped the approved call before it ran."""
+    error = outcome.error
+    return (
+        error is not None
+        and error.code == Code.STORE_UNAVAILABLE
+        and outcome.stage != "execute"
+        and outcome.status != "ok"
+    )
 
 
 def _wait(state: TurnState, call: ToolCall, outcome: Outcome) -> None:

@@ -185,7 +185,8 @@ class Executor:
                 attempt, name, version, arguments, turn, confirmation_token, parked
             )
         finally:
-            await self.answers.give_back(parked.taken)
+            if not parked.returns_taken:
+                await self.answers.give_back(parked.taken)
         await self._audited(attempt, outcome)
         return outcome
 

@@ -40,3 +40,7 @@ class Parked:
     #: have been sent. A call whose start cannot be recorded does not run (it raises
     #: ``StoreUnavailable``).
     started: Callable[[str], Awaitable[None]] | None = None
+    #: The caller puts ``taken`` back itself when no answer used it, together with its
+    #: paused turn (a token is never put back without the turn it answers); the executor
+    #: then leaves it.
+    returns_taken: bool = False

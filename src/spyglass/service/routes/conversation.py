@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
-from spyglass.conversation.turn import TurnRefused
+from spyglass.conversation.turn import DEFERRED, Event, TurnRefused
 from spyglass.service.auth import Principal
 from spyglass.service.errors import ApiError
 from spyglass.service.models import MessageRequest
@@ -60,6 +61,8 @@ async def send_message(
     except TurnRefused as exc:
         raise ApiError(exc.status, exc.code, exc.message) from None
     events = service.run(turn, answer, actor)
+    if answer is not None:
+        events = await _answered(events)
     if "text/event-stream" in request.headers.get("accept", ""):
         stall = state.runtime.settings.server.stream_stall_seconds
         return _Raw(EventStreamResponse(events, stall_seconds=stall))
@@ -81,6 +84,30 @@ async def send_message(
             status_code=502,
         )
     return JSONResponse(done)
+
+
+async def _answered(events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:
+    """The events of a turn an answer resumed, once the answer's own outcome is known: 503
+    ``STORE_UNAVAILABLE`` when a store's outage kept its call from running (the turn is
+    paused again with its token, so the same answer can be sent again), never a turn that
+    ends with the call refused."""
+    first: list[Event] = []
+    async for item in events:
+        first.append(item)
+        if item[0] != "turn":
+            break
+    if first and first[-1][0] == "error" and first[-1][1]["error"]["code"] == DEFERRED:
+        async for _ in events:
+            pass  # (the turn's own ending: nothing of it is kept)
+        raise ApiError(503, DEFERRED, first[-1][1]["error"]["message"])
+
+    async def replayed() -> AsyncGenerator[Event, None]:
+        for item in first:
+            yield item
+        async for item in events:
+            yield item
+
+    return replayed()
 
 
 class _Raw(Response):

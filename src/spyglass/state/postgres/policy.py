@@ -33,6 +33,19 @@ class PostgresPolicy:
         # Blocking callers (the policy routes, the command line) read and set it here.
         self._db = BlockingConnection(url, timeout=timeout, statement_seconds=statement_seconds)
         self._loop = LoopConnection(url, timeout=timeout, statement_seconds=statement_seconds)
+        # Set while the table cannot be read: an outage is logged once, not on every request.
+        self._down = False
+
+    def _unreachable(self, exc: StoreUnavailable, what: str) -> None:
+        """Logs the first failed read of an outage; later ones until a read succeeds are quiet."""
+        if not self._down:
+            self._down = True
+            logger.warning("policy cannot be read (%s); %s stays off", exc.message, what)
+
+    def _reachable(self) -> None:
+        if self._down:
+            self._down = False
+            logger.info("policy can be read again")
 
     def _query(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         return self._db.run(lambda db: db.execute(sql.encode(), params).fetchall())
@@ -41,8 +54,9 @@ class PostgresPolicy:
         try:
             rows = self._query("SELECT key, enabled FROM policy", ())
         except StoreUnavailable as exc:
-            logger.warning("policy cannot be read (%s); every switch stays off", exc.message)
+            self._unreachable(exc, "every switch")
             return dict.fromkeys(KNOWN_KEYS, False)
+        self._reachable()
         # A switch never set has its default (search and fetch on under web access).
         values = {key: policy_default(key) for key in KNOWN_KEYS}
         values.update({key: enabled is True for key, enabled in rows if key in values})
@@ -53,7 +67,9 @@ class PostgresPolicy:
         try:
             rows = self._query("SELECT key, enabled FROM policy", ())
         except StoreUnavailable as exc:
+            self._unreachable(exc, "every switch")
             return _unreadable(exc)
+        self._reachable()
         return _snapshot(rows)
 
     async def asnapshot(self) -> PolicySnapshot:
@@ -61,15 +77,18 @@ class PostgresPolicy:
         try:
             rows = await self._loop.rows(b"SELECT key, enabled FROM policy", ())
         except StoreUnavailable as exc:
+            self._unreachable(exc, "every switch")
             return _unreadable(exc)
+        self._reachable()
         return _snapshot(rows)
 
     def enabled(self, key: str) -> bool:
         try:
             rows = self._query("SELECT enabled FROM policy WHERE key = %s", (key,))
         except StoreUnavailable as exc:
-            logger.warning("policy cannot be read (%s); %s stays off", exc.message, key)
+            self._unreachable(exc, key)
             return False
+        self._reachable()
         if not rows:
             return policy_default(key)
         return rows[0][0] is True
@@ -97,7 +116,6 @@ def _snapshot(rows: list[tuple[Any, ...]]) -> PolicySnapshot:
 
 
 def _unreadable(exc: StoreUnavailable) -> PolicySnapshot:
-    logger.warning("policy cannot be read (%s); every switch stays off", exc.message)
     problem = PolicyProblem(
         f"the policy table in PostgreSQL cannot be read ({exc.message}), so web "
         "access stays off; check that PostgreSQL is running (GET /api/v1/health)",
