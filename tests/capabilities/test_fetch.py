@@ -401,6 +401,28 @@ async def test_a_rendered_page_whose_script_reads_the_fragment_finds_it_empty(
     assert [path for path in app.requests if "4111" in path] == []
 
 
+@needs_browser
+@pytest.mark.browser
+async def test_a_rendered_page_that_navigates_to_a_refused_address_is_not_read_as_an_error_page(
+    paths: Paths,
+) -> None:
+    runtime = build_runtime(
+        paths, settings=Settings.model_validate({"fetch": {"render_timeout_seconds": 60}})
+    )
+    runtime.policy.set(WEB_ACCESS, True)
+    js = APP_JS + "location.href = 'http://10.0.0.1/admin';"
+    with Peer({"/": page(shell_with(js))}) as app:
+        serve_public(runtime.seams, {"app.example.com": app})
+        outcome = await approved(runtime, {"url": "http://app.example.com/"}, Turn())
+    assert outcome.status == "ok", outcome.to_dict()
+    result = outcome.result
+    assert result is not None
+    assert result["final_url"] == "http://app.example.com/", result
+    assert result["rendered"] is False
+    assert "rendering it failed" in result["note"]
+    assert "ERR_" not in result["text"] and "chrome-error" not in json.dumps(result)
+
+
 async def test_the_fetcher_and_the_result_carry_no_fragment(runtime: Runtime, site: Peer) -> None:
     runtime.policy.set(WEB_ACCESS, True)
     url = "http://example.com/#private-note"
