@@ -258,8 +258,8 @@ async def test_a_waiting_call_is_decided_once_and_only_before_it_expires(
     assert decided is not None and decided.decided_by == OWNER_ID
     assert await store.decide(call_id, OWNER_ID, approve=False) is None
     assert await store.decision("tok", kid.id) == "approved"
-    # The same token presented for another person decides nothing.
-    assert await store.decision("tok", OWNER_ID) == "waiting"
+    # The same token presented for another person is not theirs: unknown.
+    assert await store.decision("tok", OWNER_ID) == "unknown"
     late = await store.ask("tok2", kid.id, "c1", "web.search", {"query": "x"}, [], clock.now + 1)
     clock.now += 2
     assert await store.decide(late, OWNER_ID, approve=True) is None

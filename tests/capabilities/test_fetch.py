@@ -16,6 +16,7 @@ from spyglass.core.outcome import Outcome
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.mcp.server import build_server
 from spyglass.paths import Paths
+from spyglass.privacy.provenance import Source
 from spyglass.runtime import Runtime, build_runtime
 from spyglass.settings import Settings
 from spyglass.state.pages import PAGE_CACHE
@@ -380,6 +381,86 @@ async def test_a_rendered_page_says_so_and_lists_the_other_hosts_it_contacted(
     assert "note" not in result
     # The audit log records that a call happened, never the hosts it reached.
     assert "cdn.example.net" not in runtime.paths.audit_file.read_text()
+
+
+@needs_browser
+@pytest.mark.browser
+async def test_a_rendered_page_whose_script_reads_the_fragment_finds_it_empty(
+    paths: Paths,
+) -> None:
+    runtime = build_runtime(
+        paths, settings=Settings.model_validate({"fetch": {"render_timeout_seconds": 60}})
+    )
+    runtime.policy.set(WEB_ACCESS, True)
+    js = "fetch('/leak/' + location.hash.slice(1)).catch(() => {});" + APP_JS
+    with Peer({"/": page(shell_with(js)), "*": page("ok", "text/plain")}) as app:
+        serve_public(runtime.seams, {"app.example.com": app})
+        url = "http://app.example.com/#me@mail.example-4111111111111111"
+        outcome = await approved(runtime, {"url": url}, Turn())
+    assert outcome.status == "ok", outcome.to_dict()
+    assert outcome.result is not None and outcome.result["rendered"] is True
+    assert app.requests["/leak/"] == 1  # the script ran, and read an empty fragment
+    assert [path for path in app.requests if "4111" in path] == []
+
+
+@needs_browser
+@pytest.mark.browser
+async def test_a_rendered_page_that_navigates_to_a_refused_address_is_not_read_as_an_error_page(
+    paths: Paths,
+) -> None:
+    runtime = build_runtime(
+        paths, settings=Settings.model_validate({"fetch": {"render_timeout_seconds": 60}})
+    )
+    runtime.policy.set(WEB_ACCESS, True)
+    js = APP_JS + "location.href = 'http://10.0.0.1/admin';"
+    with Peer({"/": page(shell_with(js))}) as app:
+        serve_public(runtime.seams, {"app.example.com": app})
+        outcome = await approved(runtime, {"url": "http://app.example.com/"}, Turn())
+    assert outcome.status == "ok", outcome.to_dict()
+    result = outcome.result
+    assert result is not None
+    assert result["final_url"] == "http://app.example.com/", result
+    assert result["rendered"] is False
+    assert "rendering it failed" in result["note"]
+    assert "ERR_" not in result["text"] and "chrome-error" not in json.dumps(result)
+
+
+async def test_the_fetcher_and_the_result_carry_no_fragment(runtime: Runtime, site: Peer) -> None:
+    runtime.policy.set(WEB_ACCESS, True)
+    url = "http://example.com/#private-note"
+    outcome = await approved(runtime, {"url": url, "max_chars": 500}, Turn())
+    assert outcome.status == "ok", outcome.to_dict()
+    assert outcome.result is not None
+    assert outcome.result["url"] == outcome.result["final_url"] == "http://example.com/"
+    assert list(site.requests) == ["/"]
+
+
+async def test_a_provenanced_url_is_fetched_in_its_sources_spelling_not_the_models(
+    runtime: Runtime, site: Peer
+) -> None:
+    runtime.policy.set(WEB_ACCESS, True)
+    source = Source("http://example.com/?q=otters&utm_source=feed", "search", "result 1")
+    for spelling in [
+        "http://EXAMPLE.com:80/?q=%6Ftters&utm_source=feed#x",
+        "http://example.com//?q=otters&utm_source=feed",
+        "https://example.com/?q=otter%73",
+    ]:
+        turn = Turn(sources=[source])
+        pending = await runtime.executor.ainvoke(
+            "web.fetch", 1, {"url": spelling}, channel="test", turn=turn
+        )
+        assert pending.pending_confirmation is not None, (spelling, pending.to_dict())
+        notices = pending.pending_confirmation.notices
+        assert "provenance" in [n.kind for n in notices], spelling
+        outcome = await approved(runtime, {"url": spelling}, turn)
+        assert outcome.status == "ok", (spelling, outcome.to_dict())
+    # Only the source's own spelling reached the site (its tracking parameter left out when
+    # the model left it out); every variation the comparison forgave stayed here.
+    assert site.targets == [
+        "/?q=otters&utm_source=feed",
+        "/?q=otters&utm_source=feed",
+        "/?q=otters",
+    ]
 
 
 async def test_an_article_over_the_size_cap_is_returned_cut_and_says_so(

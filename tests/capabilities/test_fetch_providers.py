@@ -231,3 +231,29 @@ async def test_later_parts_of_a_page_come_from_the_turn_cache_under_any_route(
     assert second.ok and second.result is not None
     assert second.result["provider"] == "firecrawl"
     assert len(replay.requests) == 1
+
+
+@pytest.mark.parametrize("name", sorted(WIRE))
+async def test_a_hosted_reader_is_never_sent_the_urls_fragment(
+    paths: Paths, replay: ReplayServer, name: str
+) -> None:
+    path, answer = WIRE[name]
+    replay.set(path, Reply(body=answer))
+    runtime = _runtime(paths, name, replay)
+    turn = Turn()
+    arguments = {"url": URL + "#note=my-private-note", "max_chars": 1000}
+    pending = await runtime.executor.ainvoke("web.fetch", 1, arguments, channel="test", turn=turn)
+    assert pending.pending_confirmation is not None, pending.to_dict()
+    outcome = await runtime.executor.ainvoke(
+        "web.fetch",
+        1,
+        arguments,
+        channel="test",
+        turn=turn,
+        confirmation_token=pending.pending_confirmation.token,
+    )
+    assert outcome.ok, outcome.to_dict()
+    [request] = replay.requests
+    sent = request.path + json.dumps(request.query) + request.body.decode()
+    assert URL in sent
+    assert "my-private-note" not in sent and "#" not in sent

@@ -15,6 +15,7 @@ from spyglass.privacy.provenance import (
     normal,
     observed,
     short,
+    spelled_as,
     typed,
 )
 from spyglass.runtime import build_runtime
@@ -182,3 +183,24 @@ async def test_outside_a_conversation_provenance_does_not_apply(paths: Paths) ->
         "web.fetch", 1, {"url": "https://typed-on-the-cli.example/"}, channel="cli"
     )
     assert outcome.status == "pending_confirmation"
+
+
+@pytest.mark.parametrize(
+    ("candidate", "sent"),
+    [
+        ("http://Zoo.example:80/%7Aebra/?a=1#secret", "https://zoo.example/zebra?a=1"),
+        ("https://zoo.example/zebra/?a=1", "https://zoo.example/zebra?a=1"),
+        ("https://zoo.example/zebra?%61=1", "https://zoo.example/zebra?a=1"),
+    ],
+)
+def test_a_matching_url_is_sent_in_its_sources_spelling_without_a_fragment(
+    candidate: str, sent: str
+) -> None:
+    source = Source("https://zoo.example/zebra?a=1#top", "search", "result 1")
+    assert matching(candidate, [source]) == [source]
+    assert spelled_as(source, candidate) == sent
+
+
+def test_a_url_that_dropped_tracking_parameters_is_sent_as_its_source_without_them() -> None:
+    source = Source("https://zoo.example/z?utm_source=feed&id=7&gclid=x", "search", "result 1")
+    assert spelled_as(source, "https://zoo.example/z?id=7") == "https://zoo.example/z?id=7"

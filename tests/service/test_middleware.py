@@ -39,6 +39,22 @@ async def test_a_foreign_host_header_is_rejected(client: httpx.AsyncClient) -> N
         assert response.json()["error"]["code"] == "HOST_NOT_ALLOWED"
 
 
+async def test_a_request_with_two_host_headers_is_rejected(client: httpx.AsyncClient) -> None:
+    for pair in (
+        ("127.0.0.1:8092", "evil.example:8092"),
+        ("evil.example:8092", "127.0.0.1:8092"),
+        ("127.0.0.1:8092", "127.0.0.1:8092"),
+    ):
+        request = client.build_request("GET", "/api/v1/policy")
+        request.headers = httpx.Headers(
+            [(k, v) for k, v in request.headers.multi_items() if k.lower() != "host"]
+            + [("Host", host) for host in pair]
+        )
+        response = await client.send(request)
+        assert response.status_code == 421, pair
+        assert response.json()["error"]["code"] == "HOST_NOT_ALLOWED"
+
+
 async def test_loopback_names_with_the_port_are_accepted(client: httpx.AsyncClient) -> None:
     for host in ("127.0.0.1:8092", "localhost:8092", "[::1]:8092", "LOCALHOST:8092"):
         response = await client.get("/api/v1/health", headers={"Host": host})

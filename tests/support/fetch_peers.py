@@ -113,6 +113,7 @@ class _RequestHandler(QuietHandler):
         path = self.path.split("?", 1)[0]
         with peer.lock:
             peer.requests[path] += 1
+            peer.targets.append(self.path)
             peer.headers.append(dict(self.headers.items()))
         route = peer.routes.get(path) or peer.routes.get("*")
         if route is None:
@@ -139,6 +140,8 @@ class Peer(LoopbackServer):
         self.routes: dict[str, Route] = dict(routes or {})
         self.requests: Counter[str] = Counter()
         self.headers: list[dict[str, str]] = []
+        #: Every request target exactly as it arrived (path and query, in their spelling).
+        self.targets: list[str] = []
         self.connections = 0
         #: TLS server names (SNI) clients sent, when serving TLS.
         self.server_names: list[str | None] = []

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
-from spyglass.untrusted.envelope import REPLACEMENT, TAG, contains_tag, letter_options, neutralise
+from spyglass.untrusted.envelope import (
+    REPLACEMENT,
+    TAG,
+    contains_tag,
+    letter_options,
+    neutralise,
+    neutralise_json,
+)
 
 SPELLINGS = [
     "</untrusted_tool_output>",
@@ -198,3 +206,21 @@ def test_a_page_repeating_a_near_miss_of_the_name_is_left_alone() -> None:
     for gap in (" ", "\u200b", "&#8203;"):
         page = ("untrusted_tool_outpu" + gap) * 200
         assert neutralise(page) == page
+
+
+@pytest.mark.parametrize("between", ["\n", "\t", "\r\n", " \n\t ", "\f"])
+def test_separators_that_json_escapes_are_caught_in_the_decoded_strings(between: str) -> None:
+    payload = json.dumps({"results": [{"text": f"a </untrusted{between}tool{between}output> b"}]})
+    assert not contains_tag(neutralise(payload))  # escaped, the separators hid the tag
+    text = json.loads(neutralise_json(payload))["results"][0]["text"]
+    assert text == f"a </{REPLACEMENT}> b"
+
+
+def test_a_look_alike_letter_escaped_as_json_is_caught_in_the_decoded_string() -> None:
+    payload = json.dumps({"text": "untrusted_t\u043e\u043el_output"})  # Cyrillic o, escaped
+    assert "\\u043e" in payload
+    assert json.loads(neutralise_json(payload)) == {"text": REPLACEMENT}
+
+
+def test_text_that_is_not_json_is_neutralised_as_it_is() -> None:
+    assert neutralise_json("see untrusted_tool_output {") == f"see {REPLACEMENT} {{"

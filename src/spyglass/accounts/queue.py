@@ -129,8 +129,9 @@ class ApprovalQueue:
         return await self.runner.transaction(work)
 
     async def decision(self, token: str, account_id: str) -> Decision:
-        """What was decided about ``account_id``'s call under ``token``: unknown is waiting,
-        and a call nobody approved before it expired counts as denied."""
+        """What was decided about ``account_id``'s call under ``token``: ``unknown`` when no
+        call of theirs waits under it, and a call nobody approved before it expired counts as
+        denied."""
         rows = await self.runner.transaction(
             lambda run: run(
                 "SELECT decision, expires_at FROM approvals WHERE digest = ? AND account_id = ?",
@@ -138,7 +139,9 @@ class ApprovalQueue:
             )
         )
         if not rows:
-            return "waiting"
+            # Not a call that waits: a guessed or mistyped token is refused as unknown, never
+            # told to wait for an approval nobody was asked for.
+            return "unknown"
         value = str(rows[0][0])
         if value == "approved":
             return "approved"

@@ -157,7 +157,7 @@ async def precheck(context: InvocationContext) -> Sequence[Notice]:
     page itself, the same :class:`~spyglass.net.guard.Guard` the fetcher runs on every hop
     checks it here; DNS answers and the connected peer only the fetch itself can check.
     """
-    url = context.arguments["url"]
+    url = sent(context)
     if await _cached(context, url) is not None:
         # Later parts of a page read this turn come from the cache: nothing is sent anywhere.
         return []
@@ -189,6 +189,16 @@ def recipient(name: str) -> Notice:
     from spyglass.fetch.hosted import READERS
 
     return Notice(RECIPIENT, READERS[name].display_name)
+
+
+def sent(context: InvocationContext) -> str:
+    """The URL this call sends anywhere (:func:`spyglass.privacy.provenance.address`): the
+    approved URL in its source's spelling and without its fragment. Everything downstream (the
+    guard, the route, the fetcher, the renderer, a hosted reader, the page cache) gets this
+    one, so no path can carry what the model added to the spelling."""
+    from spyglass.privacy import provenance
+
+    return provenance.address(context, context.arguments["url"])
 
 
 def route(context: InvocationContext, url: str) -> tuple[list[str], list[Notice]]:
@@ -245,7 +255,7 @@ def render_notice(settings: FetchSettings) -> Notice:
 
 async def run(context: InvocationContext) -> JSON:
     arguments = context.arguments
-    url: str = arguments["url"]
+    url = sent(context)
     offset: int = arguments.get("offset", 0)
     focus: str | None = arguments.get("focus")
     default = context.settings.fetch.focus_max_chars if focus else context.settings.fetch.max_chars

@@ -7,6 +7,7 @@ from typing import Any
 
 from spyglass.core.capability import Capability, Network
 from spyglass.core.outcome import Outcome
+from spyglass.untrusted.envelope import neutralise_json
 from spyglass.untrusted.wrapping import wrap
 
 DECLINED = (
@@ -49,7 +50,8 @@ def tool_message(call_id: str, payload: str, untrusted: bool) -> dict[str, Any]:
     return {
         "role": "tool",
         "tool_call_id": call_id,
-        "content": wrap(payload) if untrusted else payload,
+        # The payload is JSON: its strings are checked as the model reads them, unescaped.
+        "content": wrap(neutralise_json(payload)) if untrusted else payload,
     }
 
 

@@ -17,7 +17,7 @@ from spyglass.core.outcome import Notice
 from spyglass.settings import Settings
 
 #: What an approver decided about a waiting call.
-Decision = Literal["waiting", "approved", "denied"]
+Decision = Literal["waiting", "approved", "denied", "unknown"]
 
 #: A person's call was refused by their own permissions (the owner's switches were on).
 PERSONAL_POLICY = "PERSON_NOT_ALLOWED"

@@ -226,6 +226,8 @@ class Answers:
             return unavailable(attempt, exc)
         if decision == "approved":
             return None
+        if decision == "unknown":
+            return self.refused(attempt, "unknown")
         if decision == "waiting":
             return stop(
                 attempt,

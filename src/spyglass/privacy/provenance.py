@@ -16,7 +16,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit
+from urllib.parse import parse_qsl, quote, unquote_plus, urlencode, urlsplit, urlunsplit
 
 from spyglass.core.context import InvocationContext
 from spyglass.core.outcome import Notice, Outcome
@@ -211,13 +211,56 @@ def applies(context: InvocationContext) -> bool:
     )
 
 
+def _known(context: InvocationContext) -> list[Source]:
+    return [*typed(context.turn.private_texts), *context.turn.sources]
+
+
+def _best(url: str, known: Sequence[Source], hops: int) -> Source | None:
+    """The source ``url`` claims within ``hops`` links, chosen by how it came, never by how
+    ``url`` spells it."""
+    within = [s for s in matching(url, known) if s.hop <= hops]
+    return min(within, key=lambda s: (s.hop, s.origin != "typed")) if within else None
+
+
+def without_fragment(url: str) -> str:
+    """``url`` up to its ``#``: the fragment is the reader's own and goes nowhere."""
+    return url.split("#", 1)[0]
+
+
+def spelled_as(source: Source, url: str) -> str:
+    """What to send for ``url``, which matches ``source``: the source's own spelling, with the
+    source's tracking parameters left out when ``url`` left them out, and no fragment.
+
+    Every spelling :func:`normal` forgives (``%61`` for ``a``, a trailing slash, the scheme,
+    ``:80``) is the model's choice; sending it would let the model signal through an approved
+    fetch, so only the source's spelling leaves the machine.
+    """
+    own = without_fragment(source.url.strip())
+    if normal(url) == normal(own):
+        return own
+    parts = urlsplit(own)
+    kept = [
+        pair
+        for pair in parts.query.split("&")
+        if pair and not TRACKING.match(unquote_plus(pair.split("=", 1)[0]))
+    ]
+    return urlunsplit(parts._replace(query="&".join(kept), fragment=""))
+
+
+def address(context: InvocationContext, url: str) -> str:
+    """The URL a ``web.fetch`` of ``url`` sends anywhere (the network, a rendering browser, a
+    hosted reader): the spelling of the source it came from when it has one, and never a
+    fragment, which a page's script or a reader would otherwise receive."""
+    best = _best(url, _known(context), context.settings.fetch.provenance_hops)
+    return spelled_as(best, url) if best is not None else without_fragment(url)
+
+
 async def check_fetch(context: InvocationContext) -> list[Notice]:
     """Refuse a URL without provenance; say where an allowed one came from."""
     url: str = context.arguments["url"]
-    known = [*typed(context.turn.private_texts), *context.turn.sources]
-    within = [s for s in matching(url, known) if s.hop <= context.settings.fetch.provenance_hops]
-    if within:
-        best = min(within, key=lambda s: (s.hop, s.origin != "typed"))
+    known = _known(context)
+    best = _best(url, known, context.settings.fetch.provenance_hops)
+    if best is not None:
         return [Notice(kind="provenance", message=best.label, argument="url")]
     if context.turn.conversation_id is None:
         return []

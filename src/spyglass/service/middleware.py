@@ -93,7 +93,8 @@ def allowed_hosts(host: str, port: int, extra: Iterable[str] = ()) -> frozenset[
 
 
 class HostCheck:
-    """Refuses requests whose Host is not a bound name: DNS-rebinding protection."""
+    """Refuses requests whose one Host header is not a bound name (DNS-rebinding protection),
+    and requests with more than one."""
 
     def __init__(self, app: ASGIApp, hosts: frozenset[str]) -> None:
         self.app = app
@@ -101,12 +102,14 @@ class HostCheck:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            host = ""
-            for name, value in scope.get("headers", []):
-                if name == b"host":
-                    host = value.decode("latin-1").strip().lower()
-                    break
-            if host not in self.hosts:
+            # Exactly one Host: with two, this check and whatever reads the other one later
+            # (a framework, a proxy, a log) could disagree about where the request went.
+            hosts = [
+                value.decode("latin-1").strip().lower()
+                for name, value in scope.get("headers", [])
+                if name == b"host"
+            ]
+            if len(hosts) != 1 or hosts[0] not in self.hosts:
                 await _send_error(
                     send,
                     421,

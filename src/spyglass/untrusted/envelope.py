@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import bisect
 import functools
+import json
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from spyglass.untrusted.lookalikes import ASCII_ALIKES, READS_AS
 
@@ -187,3 +189,29 @@ def contains_tag(text: str) -> bool:
     """Whether ``text`` holds the envelope's tag name in any spelling this module knows."""
     folded, _pieces = _fold(text)
     return _name().search(folded) is not None
+
+
+def _neutralised(value: Any) -> Any:
+    if isinstance(value, str):
+        return neutralise(value)
+    if isinstance(value, list):
+        return [_neutralised(item) for item in value]
+    if isinstance(value, dict):
+        return {neutralise(key): _neutralised(item) for key, item in value.items()}
+    return value
+
+
+def neutralise_json(payload: str) -> str:
+    """``payload`` (JSON) with the tag replaced in every string *before* it is escaped.
+
+    In JSON text a page's newline or tab between the tag's words is ``\\n`` or ``\\t``, and a
+    look-alike letter may be a ``\\u`` escape: the model reads them as the characters, so the
+    strings are checked as decoded. Text that is not JSON is neutralised as it is.
+    """
+    try:
+        value = json.loads(payload)
+    except ValueError:
+        return neutralise(payload)
+    if not isinstance(value, dict | list):
+        return neutralise(payload)
+    return json.dumps(_neutralised(value), ensure_ascii=False)

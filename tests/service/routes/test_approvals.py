@@ -95,6 +95,23 @@ async def test_a_childs_call_runs_once_after_the_parent_approves_it_from_their_c
     assert web.hits["/search"] == 1
 
 
+async def test_a_waiting_persons_unknown_token_is_refused_as_unknown_not_awaiting_approval(
+    app: FastAPI, web_on: Runtime, fake_model: FakeModel, web: LoopbackWeb, api_token: str
+) -> None:
+    async with kid_waits_for_owner(app, api_token, fake_model) as (kid, _owner, turn, _call):
+        guessed = {
+            "conversation_id": turn["conversation_id"],
+            "confirmation": {"token": "not-a-token-anyone-was-given", "approve": True},
+        }
+        response = await kid.post(URL, json=guessed)
+        assert response.status_code == 400, response.text
+        assert response.json()["error"]["code"] != "AWAITING_APPROVAL"
+        # The real call still waits for its approver.
+        early = await kid.post(URL, json=answer(turn))
+        assert early.status_code == 409 and early.json()["error"]["code"] == "AWAITING_APPROVAL"
+    assert web.hits["/search"] == 0
+
+
 async def test_a_call_the_parent_declined_never_runs(
     app: FastAPI, web_on: Runtime, fake_model: FakeModel, web: LoopbackWeb, api_token: str
 ) -> None:

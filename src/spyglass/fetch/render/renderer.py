@@ -150,6 +150,10 @@ async def _run(
         page.on("crash", on_crash)
         await _until_crash(page.goto(exchange.url, wait_until="load", timeout=0), crashed)
         await _until_crash(exchange.settled(QUIET_SECONDS, SETTLE_SECONDS), crashed)
+        if not page.url.lower().startswith(("http://", "https://")):
+            # The page navigated away to an address that was refused (or to about: or data:):
+            # what the tab shows now is Chromium's error page or nothing of the site's.
+            raise failed("the page navigated to an address that cannot be read")
         nodes = await _until_crash(page.evaluate(COUNT_ELEMENTS), crashed)
         if int(nodes) > limits.max_dom_nodes:
             raise CapabilityError(
