@@ -142,7 +142,7 @@ def test_messages_never_echo_the_address() -> None:
 
 
 def test_an_invalid_domain_in_the_settings_fails_when_they_are_loaded(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"fetch.allow_domains .*'https://example.com/'"):
+    with pytest.raises(ConfigError, match=r"fetch.allow_domains.*'https://example.com/'"):
         load_settings(
             Paths(tmp_path), environ={}, overrides={"fetch.allow_domains": ["https://example.com/"]}
         )
