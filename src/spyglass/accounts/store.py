@@ -279,11 +279,17 @@ class AccountStore(ConversationHolders, ApprovalQueue):
             return _signed_in(rows[0], now) if rows else None
 
         def work(run: Execute) -> Account | None:
-            rows = run(CREDENTIAL, (digest, kind))
-            if not rows:
+            # Spent and read in one step: of two redemptions at once (two processes on
+            # PostgreSQL), only the one whose delete took the row signs anybody in.
+            spent = run(
+                "DELETE FROM account_credentials WHERE digest = ? AND kind = ? "
+                "RETURNING expires_at, account_id",
+                (digest, kind),
+            )
+            if not spent:
                 return None
-            run("DELETE FROM account_credentials WHERE digest = ?", (digest,))
-            return _signed_in(rows[0], now)
+            rows = run(BY_ID, (spent[0][1],))
+            return _signed_in((spent[0][0], *rows[0]), now) if rows else None
 
         return await self.runner.transaction(work)
 
