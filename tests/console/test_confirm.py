@@ -98,7 +98,41 @@ def test_enter_approves_only_while_the_card_itself_has_focus(
     assert searxng.requests["/search"] == 0
 
     propose_search(page, model)
-    expect(page.locator(".confirm-card")).to_be_focused()
+    card = page.locator(".confirm-card")
+    expect(card).to_be_focused()
+    expect(card).to_have_attribute("data-armed", "true")
+    page.keyboard.press("Enter")
+    expect(page.locator(".tool-ok")).to_have_count(1)
+    assert searxng.requests["/search"] == 1
+
+
+# Presses Enter on the card in the same moment it appears, as a key already on its way while
+# the user was typing would, and records whether the card was armed then.
+ENTER_AS_THE_CARD_APPEARS = """() => {
+  window.enterWhileUnarmed = null;
+  new MutationObserver((changes, observer) => {
+    const card = document.querySelector(".confirm-card");
+    if (!card) return;
+    observer.disconnect();
+    window.enterWhileUnarmed = card.dataset.armed === "false";
+    card.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+  }).observe(document.body, { childList: true, subtree: true });
+}"""
+
+
+def test_enter_the_instant_the_card_appears_does_not_approve_and_enter_once_armed_does(
+    page: Page, model: FakeModel, searxng: Peer
+) -> None:
+    page.evaluate(ENTER_AS_THE_CARD_APPEARS)
+    propose_search(page, model)
+    card = page.locator(".confirm-card")
+    assert page.evaluate("window.enterWhileUnarmed") is True
+    expect(card).to_have_attribute("data-armed", "true")
+    # The early Enter was ignored: the card still waits, nothing was sent.
+    expect(card.get_by_role("button", name="Approve: Search SearXNG for")).to_be_enabled()
+    expect(page.locator(".tool-ok")).to_have_count(0)
+    assert searxng.requests["/search"] == 0
+    expect(card).to_be_focused()
     page.keyboard.press("Enter")
     expect(page.locator(".tool-ok")).to_have_count(1)
     assert searxng.requests["/search"] == 1
