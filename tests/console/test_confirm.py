@@ -161,17 +161,22 @@ def test_a_long_url_is_shown_whole_on_the_card(page: Page, model: FakeModel) -> 
     expect(value.get_by_text("end-marker", exact=False)).to_be_visible()
 
 
-def test_an_expired_request_turns_into_ask_again_and_frees_the_composer(
+def test_an_expired_request_turns_into_ask_again_frees_the_composer_and_its_receipt_says_so(
     page: Page, model: FakeModel, server: ConsoleServer, searxng: Peer
 ) -> None:
     page.clock.install()
     page.reload()
     page.wait_for_selector("#composer-input:not([disabled])")
     propose_search(page, model)
+    receipt = page.locator(".message-assistant .receipt-text").last
+    expect(receipt).to_contain_text("(waiting for your approval)")
     server.clock.advance(121)
     page.clock.fast_forward(121_000)
     card = page.locator(".confirm-card")
     expect(card).to_contain_text("Expired — ask again.")
+    # The receipt no longer says the call waits: it expired, and nothing was sent.
+    expect(receipt).to_contain_text("(expired before it was approved)")
+    expect(receipt).not_to_contain_text("waiting")
     expect(card.get_by_role("button")).to_have_count(0)
     expect(page.locator("#composer-input")).to_be_enabled()
     expect(page.locator(".tool-denied .tool-detail")).to_contain_text("expired")
