@@ -114,6 +114,20 @@ async def test_disabling_an_account_signs_it_out_everywhere(store: AccountStore)
     assert await store.resolve(API_TOKEN, token) is None  # re-enabling restores nothing
 
 
+async def test_re_enabling_a_disabled_person_does_not_revive_their_old_console_sessions(
+    store: AccountStore,
+) -> None:
+    sam = await store.create("sam", Role.MEMBER)
+    old = await store.issue(sam.id, SESSION, 3600)
+    await store.update(sam.id, disabled=True)
+    await store.update(sam.id, disabled=False)
+    assert await store.session(old) is None  # signed out for good, not "unbound" (the owner)
+    assert await store.resolve(SESSION, old) is None
+    fresh = await store.issue(sam.id, SESSION, 3600)
+    found = await store.session(fresh)
+    assert found != "unbound" and found is not None and found.id == sam.id
+
+
 async def test_a_console_session_names_its_person_until_it_expires_or_they_go(
     store: AccountStore, clock: Clock
 ) -> None:

@@ -98,7 +98,41 @@ def test_enter_approves_only_while_the_card_itself_has_focus(
     assert searxng.requests["/search"] == 0
 
     propose_search(page, model)
-    expect(page.locator(".confirm-card")).to_be_focused()
+    card = page.locator(".confirm-card")
+    expect(card).to_be_focused()
+    expect(card).to_have_attribute("data-armed", "true")
+    page.keyboard.press("Enter")
+    expect(page.locator(".tool-ok")).to_have_count(1)
+    assert searxng.requests["/search"] == 1
+
+
+# Presses Enter on the card in the same moment it appears, as a key already on its way while
+# the user was typing would, and records whether the card was armed then.
+ENTER_AS_THE_CARD_APPEARS = """() => {
+  window.enterWhileUnarmed = null;
+  new MutationObserver((changes, observer) => {
+    const card = document.querySelector(".confirm-card");
+    if (!card) return;
+    observer.disconnect();
+    window.enterWhileUnarmed = card.dataset.armed === "false";
+    card.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+  }).observe(document.body, { childList: true, subtree: true });
+}"""
+
+
+def test_enter_the_instant_the_card_appears_does_not_approve_and_enter_once_armed_does(
+    page: Page, model: FakeModel, searxng: Peer
+) -> None:
+    page.evaluate(ENTER_AS_THE_CARD_APPEARS)
+    propose_search(page, model)
+    card = page.locator(".confirm-card")
+    assert page.evaluate("window.enterWhileUnarmed") is True
+    expect(card).to_have_attribute("data-armed", "true")
+    # The early Enter was ignored: the card still waits, nothing was sent.
+    expect(card.get_by_role("button", name="Approve: Search SearXNG for")).to_be_enabled()
+    expect(page.locator(".tool-ok")).to_have_count(0)
+    assert searxng.requests["/search"] == 0
+    expect(card).to_be_focused()
     page.keyboard.press("Enter")
     expect(page.locator(".tool-ok")).to_have_count(1)
     assert searxng.requests["/search"] == 1
@@ -127,17 +161,22 @@ def test_a_long_url_is_shown_whole_on_the_card(page: Page, model: FakeModel) -> 
     expect(value.get_by_text("end-marker", exact=False)).to_be_visible()
 
 
-def test_an_expired_request_turns_into_ask_again_and_frees_the_composer(
+def test_an_expired_request_turns_into_ask_again_frees_the_composer_and_its_receipt_says_so(
     page: Page, model: FakeModel, server: ConsoleServer, searxng: Peer
 ) -> None:
     page.clock.install()
     page.reload()
     page.wait_for_selector("#composer-input:not([disabled])")
     propose_search(page, model)
+    receipt = page.locator(".message-assistant .receipt-text").last
+    expect(receipt).to_contain_text("(waiting for your approval)")
     server.clock.advance(121)
     page.clock.fast_forward(121_000)
     card = page.locator(".confirm-card")
     expect(card).to_contain_text("Expired — ask again.")
+    # The receipt no longer says the call waits: it expired, and nothing was sent.
+    expect(receipt).to_contain_text("(expired before it was approved)")
+    expect(receipt).not_to_contain_text("waiting")
     expect(card.get_by_role("button")).to_have_count(0)
     expect(page.locator("#composer-input")).to_be_enabled()
     expect(page.locator(".tool-denied .tool-detail")).to_contain_text("expired")

@@ -24,7 +24,7 @@ from packaging.requirements import Requirement
 from spyglass.errors import CapabilityError
 from spyglass.fetch.fetcher import FetchConfig, Fetcher
 from spyglass.net.dialler import PeerRefused, SystemDialler, check_peer
-from spyglass.net.errors import TargetRejected
+from spyglass.net.errors import UNRESOLVED_NAME, TargetRejected
 from spyglass.net.transport import HTTPCORE_TO_HTTPX, GuardedBackend, PinnedTransport
 from tests.support.fetch_peers import MappedDialler, Peer, StaticResolver, page
 
@@ -134,6 +134,8 @@ async def test_a_name_that_does_not_resolve_says_it_could_not_be_looked_up_or_we
     assert caught.value.code == "FETCH_NETWORK_ERROR"
     assert "could not be looked up" in caught.value.message
     assert "no network" in caught.value.message
+    # No connection was opened: the reason lets the receipt say nothing left the device.
+    assert caught.value.reason == UNRESOLVED_NAME
 
 
 async def test_an_address_with_no_route_says_the_network_is_unreachable(canary: Peer) -> None:

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from spyglass.core.outcome import ErrorInfo, Outcome
+from spyglass.net.errors import UNRESOLVED_NAME
 from spyglass.privacy.receipts import build, entry
 
 AT = "2026-11-30T14:02:09Z"
 
 
-def outcome(capability: str, status: str, stage: str, code: str | None = None) -> Outcome:
-    error = ErrorInfo(code, "message") if code else None
+def outcome(
+    capability: str, status: str, stage: str, code: str | None = None, reason: str | None = None
+) -> Outcome:
+    error = ErrorInfo(code, "message", reason=reason) if code else None
     provider = "searxng" if capability == "web.search" and stage == "execute" else None
     return Outcome(status, capability, 1, "id", stage, error=error, provider=provider)  # type: ignore[arg-type]
 
@@ -61,6 +64,26 @@ def test_only_refused_calls_still_stayed_on_this_device() -> None:
     ]
     summary = build(items)["summary"]
     assert summary == "Stayed on this device; not sent: search 'q' (refused: PRIVACY_BLOCKED)"
+
+
+def test_a_read_whose_site_name_could_not_be_looked_up_stayed_on_this_device() -> None:
+    failed = outcome("web.fetch", "failed", "execute", "FETCH_NETWORK_ERROR", UNRESOLVED_NAME)
+    receipt = build([entry(failed, {"url": "https://nowhere.example/"}, AT)])
+    assert receipt["left_device"] is False
+    assert receipt["summary"] == (
+        "Stayed on this device; not sent: read nowhere.example/ "
+        "(failed: the site's name could not be looked up)"
+    )
+
+
+def test_a_card_that_expired_unanswered_is_not_recorded_as_declined() -> None:
+    expired = outcome("web.search", "denied", "confirm", "INVALID_CONFIRMATION", "expired")
+    swept = outcome("web.search", "denied", "confirm", "CONFIRMATION_EXPIRED", "expired")
+    items = [entry(expired, {"query": "a"}, AT), entry(swept, {"query": "b"}, AT)]
+    assert build(items)["summary"] == (
+        "Stayed on this device; not sent: search 'a' (expired before it was approved), "
+        "search 'b' (expired before it was approved)"
+    )
 
 
 def test_a_rendered_read_says_so_and_names_the_other_hosts_it_contacted() -> None:

@@ -34,6 +34,9 @@ LOGIN = "login"
 #: How long a person's sign-in link lasts: as long as the console's one-time login codes.
 LOGIN_LINK_SECONDS = 600
 SESSION = "session"
+#: What a signed-out session's binding names instead of its person: no account has this id
+#: (ids are hex), so the session signs nobody in and is not taken for an unbound one.
+SIGNED_OUT = "signed-out"
 API_TOKEN = "token"  # noqa: S105 - a kind of credential, not one
 
 _SELECT = (
@@ -181,13 +184,19 @@ class AccountStore(ConversationHolders, ApprovalQueue):
                 ),
             )
             if disabled:
-                # A disabled person is signed out everywhere at once: their links and token
-                # are gone, and their sessions' bindings now name a disabled account. The
-                # bindings themselves stay, so a session is never mistaken for one from
-                # before accounts existed (which would be the owner's).
+                # A disabled person is signed out everywhere at once, and for good: their
+                # links and token are gone, and their sessions' bindings now name nobody, so
+                # re-enabling them revives none of it. The bindings themselves stay, so a
+                # session is never mistaken for one from before accounts existed (which
+                # would be the owner's).
                 run(
                     "DELETE FROM account_credentials WHERE account_id = ? AND kind <> ?",
                     (account_id, SESSION),
+                )
+                run(
+                    "UPDATE account_credentials SET account_id = ? "
+                    "WHERE account_id = ? AND kind = ?",
+                    (SIGNED_OUT, account_id, SESSION),
                 )
             rows = run(BY_ID, (account_id,))
             return _account(rows[0])
@@ -279,11 +288,17 @@ class AccountStore(ConversationHolders, ApprovalQueue):
             return _signed_in(rows[0], now) if rows else None
 
         def work(run: Execute) -> Account | None:
-            rows = run(CREDENTIAL, (digest, kind))
-            if not rows:
+            # Spent and read in one step: of two redemptions at once (two processes on
+            # PostgreSQL), only the one whose delete took the row signs anybody in.
+            spent = run(
+                "DELETE FROM account_credentials WHERE digest = ? AND kind = ? "
+                "RETURNING expires_at, account_id",
+                (digest, kind),
+            )
+            if not spent:
                 return None
-            run("DELETE FROM account_credentials WHERE digest = ?", (digest,))
-            return _signed_in(rows[0], now)
+            rows = run(BY_ID, (spent[0][1],))
+            return _signed_in((spent[0][0], *rows[0]), now) if rows else None
 
         return await self.runner.transaction(work)
 

@@ -321,4 +321,9 @@ def _network_failure(exc: httpx.HTTPError) -> CapabilityError:
     fault = classify(exc)
     message = _FAILURE_MESSAGES.get(fault, _FAILURE_MESSAGES[Fault.BROKEN])
     # A certificate will not fix itself by retrying; the rest may.
-    return CapabilityError(errors.NETWORK_ERROR, message, retryable=fault is not Fault.TLS)
+    return CapabilityError(
+        errors.NETWORK_ERROR,
+        message,
+        retryable=fault is not Fault.TLS,
+        reason=errors.UNRESOLVED_NAME if fault is Fault.NAME else None,
+    )

@@ -49,8 +49,13 @@ def private_address() -> TargetRejected:
     return TargetRejected("private_address", PRIVATE_MESSAGE)
 
 
-def network_error(message: str) -> CapabilityError:
-    return CapabilityError(NETWORK_ERROR, message, retryable=True)
+#: The reason of a network error whose host name could not be looked up: no connection was
+#: opened, so nothing was sent to the site (a receipt says it stayed on the device).
+UNRESOLVED_NAME = "unresolved_name"
+
+
+def network_error(message: str, *, reason: str | None = None) -> CapabilityError:
+    return CapabilityError(NETWORK_ERROR, message, retryable=True, reason=reason)
 
 
 def timeout(seconds: float) -> CapabilityError:

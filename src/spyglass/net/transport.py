@@ -18,7 +18,7 @@ import httpx
 
 from spyglass.net.addresses import IPAddress, refusal
 from spyglass.net.dialler import Dialler, PeerRefused
-from spyglass.net.errors import TargetRejected, network_error, private_address
+from spyglass.net.errors import UNRESOLVED_NAME, TargetRejected, network_error, private_address
 from spyglass.net.guard import check_name, host_literal
 from spyglass.net.pool import HTTPCORE_TO_HTTPX as HTTPCORE_TO_HTTPX
 from spyglass.net.pool import CoreTransport
@@ -56,7 +56,7 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
             try:
                 answers = await self._resolver.resolve(host, port)
             except ResolutionError:
-                raise network_error(UNRESOLVED) from None
+                raise network_error(UNRESOLVED, reason=UNRESOLVED_NAME) from None
         if not answers or any(not self._acceptable(a, opened) for a in answers):
             # One private answer is enough to refuse: a name that can lead inside is not a
             # public site, and picking the "good" answer invites rebinding games.

@@ -14,6 +14,7 @@ from typing import Any
 
 from spyglass.core.encoding import printable
 from spyglass.core.outcome import Outcome
+from spyglass.net.errors import UNRESOLVED_NAME
 from spyglass.privacy.provenance import short
 
 #: How the provider ids read to a person.
@@ -33,6 +34,12 @@ NOT_SENT = {
     "rejected": "refused",
     "pending_confirmation": "waiting for your approval",
 }
+#: Error reason → how a call that did not go out is described, where the status alone would
+#: mislead: a card nobody answered in time was not declined by anyone.
+NOT_SENT_BECAUSE = {
+    "expired": "expired before it was approved",
+    UNRESOLVED_NAME: "failed: the site's name could not be looked up",
+}
 
 
 def now() -> str:
@@ -43,17 +50,23 @@ def entry(outcome: Outcome, arguments: Any, at: str | None = None) -> dict[str, 
     """One call, as a receipt line. ``left`` says whether a request went out at all: only a
     call that reached its execution and was not refused there can have sent anything."""
     arguments = arguments if isinstance(arguments, dict) else {}
+    reason = outcome.error.reason if outcome.error is not None else None
     data: dict[str, Any] = {
         "capability": outcome.capability,
         "target": entry_target(outcome.capability, arguments),
         "status": outcome.status,
-        "left": outcome.stage == "execute" and outcome.status in {"ok", "failed"},
+        # A name that could not be looked up opened no connection: nothing reached the site.
+        "left": outcome.stage == "execute"
+        and outcome.status in {"ok", "failed"}
+        and reason != UNRESOLVED_NAME,
         "at": at or now(),
     }
     if outcome.provider is not None:
         data["provider"] = outcome.provider
     if outcome.error is not None:
         data["code"] = outcome.error.code
+    if reason in NOT_SENT_BECAUSE:
+        data["reason"] = reason
     result = outcome.result or {}
     if outcome.capability == "web.fetch" and result.get("rendered") is True:
         # A rendered page's scripts may have reached other sites: the receipt names them.
@@ -89,6 +102,15 @@ def _when(item: dict[str, Any]) -> str:
     return f"{at[11:16]} UTC" if len(at) >= 16 else at
 
 
+def _not_sent(item: dict[str, Any]) -> str:
+    because = NOT_SENT_BECAUSE.get(str(item.get("reason")))
+    if because is not None:
+        return because
+    status = str(item["status"])
+    code = item.get("code")
+    return NOT_SENT.get(status, status) + (f": {code}" if code and status != "denied" else "")
+
+
 def build(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The receipt of one answer from its calls, in the order they happened."""
     left = [i for i in items if i.get("left")]
@@ -110,12 +132,7 @@ def build(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
         elif item["status"] != "ok":
             detail.append(f"failed: {item.get('code', 'error')}")
         parts.append(f"{_phrase(item, done=True)} ({', '.join(d for d in detail if d)})")
-    unsent = [
-        f"{_phrase(i, done=False)} ({NOT_SENT.get(i['status'], i['status'])}"
-        + (f": {i['code']}" if i.get("code") and i["status"] != "denied" else "")
-        + ")"
-        for i in kept
-    ]
+    unsent = [f"{_phrase(i, done=False)} ({_not_sent(i)})" for i in kept]
     summary = "Left this device: " + ", ".join(parts) if left else "Stayed on this device"
     if unsent:
         summary += "; not sent: " + ", ".join(unsent)

@@ -189,6 +189,7 @@ export class Chat {
       for (const block of view.blocks) {
         if (!block.settled) block.finish({ status: "denied", message: "the request expired before it was approved" });
       }
+      view.expireWaiting();
       this.ui.input.focus();
       return;
     }

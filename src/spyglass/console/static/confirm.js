@@ -6,6 +6,12 @@ import { waitForApprover } from "./approvals.js";
 import { h, hostOf } from "./dom.js";
 import { fillHighlighted, noticeList } from "./notices.js";
 
+// Enter approves only once the card has been on screen this long, as browsers arm their own
+// permission prompts: the card takes focus the instant it appears, so an Enter already on
+// its way (the user still typing) must not approve a call nobody has read. Clicks need no
+// delay: a click lands where the pointer aims, at a button that is already visible.
+const KEYBOARD_ARMS_AFTER_MS = 700;
+
 const WORDS = {
   "web.search": { title: "Search the web for", note: "Approving sends this exact query to the search provider over the internet. It leaves this device." },
   "web.fetch": { title: "Open this page", note: "Approving makes Spyglass connect to this address over the internet and read the page. It leaves this device." },
@@ -103,6 +109,10 @@ export function showConfirmation(slot, pending) {
     settle = resolve;
   });
   let done = false;
+  card.dataset.armed = "false";
+  const arming = setTimeout(() => {
+    if (!done) card.dataset.armed = "true";
+  }, KEYBOARD_ARMS_AFTER_MS);
   const total = Math.max(0, Number(pending.expires_in_seconds) || 0);
   const deadline = performance.now() + total * 1000;
 
@@ -110,6 +120,7 @@ export function showConfirmation(slot, pending) {
     if (done) return;
     done = true;
     clearInterval(timer);
+    clearTimeout(arming);
     document.removeEventListener("keydown", onDocumentKey, true);
     deny.disabled = true;
     approve.disabled = true;
@@ -142,7 +153,7 @@ export function showConfirmation(slot, pending) {
     // Enter approves only when the card itself has focus, never from a button or the text.
     if (event.key === "Enter" && event.target === card && !event.isComposing && !waiting) {
       event.preventDefault();
-      finish("approve");
+      if (card.dataset.armed === "true") finish("approve");
     }
   });
   function onDocumentKey(event) {

@@ -114,12 +114,23 @@ export class AssistantMessage {
   /** What left the device while this answer was made (text only). */
   setReceipt(receipt) {
     if (!receipt || typeof receipt.summary !== "string") return;
+    this.receiptData = receipt;
     this.receipt.hidden = false;
     this.receipt.className = `receipt ${receipt.left_device ? "receipt-left" : "receipt-stayed"}`;
     this.receipt.replaceChildren(
       h("span", { class: "receipt-icon", "aria-hidden": "true", text: receipt.left_device ? "↗" : "⌂" }),
       h("span", { class: "receipt-text", text: receipt.summary }),
     );
+  }
+
+  /** The card of this answer's waiting call expired unanswered: its receipt says so. */
+  expireWaiting() {
+    const receipt = this.receiptData;
+    if (!receipt) return;
+    const items = (receipt.items ?? []).map((item) => (item.status === "pending_confirmation" ? { ...item, status: "denied", reason: "expired" } : item));
+    // The service's own words for the two (spyglass.privacy.receipts), so a reload reads the same.
+    const summary = receipt.summary.replaceAll("(waiting for your approval)", "(expired before it was approved)");
+    this.setReceipt({ ...receipt, items, summary });
   }
 
   note(text, kind = "info") {
