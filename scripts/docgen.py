@@ -197,7 +197,8 @@ off nobody searches. Every front end asks the same place, the executor's policy 
   the Open WebUI endpoints and MCP (`spyglass mcp --token-file FILE`); a new one replaces
   the old. The token in `$SPYGLASS_HOME/api-token` stays the owner's.
 - The CLI acts as the owner: whoever runs it can read `SPYGLASS_HOME` anyway.
-- Disabling a person signs them out everywhere at once.
+- Disabling a person signs them out everywhere at once, for good: enabling them again
+  revives none of their sessions, links or token (they sign in afresh).
 
 ## Approval by a parent
 
