@@ -3,8 +3,10 @@ after it went away."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
+import signal
 import time
 from pathlib import Path
 
@@ -82,6 +84,26 @@ async def test_a_render_that_hits_its_deadline_kills_its_browser_and_the_next_on
     assert SENTENCE in after.document.text
     assert next_seconds < 10
     assert HOST.browser_pid not in (None, wedged)
+
+
+async def test_a_warm_browser_that_does_not_answer_is_killed_and_launched_again() -> None:
+    with Peer({"/": page(shell_with(WRITE))}) as peer:
+        site = Site.of({"stuck.example.com": peer})
+        await site.read("http://stuck.example.com/")
+        stuck = HOST.browser_pid
+        assert stuck is not None
+        launches = HOST.launches
+        # A stopped browser is connected but answers nothing, as a wedged one does.
+        os.killpg(stuck, signal.SIGSTOP)
+        try:
+            read = await site.read("http://stuck.example.com/", limits=RenderLimits(20))
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(stuck, signal.SIGCONT)
+    assert read.rendering is not None and read.rendering.rendered
+    assert SENTENCE in read.document.text
+    assert HOST.launches == launches + 1
+    assert group_ends_within(stuck, 5)
 
 
 def running(group: int) -> list[int]:
