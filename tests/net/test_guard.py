@@ -141,6 +141,37 @@ def test_messages_never_echo_the_address() -> None:
     assert "2852039166" not in caught.value.message
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1/",
+        "http://0x7f000001/",
+        "http://[::1]/",
+        "http://[::ffff:127.0.0.1]/",
+        "http://localhost/",
+        "http://api.localhost/",
+        "http://169.254.169.254/",
+        "http://[fe80::1%25eth0]/",
+    ],
+)
+def test_a_refusal_that_no_setting_can_open_does_not_suggest_private_network(url: str) -> None:
+    with pytest.raises(TargetRejected) as caught:
+        Guard().check(url)
+    assert caught.value.reason == "private_address"
+    assert "private_network" not in caught.value.message
+    assert "never" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    "url", ["http://192.168.1.20/", "http://10.0.0.5/", "http://[fd00::5]/", "http://nas/"]
+)
+def test_a_refused_host_of_the_owners_network_suggests_private_network(url: str) -> None:
+    with pytest.raises(TargetRejected) as caught:
+        Guard().check(url)
+    assert caught.value.reason == "private_address"
+    assert "fetch.private_network" in caught.value.message
+
+
 def test_an_invalid_domain_in_the_settings_fails_when_they_are_loaded(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"fetch.allow_domains.*'https://example.com/'"):
         load_settings(

@@ -125,6 +125,26 @@ async def test_the_error_message_never_echoes_the_resolved_address(
     assert "10.0.0.5" not in caught.value.message
 
 
+@pytest.mark.parametrize(
+    ("answers", "openable"),
+    [
+        (["127.0.0.1"], False),
+        (["::1"], False),
+        (["10.0.0.5", "169.254.169.254"], False),
+        (["10.0.0.5"], True),
+        (["192.168.1.20", PUBLIC], True),
+    ],
+)
+async def test_a_name_resolving_inside_suggests_private_network_only_when_it_could_open_it(
+    answers: list[str], openable: bool, site: Peer, canary: Peer
+) -> None:
+    resolver = StaticResolver({"inside.example": answers})
+    async with Fetcher(FetchConfig(), resolver, network(site, canary)) as fetcher:
+        with pytest.raises(TargetRejected) as caught:
+            await fetcher.fetch("http://inside.example/")
+    assert ("fetch.private_network" in caught.value.message) is openable
+
+
 async def test_a_name_that_does_not_resolve_says_it_could_not_be_looked_up_or_we_are_offline(
     site: Peer, canary: Peer
 ) -> None:

@@ -36,6 +36,13 @@ PRIVATE_MESSAGE = (
     "address); only public web addresses can be fetched, unless the owner opened this "
     "host with fetch.private_network"
 )
+#: For addresses no setting can open: pointing at ``fetch.private_network`` there would send
+#: the owner to a setting that can never help.
+NEVER_MESSAGE = (
+    "the address is this machine itself (loopback, or one of its own addresses), a link-local "
+    "or cloud metadata address, or another special-use address; such addresses are never "
+    "fetched, whatever the settings say"
+)
 
 
 class TargetRejected(CapabilityError):
@@ -45,8 +52,10 @@ class TargetRejected(CapabilityError):
         super().__init__(TARGET_REJECTED, message, reason=reason, status="rejected")
 
 
-def private_address() -> TargetRejected:
-    return TargetRejected("private_address", PRIVATE_MESSAGE)
+def private_address(*, openable: bool = True) -> TargetRejected:
+    """The refusal of an address inside; ``openable`` when ``fetch.private_network`` could
+    open it (a host of the owner's network), so only then does the message suggest it."""
+    return TargetRejected("private_address", PRIVATE_MESSAGE if openable else NEVER_MESSAGE)
 
 
 #: The reason of a network error whose host name could not be looked up: no connection was

@@ -23,7 +23,7 @@ from spyglass.errors import ConfigError
 from spyglass.net import MAX_URL_CHARS, hostnames
 from spyglass.net.addresses import IPAddress, refusal
 from spyglass.net.errors import TargetRejected, private_address
-from spyglass.net.private import PrivateNetwork
+from spyglass.net.private import PrivateNetwork, private_use
 
 if TYPE_CHECKING:
     import httpx
@@ -127,7 +127,7 @@ class Guard:
         if address is not None:
             if refusal(address) is not None:
                 if not self.private.opens(address):
-                    raise private_address()
+                    raise private_address(openable=private_use(address))
                 opened = True
         elif self.private.names_host(host):
             opened = True
@@ -191,7 +191,7 @@ def host_literal(host: str) -> IPAddress | None:
     if ":" in host:
         if "%" in host:
             # A zone id (fe80::1%25eth0) names an interface of this machine.
-            raise private_address()
+            raise private_address(openable=False)
         try:
             return IPv6Address(host)
         except ValueError:
@@ -242,7 +242,10 @@ def _aton_part(part: str) -> int | None:
 def check_name(host: str) -> None:
     """Refuse names that always mean this machine, its network or a metadata service."""
     if hostnames.is_local(host):
-        raise private_address()
+        # Names of this machine or a metadata service can never be opened; other local
+        # names (``nas``, ``wiki.home.arpa``) can, by name, with fetch.private_network.
+        never = host in hostnames.LOCAL_NAMES or hostnames.within(host, "localhost")
+        raise private_address(openable=not never)
 
 
 def _normalise_name(host: str) -> str:

@@ -57,10 +57,11 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
                 answers = await self._resolver.resolve(host, port)
             except ResolutionError:
                 raise network_error(UNRESOLVED, reason=UNRESOLVED_NAME) from None
-        if not answers or any(not self._acceptable(a, opened) for a in answers):
+        refused = [a for a in answers if not self._acceptable(a, opened)]
+        if not answers or refused:
             # One private answer is enough to refuse: a name that can lead inside is not a
             # public site, and picking the "good" answer invites rebinding games.
-            raise private_address()
+            raise private_address(openable=all(private_use(a) for a in refused))
         return answers
 
     def _acceptable(self, address: IPAddress, opened: bool) -> bool:
@@ -84,7 +85,8 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
             try:
                 return await self._dialler.connect(address, port, timeout)
             except PeerRefused:
-                raise private_address() from None
+                # The socket led back to this machine or somewhere unchecked: nothing opens it.
+                raise private_address(openable=False) from None
             except (httpcore.ConnectError, httpcore.ConnectTimeout, OSError) as exc:
                 last = exc
         if isinstance(last, httpcore.ConnectTimeout | httpcore.ConnectError):

@@ -49,4 +49,5 @@ def check_for_reader(url: str, settings: FetchSettings) -> None:
             f"{target.port}",
         )
     if target.host.endswith(READER_LOCAL_SUFFIXES):
-        raise private_address()
+        # A hosted reader is never given a local name, opened or not.
+        raise private_address(openable=False)

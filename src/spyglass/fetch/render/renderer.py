@@ -39,6 +39,8 @@ SETTLE_SECONDS = 3.0
 QUIET_SECONDS = 0.3
 #: Closing a browser whose tab is stuck in a script must itself be bounded.
 CLOSE_SECONDS = 5.0
+#: Closing a render's context takes milliseconds unless the browser is wedged.
+CONTEXT_CLOSE_SECONDS = 1.0
 COUNT_ELEMENTS = "() => document.getElementsByTagName('*').length"
 
 
@@ -164,8 +166,10 @@ async def _run(
         html = await _until_crash(page.content(), crashed)
         return str(html), page.url
     finally:
+        # A wedged browser never answers the close; the deadline's kill (host) ends it then.
         with contextlib.suppress(Exception):
-            await context.close()
+            async with asyncio.timeout(CONTEXT_CLOSE_SECONDS):
+                await context.close()
 
 
 async def _until_crash(work: Awaitable[T], crashed: asyncio.Future[bool]) -> T:

@@ -3,6 +3,11 @@
 Open WebUI asks its own user before each call when its confirmation setting is on, so these
 endpoints run only when the operator says so (``channels.openwebui.confirmation =
 "delegated"``); the owner's policy still applies.
+
+What they answer is web text with no envelope: Open WebUI cuts a loaded page into chunks for
+retrieval and puts snippets into its own prompt, so an envelope around a page would reach the
+model in halves. Every spelling of the envelope's tag is neutralised instead, so web text can
+never pass for the envelope that the other paths put around it (docs/decisions.md).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from spyglass.service.auth import Principal
 from spyglass.service.errors import ApiError
 from spyglass.service.models import OpenWebUILoad, OpenWebUISearch
 from spyglass.service.state import Caller, ServiceState, State
+from spyglass.untrusted import neutralise
 
 router = APIRouter(tags=["openwebui"])
 
@@ -85,7 +91,11 @@ async def search(body: OpenWebUISearch, state: State, principal: Caller) -> list
     _raise_unless_ok(outcome)
     assert outcome.result is not None
     return [
-        {"link": hit["url"], "title": hit.get("title", ""), "snippet": hit.get("snippet", "")}
+        {
+            "link": hit["url"],
+            "title": neutralise(hit.get("title") or ""),
+            "snippet": neutralise(hit.get("snippet") or ""),
+        }
         for hit in outcome.result.get("results", [])
     ][: body.count]
 
@@ -108,10 +118,10 @@ async def loader(body: OpenWebUILoad, state: State, principal: Caller) -> list[d
             result = outcome.result
             documents.append(
                 {
-                    "page_content": result.get("text", ""),
+                    "page_content": neutralise(result.get("text") or ""),
                     "metadata": {
                         "source": result.get("final_url") or url,
-                        "title": result.get("title") or "",
+                        "title": neutralise(result.get("title") or ""),
                     },
                 }
             )
