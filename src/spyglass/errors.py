@@ -11,6 +11,8 @@ infrastructure faults, and every one Spyglass raises on purpose is a :class:`Spy
     ├── StorageError           a file under SPYGLASS_HOME cannot be written (permissions, disk)
     ├── StoreUnavailable       a shared state server (Redis, PostgreSQL) cannot be reached
     ├── TurnBusy               (spyglass.conversation.pending) another process holds the turn
+    ├── AnswerDeferred         (spyglass.conversation.turn) a store outage deferred an approval;
+    │                          the turn waits again with its token
     ├── CapabilityError        raised *inside* a capability to end it with a structured code;
     │   │                      the executor turns it into a ``failed`` or ``rejected`` Outcome
     │   ├── TargetRejected         (spyglass.net.errors) a destination refused before sending

@@ -36,7 +36,7 @@ from spyglass.core.executor import Executor
 from spyglass.core.outcome import Code, Outcome
 from spyglass.core.parked import Keep, Parked
 from spyglass.core.policy import PolicySource, capability_allowed, read_snapshot
-from spyglass.errors import RequestRefused, StoreUnavailable
+from spyglass.errors import RequestRefused, SpyglassError, StoreUnavailable
 from spyglass.history.store import HistoryStore
 from spyglass.llm.client import ModelClient, ModelUnavailable
 from spyglass.llm.prompt import system_prompt
@@ -63,7 +63,7 @@ class TurnRefused(RequestRefused):
     """The request cannot start or resume a turn; ``code`` and ``status`` go to HTTP."""
 
 
-class AnswerDeferred(Exception):
+class AnswerDeferred(SpyglassError):
     """A store was unavailable before the approved call ran: nothing left the device, and
     the turn is paused again with its token, so the same approval can be sent again."""
 
