@@ -43,9 +43,13 @@ def env(home: Path, searxng: Peer) -> dict[str, str]:
 
 @asynccontextmanager
 async def stdio(
-    env: dict[str, str], tmp_path: Path, mode: str = "auto", owner: Owner | None = None
+    env: dict[str, str],
+    tmp_path: Path,
+    mode: str = "auto",
+    owner: Owner | None = None,
+    *flags: str,
 ) -> AsyncIterator[Client]:
-    params = StdioServerParameters(command=SPYGLASS, args=["-v", "mcp"], env=env)
+    params = StdioServerParameters(command=SPYGLASS, args=["-v", "mcp", *flags], env=env)
     with (tmp_path / "server-stderr.log").open("w") as errlog:
         async with Client(
             stdio_client(params, errlog=errlog), mode=mode, elicitation_callback=owner
@@ -230,6 +234,63 @@ def test_stdout_carries_only_protocol_messages_while_logging_goes_to_stderr(
         message: dict[str, Any] = json.loads(line)
         assert message["jsonrpc"] == "2.0"
     assert any("is not valid JSON" in line for line in stderr)
+
+
+# -- a person's server (--token-file) ---------------------------------------------------------
+
+
+def users(env: dict[str, str], *args: str) -> str:
+    """``spyglass users ARGS`` run as the owner would, beside the running server."""
+    import subprocess
+
+    done = subprocess.run(
+        [SPYGLASS, "users", *args], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def person_token(env: dict[str, str], name: str) -> str:
+    """A new API token for ``name`` (replacing any earlier one)."""
+    return str(json.loads(users(env, "api-token", name, "--json"))["api_token"])
+
+
+async def test_stdio_a_person_marked_needs_approval_later_waits_for_an_approver_next_call(
+    env: dict[str, str], tmp_path: Path, searxng: Peer
+) -> None:
+    users(env, "add", "sam")
+    token_file = tmp_path / "sam-token"
+    token_file.write_text(person_token(env, "sam") + "\n", encoding="utf-8")
+    owner = Owner()
+    async with stdio(env, tmp_path, "auto", owner, "--token-file", str(token_file)) as client:
+        before = await client.call_tool("web_search", {"query": "harbour tides"})
+        users(env, "set", "sam", "--needs-approval")
+        after = await client.call_tool("web_search", {"query": "tide tables"})
+    assert not before.is_error, text_of(before)
+    assert after.is_error
+    assert "AWAITING_APPROVAL" in text_of(after)
+    assert [r["query"]["q"] for r in searxng.requests] == ["harbour tides"]
+
+
+async def test_stdio_a_persons_server_refuses_once_their_token_is_replaced(
+    env: dict[str, str], tmp_path: Path, home: Path, searxng: Peer
+) -> None:
+    users(env, "add", "sam")
+    token_file = tmp_path / "sam-token"
+    token_file.write_text(person_token(env, "sam") + "\n", encoding="utf-8")
+    owner = Owner()
+    async with stdio(env, tmp_path, "auto", owner, "--token-file", str(token_file)) as client:
+        before = await client.list_tools()
+        person_token(env, "sam")  # the documented revocation: a new token replaces the old
+        after = await client.list_tools()
+        refused = await client.call_tool("web_search", {"query": "harbour tides"})
+    assert sorted(tool.name for tool in before.tools) == ["web_fetch", "web_search"]
+    assert after.tools == []
+    assert refused.is_error
+    assert "no longer signs anyone in" in text_of(refused)
+    assert "spyglass users api-token" in text_of(refused)
+    assert owner.shown == [] and searxng.requests == []
+    assert audit_events(Paths(home)) == []
 
 
 # -- Streamable HTTP -------------------------------------------------------------------------

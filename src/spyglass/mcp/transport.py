@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
-from spyglass.core.actor import Actor
 from spyglass.mcp.addresses import LOOPBACK, MCP_PATH, endpoint_url
+from spyglass.mcp.callers import Callers, local_owner
 from spyglass.mcp.server import build_server
 from spyglass.mcp.stdio import stdio_transport
 from spyglass.runtime import Runtime
@@ -25,11 +25,12 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
 
-async def serve_stdio(runtime: Runtime, actor: Actor | None = None) -> bool:
+async def serve_stdio(runtime: Runtime, callers: Callers = local_owner) -> bool:
     """Serve one host over stdin/stdout until it closes the stream or the process is told to
-    stop (SIGINT, SIGTERM); calls are ``actor``'s. True when stopped by a signal: stdin may
-    then still be open, with a thread blocked reading it, so the caller exits the process."""
-    server = build_server(runtime, actor=actor)
+    stop (SIGINT, SIGTERM); ``callers`` says whose each call is. True when stopped by a
+    signal: stdin may then still be open, with a thread blocked reading it, so the caller
+    exits the process."""
+    server = build_server(runtime, callers=callers)
     lines, transport = stdio_transport()
     stopped = False
 
@@ -61,9 +62,9 @@ def loopback_security(port: int) -> TransportSecuritySettings:
     )
 
 
-def http_app(runtime: Runtime, port: int, actor: Actor | None = None) -> Starlette:
+def http_app(runtime: Runtime, port: int, callers: Callers = local_owner) -> Starlette:
     """The Streamable HTTP ASGI app at ``/mcp`` for a server listening on ``port``."""
-    server = build_server(runtime, actor=actor)
+    server = build_server(runtime, callers=callers)
     return server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         host=LOOPBACK,
@@ -94,13 +95,13 @@ async def serve_http(
     sock: socket.socket,
     *,
     ready: Callable[[str], None] | None = None,
-    actor: Actor | None = None,
+    callers: Callers = local_owner,
 ) -> None:
     """Serve Streamable HTTP on an already bound loopback socket until stopped."""
     import uvicorn  # only the HTTP transport needs the server
 
     port = sock.getsockname()[1]
-    app = http_app(runtime, port, actor)
+    app = http_app(runtime, port, callers)
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
     server = uvicorn.Server(config)
     if ready is not None:
