@@ -296,13 +296,71 @@ async def test_stdio_a_persons_server_refuses_once_their_token_is_replaced(
 # -- Streamable HTTP -------------------------------------------------------------------------
 
 
+def owner_token(home: Path) -> str:
+    """The owner's API token, written by the server as it starts."""
+    return Paths(home).api_token_file.read_text(encoding="utf-8").strip()
+
+
+@asynccontextmanager
+async def http_client(
+    url: str, token: str, mode: str = "auto", owner: Owner | None = None
+) -> AsyncIterator[Client]:
+    """The SDK client over Streamable HTTP, sending ``token`` as a bearer credential."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    headers = {"Authorization": f"Bearer {token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=30, trust_env=False) as http,
+        Client(
+            streamable_http_client(url, http_client=http), mode=mode, elicitation_callback=owner
+        ) as client,
+    ):
+        yield client
+
+
+def test_http_without_a_credential_is_refused_with_401_saying_how_to_send_one(
+    env: dict[str, str], searxng: Peer
+) -> None:
+    accept = {"Accept": "application/json, text/event-stream"}
+    with http_server(env) as server, httpx.Client(timeout=30, trust_env=False) as http:
+        bare = http.post(server.url, json=INITIALIZE, headers=accept)
+        wrong = http.post(
+            server.url, json=INITIALIZE, headers={**accept, "Authorization": "Bearer not-it"}
+        )
+    for refused in (bare, wrong):
+        assert refused.status_code == 401
+        assert refused.headers["www-authenticate"] == "Bearer"
+        message = refused.json()["error"]["message"]
+        assert "Authorization: Bearer" in message
+        assert "api-token" in message and "spyglass users api-token" in message
+    assert searxng.requests == []
+
+
+async def test_http_a_persons_token_runs_their_calls_under_their_rules(
+    env: dict[str, str], home: Path, searxng: Peer
+) -> None:
+    users(env, "add", "sam")
+    users(env, "set", "sam", "--needs-approval")
+    sam = person_token(env, "sam")
+    owner = Owner()
+    with http_server(env) as server:
+        async with http_client(server.url, sam, "legacy", owner) as client:
+            waits = await client.call_tool("web_search", {"query": "harbour tides"})
+        async with http_client(server.url, owner_token(home), "legacy", owner) as client:
+            runs = await client.call_tool("web_search", {"query": "tide tables"})
+    assert waits.is_error and "AWAITING_APPROVAL" in text_of(waits)
+    assert not runs.is_error, text_of(runs)
+    assert [r["query"]["q"] for r in searxng.requests] == ["tide tables"]
+
+
 @pytest.mark.parametrize("era", ["auto", "legacy"])
 async def test_http_lists_tools_and_runs_an_approved_search(
     env: dict[str, str], home: Path, searxng: Peer, era: str
 ) -> None:
     owner = Owner()
     with http_server(env, "-v") as server:
-        async with Client(server.url, mode=era, elicitation_callback=owner) as client:
+        async with http_client(server.url, owner_token(home), era, owner) as client:
             listed = await client.list_tools()
             result = await client.call_tool("web_search", {"query": "harbour tides"})
     assert sorted(tool.name for tool in listed.tools) == ["web_fetch", "web_search"]
@@ -314,14 +372,13 @@ async def test_http_lists_tools_and_runs_an_approved_search(
 
 @pytest.mark.parametrize("era", ["auto", "legacy"])
 async def test_http_declined_and_unsupported_elicitation_run_nothing(
-    env: dict[str, str], searxng: Peer, era: str
+    env: dict[str, str], home: Path, searxng: Peer, era: str
 ) -> None:
     with http_server(env) as server:
-        async with Client(
-            server.url, mode=era, elicitation_callback=Owner(action="cancel")
-        ) as client:
+        token = owner_token(home)
+        async with http_client(server.url, token, era, Owner(action="cancel")) as client:
             declined = await client.call_tool("web_search", {"query": "harbour tides"})
-        async with Client(server.url, mode=era) as client:
+        async with http_client(server.url, token, era) as client:
             unsupported = await client.call_tool("web_search", {"query": "harbour tides"})
     assert declined.is_error and "[DENIED]" in text_of(declined)
     assert unsupported.is_error and "CONFIRMATION_REQUIRED" in text_of(unsupported)
@@ -329,10 +386,13 @@ async def test_http_declined_and_unsupported_elicitation_run_nothing(
 
 
 def test_http_refuses_a_foreign_host_or_origin_and_accepts_a_loopback_page(
-    env: dict[str, str],
+    env: dict[str, str], home: Path
 ) -> None:
-    accept = {"Accept": "application/json, text/event-stream"}
     with http_server(env) as server, httpx.Client(timeout=30, trust_env=False) as http:
+        accept = {
+            "Accept": "application/json, text/event-stream",
+            "Authorization": f"Bearer {owner_token(home)}",
+        }
         rebound = http.post(server.url, json=INITIALIZE, headers={**accept, "Host": "evil.test"})
         foreign = http.post(
             server.url, json=INITIALIZE, headers={**accept, "Origin": "https://evil.test"}
@@ -397,6 +457,7 @@ async def test_http_deleting_the_session_while_the_owner_is_asked_ends_the_attem
         "params": {"name": "web_search", "arguments": {"query": "tide tables"}},
     }
     with http_server(env) as server:
+        accept["Authorization"] = f"Bearer {owner_token(home)}"
         async with httpx.AsyncClient(timeout=30, trust_env=False) as http:
             opened = await http.post(server.url, json=initialize, headers=accept)
             session = {**accept, "Mcp-Session-Id": opened.headers["mcp-session-id"]}

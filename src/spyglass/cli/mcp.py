@@ -48,6 +48,13 @@ def mcp(ctx: click.Context, http: bool, port: int, token_file: Path | None) -> N
 
     from spyglass.mcp.transport import bind_loopback, serve_http, serve_stdio
 
+    if http and token_file is not None:
+        fail(
+            "--token-file is for stdio: over --http each host sends its own token",
+            EXIT_USAGE,
+            hint="put the token in the host's connection as an Authorization: Bearer header "
+            "(see `spyglass mcp config`)",
+        )
     runtime = load_runtime()
     # Said at start (on stderr: stdout is the protocol); such a capability is not listed.
     runtime.report_problems()
@@ -73,6 +80,11 @@ def mcp(ctx: click.Context, http: bool, port: int, token_file: Path | None) -> N
 
     preload()
     try:
+        # Credentials are checked on every request: the account tables must be there.
+        runtime.stores.upgrade()
+    except (StoreUnavailable, StorageError) as exc:
+        fail(str(exc), EXIT_FAILED)
+    try:
         sock = bind_loopback(port)
     except OSError as exc:
         fail(
@@ -88,7 +100,7 @@ def mcp(ctx: click.Context, http: bool, port: int, token_file: Path | None) -> N
 
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            anyio.run(lambda: serve_http(runtime, sock, ready=ready, callers=callers))
+            anyio.run(lambda: serve_http(runtime, sock, ready=ready))
     finally:
         sock.close()
 

@@ -65,3 +65,13 @@ class TokenHolder:
                 "restart this server with it"
             )
         return await self.actors.actor(account)
+
+
+async def from_request(ctx: ServerRequestContext[Any, Any]) -> Caller:
+    """The person whose credential the HTTP request carrying this message was sent with, as
+    the gate in front of ``/mcp`` found it (:class:`spyglass.service.auth.AuthGate`)."""
+    state = getattr(ctx.request, "state", None)
+    actor = getattr(getattr(state, "principal", None), "actor", None)
+    if isinstance(actor, Actor):
+        return actor
+    return SignedOut("this request carries no credential that signs anyone in")
