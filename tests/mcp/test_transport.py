@@ -21,7 +21,15 @@ from spyglass.core.policy import WEB_ACCESS, PolicyFile
 from spyglass.mcp.transport import bind_loopback
 from spyglass.paths import Paths
 from tests.mcp.peers import Peer, serve
-from tests.mcp.processes import INITIALIZE, SPYGLASS, environment, http_server, raw_stdio
+from tests.mcp.processes import (
+    INITIALIZE,
+    SPYGLASS,
+    environment,
+    http_client,
+    http_server,
+    owner_token,
+    raw_stdio,
+)
 from tests.mcp.support import ERAS, Owner, audit_events, text_of
 
 
@@ -294,29 +302,6 @@ async def test_stdio_a_persons_server_refuses_once_their_token_is_replaced(
 
 
 # -- Streamable HTTP -------------------------------------------------------------------------
-
-
-def owner_token(home: Path) -> str:
-    """The owner's API token, written by the server as it starts."""
-    return Paths(home).api_token_file.read_text(encoding="utf-8").strip()
-
-
-@asynccontextmanager
-async def http_client(
-    url: str, token: str, mode: str = "auto", owner: Owner | None = None
-) -> AsyncIterator[Client]:
-    """The SDK client over Streamable HTTP, sending ``token`` as a bearer credential."""
-    import httpx2
-    from mcp.client.streamable_http import streamable_http_client
-
-    headers = {"Authorization": f"Bearer {token}"}
-    async with (
-        httpx2.AsyncClient(headers=headers, timeout=30, trust_env=False) as http,
-        Client(
-            streamable_http_client(url, http_client=http), mode=mode, elicitation_callback=owner
-        ) as client,
-    ):
-        yield client
 
 
 def test_http_without_a_credential_is_refused_with_401_saying_how_to_send_one(
