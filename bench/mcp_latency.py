@@ -22,7 +22,7 @@ from pathlib import Path
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from tests.mcp.peers import serve
-from tests.mcp.processes import SPYGLASS, environment, http_server
+from tests.mcp.processes import SPYGLASS, environment, http_client, http_server, owner_token
 
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.mcp.server import build_server
@@ -96,7 +96,7 @@ async def main(calls: int) -> None:
             rows.append(_summary(f"stdio subprocess, {era}", samples))
         with http_server(env) as running:
             for era in ("legacy", "auto"):
-                async with Client(running.url, mode=era) as client:
+                async with http_client(running.url, owner_token(home), era) as client:
                     samples = await _timed(calls, lambda: _client_call(client))
                 rows.append(_summary(f"Streamable HTTP, {era}", samples))
 

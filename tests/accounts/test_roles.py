@@ -10,8 +10,10 @@ from fastapi import FastAPI
 from mcp import Client
 
 from spyglass.accounts.roles import ALL_CAPABILITIES, ROLES, Role, markdown_table
+from spyglass.accounts.store import API_TOKEN
 from spyglass.core.capability import Network
 from spyglass.core.policy import WEB_ACCESS
+from spyglass.mcp.callers import TokenHolder
 from spyglass.mcp.server import build_server
 from spyglass.runtime import Runtime
 from tests.mcp.support import Owner
@@ -106,14 +108,15 @@ async def test_mcp_with_a_persons_token_lists_and_runs_what_the_table_allows(
     app: FastAPI, web_on: Runtime, role: Role, capability: str
 ) -> None:
     account = await add(app, "p", role)
-    actor = await web_on.actors.actor(account)
+    token = await web_on.accounts.issue(account.id, API_TOKEN, None)
+    holder = TokenHolder(web_on.accounts, web_on.actors, token, "the token file")
     web_on.policy.set(WEB_ACCESS, True)
     wire = capability.replace(".", "_")
     arguments = (
         {"query": "otters"} if capability == "web.search" else {"url": "https://example.org/hello"}
     )
     async with Client(
-        build_server(web_on, actor=actor), mode="legacy", elicitation_callback=Owner()
+        build_server(web_on, callers=holder), mode="legacy", elicitation_callback=Owner()
     ) as client:
         listed = {tool.name for tool in (await client.list_tools()).tools}
         result = await client.call_tool(wire, arguments)

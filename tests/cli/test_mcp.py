@@ -49,6 +49,19 @@ def test_config_for_open_webui_is_a_streamable_http_connection(home: Path) -> No
     assert connection["url"] == "http://127.0.0.1:9123/mcp"
     assert connection["info"]["id"] == "spyglass"
     assert "spyglass mcp --http" in result.stderr
+    # The server refuses a request without a token: the connection sends one, as a bearer.
+    assert connection["auth_type"] == "bearer"
+    assert connection["key"] in result.stderr and "spyglass users api-token" in result.stderr
+
+
+def test_serving_http_with_a_token_file_is_a_usage_error_pointing_at_the_header(
+    home: Path, tmp_path: Path
+) -> None:
+    token_file = tmp_path / "token"
+    token_file.write_text("a-token\n")
+    result = run("mcp", "--http", "--token-file", str(token_file), home=home)
+    assert result.code == 2
+    assert "Authorization: Bearer" in result.stderr
 
 
 def test_delegated_config_states_it_in_the_server_environment(home: Path) -> None:

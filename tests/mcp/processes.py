@@ -8,11 +8,16 @@ import queue
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
+
+from mcp import Client
+
+from spyglass.paths import Paths
+from tests.mcp.support import Owner
 
 SPYGLASS = str(Path(sys.executable).with_name("spyglass"))
 DEADLINE_SECONDS = 30.0
@@ -115,6 +120,29 @@ def http_server(env: dict[str, str], *flags: str) -> Iterator[HTTPServer]:
             process.kill()
             process.wait(timeout=DEADLINE_SECONDS)
         stderr.close()
+
+
+def owner_token(home: Path) -> str:
+    """The owner's API token, written by the server as it starts."""
+    return Paths(home).api_token_file.read_text(encoding="utf-8").strip()
+
+
+@asynccontextmanager
+async def http_client(
+    url: str, token: str, mode: str = "auto", owner: Owner | None = None
+) -> AsyncIterator[Client]:
+    """The SDK client over Streamable HTTP, sending ``token`` as a bearer credential."""
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    headers = {"Authorization": f"Bearer {token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=30, trust_env=False) as http,
+        Client(
+            streamable_http_client(url, http_client=http), mode=mode, elicitation_callback=owner
+        ) as client,
+    ):
+        yield client
 
 
 @dataclass

@@ -21,7 +21,15 @@ from spyglass.core.policy import WEB_ACCESS, PolicyFile
 from spyglass.mcp.transport import bind_loopback
 from spyglass.paths import Paths
 from tests.mcp.peers import Peer, serve
-from tests.mcp.processes import INITIALIZE, SPYGLASS, environment, http_server, raw_stdio
+from tests.mcp.processes import (
+    INITIALIZE,
+    SPYGLASS,
+    environment,
+    http_client,
+    http_server,
+    owner_token,
+    raw_stdio,
+)
 from tests.mcp.support import ERAS, Owner, audit_events, text_of
 
 
@@ -43,9 +51,13 @@ def env(home: Path, searxng: Peer) -> dict[str, str]:
 
 @asynccontextmanager
 async def stdio(
-    env: dict[str, str], tmp_path: Path, mode: str = "auto", owner: Owner | None = None
+    env: dict[str, str],
+    tmp_path: Path,
+    mode: str = "auto",
+    owner: Owner | None = None,
+    *flags: str,
 ) -> AsyncIterator[Client]:
-    params = StdioServerParameters(command=SPYGLASS, args=["-v", "mcp"], env=env)
+    params = StdioServerParameters(command=SPYGLASS, args=["-v", "mcp", *flags], env=env)
     with (tmp_path / "server-stderr.log").open("w") as errlog:
         async with Client(
             stdio_client(params, errlog=errlog), mode=mode, elicitation_callback=owner
@@ -232,7 +244,99 @@ def test_stdout_carries_only_protocol_messages_while_logging_goes_to_stderr(
     assert any("is not valid JSON" in line for line in stderr)
 
 
+# -- a person's server (--token-file) ---------------------------------------------------------
+
+
+def users(env: dict[str, str], *args: str) -> str:
+    """``spyglass users ARGS`` run as the owner would, beside the running server."""
+    import subprocess
+
+    done = subprocess.run(
+        [SPYGLASS, "users", *args], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def person_token(env: dict[str, str], name: str) -> str:
+    """A new API token for ``name`` (replacing any earlier one)."""
+    return str(json.loads(users(env, "api-token", name, "--json"))["api_token"])
+
+
+async def test_stdio_a_person_marked_needs_approval_later_waits_for_an_approver_next_call(
+    env: dict[str, str], tmp_path: Path, searxng: Peer
+) -> None:
+    users(env, "add", "sam")
+    token_file = tmp_path / "sam-token"
+    token_file.write_text(person_token(env, "sam") + "\n", encoding="utf-8")
+    owner = Owner()
+    async with stdio(env, tmp_path, "auto", owner, "--token-file", str(token_file)) as client:
+        before = await client.call_tool("web_search", {"query": "harbour tides"})
+        users(env, "set", "sam", "--needs-approval")
+        after = await client.call_tool("web_search", {"query": "tide tables"})
+    assert not before.is_error, text_of(before)
+    assert after.is_error
+    assert "AWAITING_APPROVAL" in text_of(after)
+    assert [r["query"]["q"] for r in searxng.requests] == ["harbour tides"]
+
+
+async def test_stdio_a_persons_server_refuses_once_their_token_is_replaced(
+    env: dict[str, str], tmp_path: Path, home: Path, searxng: Peer
+) -> None:
+    users(env, "add", "sam")
+    token_file = tmp_path / "sam-token"
+    token_file.write_text(person_token(env, "sam") + "\n", encoding="utf-8")
+    owner = Owner()
+    async with stdio(env, tmp_path, "auto", owner, "--token-file", str(token_file)) as client:
+        before = await client.list_tools()
+        person_token(env, "sam")  # the documented revocation: a new token replaces the old
+        after = await client.list_tools()
+        refused = await client.call_tool("web_search", {"query": "harbour tides"})
+    assert sorted(tool.name for tool in before.tools) == ["web_fetch", "web_search"]
+    assert after.tools == []
+    assert refused.is_error
+    assert "no longer signs anyone in" in text_of(refused)
+    assert "spyglass users api-token" in text_of(refused)
+    assert owner.shown == [] and searxng.requests == []
+    assert audit_events(Paths(home)) == []
+
+
 # -- Streamable HTTP -------------------------------------------------------------------------
+
+
+def test_http_without_a_credential_is_refused_with_401_saying_how_to_send_one(
+    env: dict[str, str], searxng: Peer
+) -> None:
+    accept = {"Accept": "application/json, text/event-stream"}
+    with http_server(env) as server, httpx.Client(timeout=30, trust_env=False) as http:
+        bare = http.post(server.url, json=INITIALIZE, headers=accept)
+        wrong = http.post(
+            server.url, json=INITIALIZE, headers={**accept, "Authorization": "Bearer not-it"}
+        )
+    for refused in (bare, wrong):
+        assert refused.status_code == 401
+        assert refused.headers["www-authenticate"] == "Bearer"
+        message = refused.json()["error"]["message"]
+        assert "Authorization: Bearer" in message
+        assert "api-token" in message and "spyglass users api-token" in message
+    assert searxng.requests == []
+
+
+async def test_http_a_persons_token_runs_their_calls_under_their_rules(
+    env: dict[str, str], home: Path, searxng: Peer
+) -> None:
+    users(env, "add", "sam")
+    users(env, "set", "sam", "--needs-approval")
+    sam = person_token(env, "sam")
+    owner = Owner()
+    with http_server(env) as server:
+        async with http_client(server.url, sam, "legacy", owner) as client:
+            waits = await client.call_tool("web_search", {"query": "harbour tides"})
+        async with http_client(server.url, owner_token(home), "legacy", owner) as client:
+            runs = await client.call_tool("web_search", {"query": "tide tables"})
+    assert waits.is_error and "AWAITING_APPROVAL" in text_of(waits)
+    assert not runs.is_error, text_of(runs)
+    assert [r["query"]["q"] for r in searxng.requests] == ["tide tables"]
 
 
 @pytest.mark.parametrize("era", ["auto", "legacy"])
@@ -241,7 +345,7 @@ async def test_http_lists_tools_and_runs_an_approved_search(
 ) -> None:
     owner = Owner()
     with http_server(env, "-v") as server:
-        async with Client(server.url, mode=era, elicitation_callback=owner) as client:
+        async with http_client(server.url, owner_token(home), era, owner) as client:
             listed = await client.list_tools()
             result = await client.call_tool("web_search", {"query": "harbour tides"})
     assert sorted(tool.name for tool in listed.tools) == ["web_fetch", "web_search"]
@@ -253,14 +357,13 @@ async def test_http_lists_tools_and_runs_an_approved_search(
 
 @pytest.mark.parametrize("era", ["auto", "legacy"])
 async def test_http_declined_and_unsupported_elicitation_run_nothing(
-    env: dict[str, str], searxng: Peer, era: str
+    env: dict[str, str], home: Path, searxng: Peer, era: str
 ) -> None:
     with http_server(env) as server:
-        async with Client(
-            server.url, mode=era, elicitation_callback=Owner(action="cancel")
-        ) as client:
+        token = owner_token(home)
+        async with http_client(server.url, token, era, Owner(action="cancel")) as client:
             declined = await client.call_tool("web_search", {"query": "harbour tides"})
-        async with Client(server.url, mode=era) as client:
+        async with http_client(server.url, token, era) as client:
             unsupported = await client.call_tool("web_search", {"query": "harbour tides"})
     assert declined.is_error and "[DENIED]" in text_of(declined)
     assert unsupported.is_error and "CONFIRMATION_REQUIRED" in text_of(unsupported)
@@ -268,10 +371,13 @@ async def test_http_declined_and_unsupported_elicitation_run_nothing(
 
 
 def test_http_refuses_a_foreign_host_or_origin_and_accepts_a_loopback_page(
-    env: dict[str, str],
+    env: dict[str, str], home: Path
 ) -> None:
-    accept = {"Accept": "application/json, text/event-stream"}
     with http_server(env) as server, httpx.Client(timeout=30, trust_env=False) as http:
+        accept = {
+            "Accept": "application/json, text/event-stream",
+            "Authorization": f"Bearer {owner_token(home)}",
+        }
         rebound = http.post(server.url, json=INITIALIZE, headers={**accept, "Host": "evil.test"})
         foreign = http.post(
             server.url, json=INITIALIZE, headers={**accept, "Origin": "https://evil.test"}
@@ -336,6 +442,7 @@ async def test_http_deleting_the_session_while_the_owner_is_asked_ends_the_attem
         "params": {"name": "web_search", "arguments": {"query": "tide tables"}},
     }
     with http_server(env) as server:
+        accept["Authorization"] = f"Bearer {owner_token(home)}"
         async with httpx.AsyncClient(timeout=30, trust_env=False) as http:
             opened = await http.post(server.url, json=initialize, headers=accept)
             session = {**accept, "Mcp-Session-Id": opened.headers["mcp-session-id"]}

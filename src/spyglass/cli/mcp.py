@@ -18,7 +18,7 @@ from spyglass.mcp.addresses import DEFAULT_HTTP_PORT
 from spyglass.mcp.clients import DELEGATED_ENV, DelegationRefused, Host, snippet
 
 if TYPE_CHECKING:
-    from spyglass.core.actor import Actor
+    from spyglass.mcp.callers import Callers
     from spyglass.runtime import Runtime
 
 
@@ -48,15 +48,24 @@ def mcp(ctx: click.Context, http: bool, port: int, token_file: Path | None) -> N
 
     from spyglass.mcp.transport import bind_loopback, serve_http, serve_stdio
 
+    if http and token_file is not None:
+        fail(
+            "--token-file is for stdio: over --http each host sends its own token",
+            EXIT_USAGE,
+            hint="put the token in the host's connection as an Authorization: Bearer header "
+            "(see `spyglass mcp config`)",
+        )
     runtime = load_runtime()
     # Said at start (on stderr: stdout is the protocol); such a capability is not listed.
     runtime.report_problems()
-    actor = _actor(runtime, token_file) if token_file is not None else None
+    from spyglass.mcp.callers import local_owner
+
+    callers = _token_holder(runtime, token_file) if token_file is not None else local_owner
     if not http:
         # stdout is the protocol stream from here on: nothing else may be printed to it.
         stopped = False
         with contextlib.suppress(KeyboardInterrupt):
-            stopped = anyio.run(serve_stdio, runtime, actor)
+            stopped = anyio.run(serve_stdio, runtime, callers)
         if stopped:
             # Ctrl-C with the host still connected: a thread is blocked reading stdin, and
             # the interpreter would wait for it until the host closes the stream. Everything
@@ -70,6 +79,11 @@ def mcp(ctx: click.Context, http: bool, port: int, token_file: Path | None) -> N
     from spyglass.capabilities import preload
 
     preload()
+    try:
+        # Credentials are checked on every request: the account tables must be there.
+        runtime.stores.upgrade()
+    except (StoreUnavailable, StorageError) as exc:
+        fail(str(exc), EXIT_FAILED)
     try:
         sock = bind_loopback(port)
     except OSError as exc:
@@ -86,7 +100,7 @@ def mcp(ctx: click.Context, http: bool, port: int, token_file: Path | None) -> N
 
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            anyio.run(lambda: serve_http(runtime, sock, ready=ready, actor=actor))
+            anyio.run(lambda: serve_http(runtime, sock, ready=ready))
     finally:
         sock.close()
 
@@ -134,15 +148,17 @@ def config(client: str, port: int, delegated: bool) -> None:
         )
 
 
-def _actor(runtime: Runtime, token_file: Path) -> Actor:
-    """The person whose API token ``token_file`` holds, or a plain refusal to start."""
+def _token_holder(runtime: Runtime, token_file: Path) -> Callers:
+    """Whose calls are the person's whose API token ``token_file`` holds, looked up again on
+    every call (:class:`~spyglass.mcp.callers.TokenHolder`); a plain refusal to start when it
+    signs nobody in now."""
     import asyncio
 
-    from spyglass.accounts.store import API_TOKEN
+    from spyglass.mcp.callers import NEW_TOKEN, SignedOut, TokenHolder
 
     # A token file that is missing, unreadable or not a token is the same mistake as a token
     # that signs nobody in: what was given on the command line (exit 2, usage).
-    hint = "the owner makes a new one with `spyglass users api-token NAME`"
+    hint = NEW_TOKEN
     try:
         token = token_file.read_text(encoding="utf-8").strip()
     except OSError as exc:
@@ -150,19 +166,20 @@ def _actor(runtime: Runtime, token_file: Path) -> Actor:
     except UnicodeDecodeError:
         fail(f"the token file {token_file} does not hold a token", EXIT_USAGE, hint=hint)
 
-    async def find() -> Actor | None:
+    holder = TokenHolder(runtime.accounts, runtime.actors, token, str(token_file))
+
+    async def find() -> object:
         await asyncio.to_thread(runtime.stores.upgrade)
-        account = await runtime.accounts.resolve(API_TOKEN, token) if token else None
-        return None if account is None else await runtime.actors.actor(account)
+        return await holder()
 
     try:
-        actor = asyncio.run(find())
+        found = asyncio.run(find())
     except (StoreUnavailable, StorageError) as exc:
         fail(str(exc), EXIT_FAILED)
-    if actor is None:
+    if isinstance(found, SignedOut):
         fail(
             f"the token in {token_file} signs nobody in (unknown, replaced or disabled)",
             EXIT_USAGE,
             hint=hint,
         )
-    return actor
+    return holder

@@ -72,6 +72,9 @@ def _stdio_entry(command: Sequence[str], env: Mapping[str, str]) -> dict[str, An
     return entry
 
 
+#: Stands for the API token in a snippet: the token is a secret, so it is never printed.
+TOKEN_PLACEHOLDER = "PASTE-A-SPYGLASS-API-TOKEN"  # noqa: S105
+
 WHERE = {
     Host.CLAUDE: "Claude Desktop: Settings > Developer > Edit Config "
     '(claude_desktop_config.json); merge into "mcpServers" and restart Claude Desktop.',
@@ -80,8 +83,11 @@ WHERE = {
     Host.CURSOR: "Cursor: ~/.cursor/mcp.json (all projects) or .cursor/mcp.json (one "
     'project); merge into "mcpServers".',
     Host.OPENWEBUI: "Open WebUI: start `spyglass mcp --http` first, then add the connection "
-    "under Admin Settings > External Tools (Type: MCP Streamable HTTP), or set this JSON as "
-    "the TOOL_SERVER_CONNECTIONS environment variable of a fresh Open WebUI.",
+    "under Admin Settings > External Tools (Type: MCP Streamable HTTP, Auth: Bearer), or set "
+    "this JSON as the TOOL_SERVER_CONNECTIONS environment variable of a fresh Open WebUI. "
+    f'Replace "{TOKEN_PLACEHOLDER}" with the owner\'s API token (the api_token file `spyglass '
+    "config path` names) or a person's (`spyglass users api-token NAME`): calls are then "
+    "that person's.",
     Host.CODEX: "Codex: append to ~/.codex/config.toml.",
 }
 
@@ -122,8 +128,9 @@ def snippet(
             "type": "mcp",
             "url": endpoint_url(port),
             "path": "",
-            "auth_type": "none",
-            "key": "",
+            # Every request to `spyglass mcp --http` needs a token (Authorization: Bearer).
+            "auth_type": "bearer",
+            "key": TOKEN_PLACEHOLDER,
             "config": {"enable": True},
             "info": {
                 "id": SERVER_KEY,

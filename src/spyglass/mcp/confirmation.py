@@ -150,17 +150,14 @@ def decode_state(state: str | None) -> str | None:
 class ConfirmationFlow:
     """Runs one ``tools/call`` through the executor, asking the owner when it must."""
 
-    def __init__(
-        self, executor: Executor, *, ask_timeout: float = ASK_SECONDS, actor: Actor | None = None
-    ) -> None:
+    def __init__(self, executor: Executor, *, ask_timeout: float = ASK_SECONDS) -> None:
         self.executor = executor
-        #: The person this server's calls are made for (``None``: the owner, locally).
-        self.actor = actor
         self.ask_timeout = ask_timeout
-        #: 2026-07-28 questions out with a client, token → when to give up on the answer.
-        self._unanswered: dict[str, float] = {}
-        #: Handshake-era questions being asked right now (their tokens).
-        self._asking: set[str] = set()
+        #: 2026-07-28 questions out with a client, token → when to give up on the answer, and
+        #: the person the call was made for (``None``: the owner, locally).
+        self._unanswered: dict[str, tuple[float, Actor | None]] = {}
+        #: Handshake-era questions being asked right now: token → whose call it is.
+        self._asking: dict[str, Actor | None] = {}
 
     async def run(
         self,
@@ -168,15 +165,17 @@ class ConfirmationFlow:
         capability: Capability,
         arguments: Any,
         params: types.CallToolRequestParams,
+        actor: Actor | None = None,
     ) -> Outcome | types.InputRequiredResult | CannotAsk:
         """The finished outcome, a question for a 2026-07-28 client, or :class:`CannotAsk`.
 
-        ``arguments`` are whatever the client sent; the executor validates them.
+        ``arguments`` are whatever the client sent; the executor validates them. The call is
+        ``actor``'s (``None``: the owner, locally).
         """
         token = decode_state(params.request_state)
         if token is not None:
             # A 2026-07-28 retry: this call was already checked and is waiting for its answer.
-            return await self._resume(capability, arguments, token, params)
+            return await self._resume(capability, arguments, token, params, actor)
 
         turn = Turn()
         outcome = await self.executor.ainvoke(
@@ -185,29 +184,38 @@ class ConfirmationFlow:
             arguments,
             channel=CHANNEL,
             turn=turn,
-            actor=self.actor,
+            actor=actor,
         )
         pending = outcome.pending_confirmation
         if pending is None:
             return outcome
         if not client_can_elicit(ctx.session.client_capabilities):
-            return await self._cannot_ask(capability, pending.token)
+            return await self._cannot_ask(capability, pending.token, actor)
         if uses_input_required(ctx.protocol_version):
-            self._unanswered[pending.token] = anyio.current_time() + self.ask_timeout
+            self._unanswered[pending.token] = (anyio.current_time() + self.ask_timeout, actor)
             return self._question(
                 capability, arguments, pending.token, pending.notices, pending.provider
             )
         if not ctx.session.can_send_request:
             # A handshake-era channel with no way back to the client mid-call cannot ask either.
-            return await self._cannot_ask(capability, pending.token)
+            return await self._cannot_ask(capability, pending.token, actor)
         return await self._ask_now(
-            ctx, capability, arguments, pending.token, turn, pending.notices, pending.provider
+            ctx,
+            capability,
+            arguments,
+            pending.token,
+            turn,
+            actor,
+            pending.notices,
+            pending.provider,
         )
 
-    async def _cannot_ask(self, capability: Capability, token: str) -> CannotAsk:
+    async def _cannot_ask(
+        self, capability: Capability, token: str, actor: Actor | None
+    ) -> CannotAsk:
         # Nobody can approve this attempt: spend its token now so the audit log ends it with
         # one terminal event instead of a pending call that silently expires.
-        await self.executor.adeny(token, channel=CHANNEL, actor=self.actor)
+        await self.executor.adeny(token, channel=CHANNEL, actor=actor)
         return CannotAsk(capability)
 
     def _question(
@@ -234,13 +242,14 @@ class ConfirmationFlow:
         arguments: dict[str, Any],
         token: str,
         params: types.CallToolRequestParams,
+        actor: Actor | None,
     ) -> Outcome | types.InputRequiredResult:
         answer = (params.input_responses or {}).get(APPROVAL_KEY)
         if not isinstance(answer, types.ElicitResult):
             # Retried without an answer to our question: ask it again, same token.
             return self._question(capability, arguments, token)
         self._unanswered.pop(token, None)
-        return await self._decide(capability, arguments, token, answer, Turn())
+        return await self._decide(capability, arguments, token, answer, Turn(), actor)
 
     async def refuse_unanswered(self) -> int:
         """Spend the token of every 2026-07-28 question whose answer is overdue.
@@ -250,22 +259,22 @@ class ConfirmationFlow:
         the token expired. Returns how many were refused.
         """
         now = anyio.current_time()
-        overdue = [token for token, deadline in self._unanswered.items() if deadline <= now]
+        overdue = [token for token, (deadline, _) in self._unanswered.items() if deadline <= now]
         for token in overdue:
-            del self._unanswered[token]
-            await self.executor.adeny(token, channel=CHANNEL, actor=self.actor)
+            _, actor = self._unanswered.pop(token)
+            await self.executor.adeny(token, channel=CHANNEL, actor=actor)
         return len(overdue)
 
     async def refuse_all(self) -> int:
         """Spend the token of every question still open, of either era: the server is
         stopping (stdin ended, the HTTP session was deleted), so nobody can answer any more,
         and each attempt must still end with one terminal event. Returns how many."""
-        tokens = [*self._unanswered, *self._asking]
+        tokens = [*((t, a) for t, (_, a) in self._unanswered.items()), *self._asking.items()]
         self._unanswered.clear()
         self._asking.clear()
         with anyio.CancelScope(shield=True):
-            for token in tokens:
-                await self.executor.adeny(token, channel=CHANNEL, actor=self.actor)
+            for token, actor in tokens:
+                await self.executor.adeny(token, channel=CHANNEL, actor=actor)
         return len(tokens)
 
     async def refuse_unanswered_forever(self, interval: float) -> None:
@@ -281,10 +290,11 @@ class ConfirmationFlow:
         arguments: dict[str, Any],
         token: str,
         turn: Turn,
+        actor: Actor | None,
         notices: Sequence[Notice] = (),
         provider: str | None = None,
     ) -> Outcome:
-        self._asking.add(token)
+        self._asking[token] = actor
         try:
             with anyio.fail_after(self.ask_timeout):
                 answer = await ctx.session.elicit_form(
@@ -313,16 +323,16 @@ class ConfirmationFlow:
             return refused
         # Had the server stopped while the answer was on its way, refuse_all spent the token
         # already, and the executor refuses the answer as it refuses a replayed one.
-        self._asking.discard(token)
-        return await self._decide(capability, arguments, token, answer, turn)
+        self._asking.pop(token, None)
+        return await self._decide(capability, arguments, token, answer, turn, actor)
 
     async def _refuse_asked(self, token: str) -> Outcome | None:
         """Deny an asked question's token unless :meth:`refuse_all` already did (``None``)."""
         if token not in self._asking:
             return None
-        self._asking.discard(token)
+        actor = self._asking.pop(token)
         with anyio.CancelScope(shield=True):
-            refused = await self.executor.adeny(token, channel=CHANNEL, actor=self.actor)
+            refused = await self.executor.adeny(token, channel=CHANNEL, actor=actor)
         return refused
 
     async def _decide(
@@ -332,9 +342,10 @@ class ConfirmationFlow:
         token: str,
         answer: types.ElicitResult,
         turn: Turn,
+        actor: Actor | None,
     ) -> Outcome:
         if not approves(answer):
-            return await self.executor.adeny(token, channel=CHANNEL, actor=self.actor)
+            return await self.executor.adeny(token, channel=CHANNEL, actor=actor)
         return await self.executor.ainvoke(
             capability.name,
             capability.version,
@@ -342,5 +353,5 @@ class ConfirmationFlow:
             channel=CHANNEL,
             turn=turn,
             confirmation_token=token,
-            actor=self.actor,
+            actor=actor,
         )

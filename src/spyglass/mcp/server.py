@@ -24,9 +24,10 @@ from mcp.server.models import InitializationOptions
 from mcp.server.subscriptions import ListenHandler
 from mcp.types.methods import INPUT_REQUIRED_METHODS
 
-from spyglass.core.actor import Actor
 from spyglass.core.capability import Capability
 from spyglass.core.outcome import Code, Outcome
+from spyglass.errors import StoreUnavailable
+from spyglass.mcp.callers import Callers, SignedOut, local_owner
 from spyglass.mcp.confirmation import ASK_SECONDS, CannotAsk, ConfirmationFlow
 from spyglass.mcp.rendering import render_result
 from spyglass.mcp.tools import ToolTable
@@ -169,21 +170,28 @@ class SpyglassMCP:
         *,
         ask_timeout: float = ASK_SECONDS,
         policy_poll: float = POLICY_POLL_SECONDS,
-        actor: Actor | None = None,
+        callers: Callers = local_owner,
     ) -> None:
         self.runtime = runtime
-        self.actor = actor
+        #: Who each request is made for, asked per request: permissions changed since the
+        #: server started apply to the next call, and a revoked credential stops working.
+        self.callers = callers
         self.table = ToolTable(runtime.registry, runtime.settings)
-        self.watch = ToolWatch(self.table, runtime.policy, interval=policy_poll, actor=actor)
-        self.flow = ConfirmationFlow(runtime.executor, ask_timeout=ask_timeout, actor=actor)
+        self.watch = ToolWatch(self.table, runtime.policy, interval=policy_poll)
+        self.flow = ConfirmationFlow(runtime.executor, ask_timeout=ask_timeout)
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         # Only what the owner's switches allow: a tool the model may not use is not offered.
         self.watch.remember(ctx)
-        tools = await anyio.to_thread.run_sync(self.table.offered, self.runtime.policy, self.actor)
-        self.watch.served(tuple(tool.name for tool in tools))
+        caller = await self.callers(ctx)
+        if isinstance(caller, SignedOut):
+            # Nothing may be used, so nothing is offered; a call still made says why.
+            logger.warning("no tools offered: %s", caller.message)
+            return types.ListToolsResult(tools=[])
+        tools = await anyio.to_thread.run_sync(self.table.offered, self.runtime.policy, caller)
+        self.watch.served(tuple(tool.name for tool in tools), caller)
         return types.ListToolsResult(tools=tools)
 
     @asynccontextmanager
@@ -215,7 +223,12 @@ class SpyglassMCP:
         odd = _ODD_ARGUMENTS.get()
         arguments: Any = odd[0] if odd is not None else dict(params.arguments or {})
         try:
-            answer = await self.flow.run(ctx, capability, arguments, params)
+            caller = await self.callers(ctx)
+            if isinstance(caller, SignedOut):
+                return text_result(f"{capability.wire_name} was not run: {caller.message}.")
+            answer = await self.flow.run(ctx, capability, arguments, params, caller)
+        except StoreUnavailable as exc:
+            return text_result(f"{capability.wire_name} was not run: {exc}")
         except Exception:
             # A bug in Spyglass or the SDK: logged with its traceback, answered without one.
             logger.exception("tools/call %s failed inside the MCP server", capability.name)
@@ -255,16 +268,17 @@ def build_server(
     *,
     ask_timeout: float = ASK_SECONDS,
     policy_poll: float = POLICY_POLL_SECONDS,
-    actor: Actor | None = None,
+    callers: Callers = local_owner,
 ) -> Server[Any]:
     """The SDK server for ``runtime``: tools from its registry, calls through its executor.
 
     ``ask_timeout`` bounds how long the owner has to answer an approval request (mid-call, or
     until a 2026-07-28 client comes back with the answer); it ends inside the token's
     lifetime, so an unanswered call is still refused as ``denied``. ``policy_poll`` is how often the
-    owner's switches are read to keep clients' tool lists current.
+    owner's switches are read to keep clients' tool lists current. ``callers`` says who each
+    request is made for (by default the owner, on this machine).
     """
-    app = SpyglassMCP(runtime, ask_timeout=ask_timeout, policy_poll=policy_poll, actor=actor)
+    app = SpyglassMCP(runtime, ask_timeout=ask_timeout, policy_poll=policy_poll, callers=callers)
     server: Server[Any] = _Server(
         SERVER_NAME,
         version=__version__,

@@ -2,7 +2,11 @@
 
 On stdio, stdout carries protocol messages only; logs go to stderr. Over HTTP the server binds
 127.0.0.1 and accepts only requests whose Host names this loopback port and whose Origin, if
-any, is a loopback page — a web page on another site cannot drive it (DNS rebinding).
+any, is a loopback page — a web page on another site cannot drive it (DNS rebinding). Every
+request to ``/mcp`` must also carry a credential, checked as the HTTP API checks it: the
+owner's API token or a person's (``Authorization: Bearer``); its calls are that person's. Any
+process on the machine can reach loopback, and the caller answers its own approvals, so
+without this a child's process could run calls as the owner.
 """
 
 from __future__ import annotations
@@ -14,8 +18,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 
-from spyglass.core.actor import Actor
 from spyglass.mcp.addresses import LOOPBACK, MCP_PATH, endpoint_url
+from spyglass.mcp.callers import NEW_TOKEN, Callers, from_request, local_owner
 from spyglass.mcp.server import build_server
 from spyglass.mcp.stdio import stdio_transport
 from spyglass.runtime import Runtime
@@ -25,11 +29,12 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
 
 
-async def serve_stdio(runtime: Runtime, actor: Actor | None = None) -> bool:
+async def serve_stdio(runtime: Runtime, callers: Callers = local_owner) -> bool:
     """Serve one host over stdin/stdout until it closes the stream or the process is told to
-    stop (SIGINT, SIGTERM); calls are ``actor``'s. True when stopped by a signal: stdin may
-    then still be open, with a thread blocked reading it, so the caller exits the process."""
-    server = build_server(runtime, actor=actor)
+    stop (SIGINT, SIGTERM); ``callers`` says whose each call is. True when stopped by a
+    signal: stdin may then still be open, with a thread blocked reading it, so the caller
+    exits the process."""
+    server = build_server(runtime, callers=callers)
     lines, transport = stdio_transport()
     stopped = False
 
@@ -61,14 +66,37 @@ def loopback_security(port: int) -> TransportSecuritySettings:
     )
 
 
-def http_app(runtime: Runtime, port: int, actor: Actor | None = None) -> Starlette:
-    """The Streamable HTTP ASGI app at ``/mcp`` for a server listening on ``port``."""
-    server = build_server(runtime, actor=actor)
-    return server.streamable_http_app(
+#: What a request to ``/mcp`` without working credentials is told.
+UNAUTHORIZED = (
+    "missing or wrong credentials: send Authorization: Bearer <token> with the owner's token "
+    "from $SPYGLASS_HOME/api-token (the file `spyglass config path` names) or a person's "
+    f"token from `spyglass users api-token NAME`; {NEW_TOKEN} when one was replaced"
+)
+
+
+def http_app(runtime: Runtime, port: int) -> Starlette:
+    """The Streamable HTTP ASGI app at ``/mcp`` for a server listening on ``port``; each
+    request's calls are those of the person its credential signs in."""
+    from spyglass.service.auth import Authenticator, AuthGate, load_or_create_token
+    from spyglass.state.sessions import Sessions
+
+    server = build_server(runtime, callers=from_request)
+    app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         host=LOOPBACK,
         transport_security=loopback_security(port),
     )
+    # Bearer tokens only: a session store of its own that holds no console session, so the
+    # console's cookie (sent by any loopback page's request) signs nobody in here.
+    authenticator = Authenticator(
+        load_or_create_token(runtime.paths.api_token_file),
+        Sessions(),
+        runtime.accounts,
+        runtime.actors,
+        unauthorized=UNAUTHORIZED,
+    )
+    app.add_middleware(AuthGate, authenticator=authenticator)
+    return app
 
 
 def bind_loopback(port: int) -> socket.socket:
@@ -94,13 +122,13 @@ async def serve_http(
     sock: socket.socket,
     *,
     ready: Callable[[str], None] | None = None,
-    actor: Actor | None = None,
 ) -> None:
-    """Serve Streamable HTTP on an already bound loopback socket until stopped."""
+    """Serve Streamable HTTP on an already bound loopback socket until stopped; each request
+    must carry a credential (see :func:`http_app`)."""
     import uvicorn  # only the HTTP transport needs the server
 
     port = sock.getsockname()[1]
-    app = http_app(runtime, port, actor)
+    app = http_app(runtime, port)
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
     server = uvicorn.Server(config)
     if ready is not None:

@@ -43,22 +43,21 @@ class ToolWatch:
         policy: PolicySource,
         *,
         interval: float = POLICY_POLL_SECONDS,
-        actor: Actor | None = None,
     ) -> None:
         self.table = table
         self.policy = policy
         self.interval = interval
-        self.actor = actor
         self.bus = InMemorySubscriptionBus()
         self._connections: weakref.WeakSet[Connection] = weakref.WeakSet()
         #: Tool lists handed to clients since the last poll. A switch turned off and on
         #: between two polls looks unchanged to the poll, yet a client that listed the tools
-        #: meanwhile holds the short list: what was handed out is compared too.
-        self._served: set[tuple[str, ...]] = set()
+        #: meanwhile holds the short list: what was handed out is compared too, with what
+        #: the person it was handed to (``None``: the owner) is offered now.
+        self._served: set[tuple[Actor | None, tuple[str, ...]]] = set()
 
-    def served(self, names: tuple[str, ...]) -> None:
-        """Note a tool list just handed to a client."""
-        self._served.add(names)
+    def served(self, names: tuple[str, ...], actor: Actor | None = None) -> None:
+        """Note a tool list just handed to a client, made for ``actor``."""
+        self._served.add((actor, names))
 
     def remember(self, ctx: ServerRequestContext[Any, Any]) -> None:
         """Note the connection behind ``ctx`` so a later change reaches it (handshake era).
@@ -70,24 +69,34 @@ class ToolWatch:
         if isinstance(connection, Connection):
             self._connections.add(connection)
 
-    async def offered(self) -> tuple[str, ...]:
+    async def offered(self, actor: Actor | None = None) -> tuple[str, ...]:
+        """The tools the owner's switches offer ``actor`` (``None``: the owner)."""
         # A policy store may one day be a network service: read it off the event loop.
-        return await anyio.to_thread.run_sync(self.table.offered_names, self.policy, self.actor)
+        return await anyio.to_thread.run_sync(self.table.offered_names, self.policy, actor)
+
+    async def _stale(self, served: set[tuple[Actor | None, tuple[str, ...]]]) -> bool:
+        """Whether a list handed out since the last poll differs from its person's list now."""
+        for actor, names in served:
+            if names != await self.offered(actor):
+                return True
+        return False
 
     async def run(self) -> None:
         """Watch until cancelled."""
         last = await self.offered()
         while True:
             await anyio.sleep(self.interval)
+            served, self._served = self._served, set()
             try:
                 now = await self.offered()
+                stale = await self._stale(served)
             except Exception:
                 # A policy store that fails now may answer next time; the executor still
                 # refuses every call the policy does not allow.
+                self._served |= served
                 logger.warning("cannot read the owner's policy to update the MCP tool list")
                 continue
-            served, self._served = self._served, set()
-            if now != last or served - {now}:
+            if now != last or stale:
                 last = now
                 await self.announce()
 

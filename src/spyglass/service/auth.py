@@ -36,6 +36,11 @@ from spyglass.state.sessions import (
 COOKIE = "spyglass_session"
 CSRF_HEADER = "X-CSRF-Token"
 MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+#: What a caller without working credentials is told, by default (the service's).
+UNAUTHORIZED = (
+    "missing or wrong credentials: send Authorization: Bearer <token> with the token from "
+    "$SPYGLASS_HOME/api-token, or open the console link that `spyglass serve` prints"
+)
 
 
 def load_or_create_token(path: Path) -> str:
@@ -75,11 +80,15 @@ class Authenticator:
         sessions: SessionStore,
         accounts: AccountStore,
         actors: Actors | None = None,
+        *,
+        unauthorized: str = UNAUTHORIZED,
     ) -> None:
         self.token = token
         self.sessions = sessions
         self.accounts = accounts
         self.actors = actors or Actors(accounts)
+        #: The 401's message: how this front end's callers send their credentials.
+        self.unauthorized = unauthorized
 
     async def identify(self, request: HTTPConnection) -> Principal | None:
         try:
@@ -134,12 +143,7 @@ class Authenticator:
         principal = await self.identify(request)
         if principal is None:
             raise ApiError(
-                401,
-                "UNAUTHORIZED",
-                "missing or wrong credentials: send Authorization: Bearer <token> with the "
-                "token from $SPYGLASS_HOME/api-token, or open the console link that "
-                "`spyglass serve` prints",
-                headers={"WWW-Authenticate": "Bearer"},
+                401, "UNAUTHORIZED", self.unauthorized, headers={"WWW-Authenticate": "Bearer"}
             )
         if principal.kind == "cookie" and method in MUTATING:
             sent = request.headers.get(CSRF_HEADER, "")
