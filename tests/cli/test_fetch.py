@@ -20,11 +20,12 @@ def test_with_web_access_off_it_says_how_to_turn_it_on(home: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
-def test_a_private_url_is_refused_as_on_your_own_network(home: Path) -> None:
+def test_a_loopback_url_is_refused_as_this_machine_itself(home: Path) -> None:
     enable(home)
     result = run("fetch", "http://127.0.0.1:9/", "--yes", home=home)
     assert result.code == 3
-    assert "refused: the address is on your own network" in result.stderr
+    assert "refused: the address is this machine itself" in result.stderr
+    assert "fetch.private_network" not in result.stderr
     assert "FETCH_TARGET_REJECTED" in result.stderr
 
 
@@ -85,7 +86,7 @@ def test_without_a_terminal_a_private_address_is_refused_not_left_unconfirmed(ho
     enable(home)
     result = run("fetch", "http://127.0.0.1/", home=home)
     assert result.code == 3
-    assert "your own network" in result.stderr
+    assert "this machine itself" in result.stderr
     assert "--yes" not in result.stderr
 
 
