@@ -43,8 +43,8 @@ from tests.search.searxng_peer import PYTHON_VARIABLE, FakeUpstream, start_peer 
 
 from spyglass.core.policy import WEB_ACCESS  # noqa: E402
 from spyglass.paths import Paths  # noqa: E402
+from spyglass.providers.exchange import USER_AGENT  # noqa: E402
 from spyglass.runtime import Runtime, build_runtime  # noqa: E402
-from spyglass.search.client import USER_AGENT  # noqa: E402
 
 QUERY = "!ok spyglass benchmark"
 HEADERS = {

@@ -15,9 +15,10 @@ import trustme
 
 from spyglass.llm.client import ModelClient, ModelUnavailable
 from spyglass.net.faults import Fault, classify
-from spyglass.search.client import send
+from spyglass.search.client import MAX_BODY_BYTES
 from spyglass.search.model import SearchFailure
 from spyglass.search.provider import ProviderRequest
+from spyglass.search.providers import PROVIDERS
 from spyglass.settings import LLMSettings
 
 
@@ -148,7 +149,7 @@ async def test_the_search_client_says_a_refused_provider_may_not_be_running_and_
 ):
     request = ProviderRequest("GET", f"http://127.0.0.1:{_closed_port()}/search")
     with pytest.raises(SearchFailure) as caught:
-        await send("duckduckgo", request, timeout=2)
+        await PROVIDERS["duckduckgo"].exchange(request, timeout=2, max_bytes=MAX_BODY_BYTES)
     assert "refused the connection" in caught.value.message
     assert "base_url" not in caught.value.message
 

@@ -38,9 +38,6 @@ MIN_CHARS = 500
 MAX_CHARS = 100_000
 #: The longest ``focus``: a question or a few key terms, not a document.
 MAX_FOCUS_CHARS = 500
-#: Arguments used only on this device, after the page is read, and what approval prompts call
-#: them: shown apart from what is sent (``focus`` picks passages from the page as read).
-STAYS_ON_DEVICE = {"focus": "looking for"}
 #: Turn-cache keys: extracted pages by URL, and robots.txt rules by robots URL.
 PAGES_KEY = "web.fetch/pages"
 ROBOTS_KEY = "web.fetch/robots"

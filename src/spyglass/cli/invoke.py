@@ -114,25 +114,22 @@ def _ask(runtime: Runtime, outcome: Outcome) -> bool:
             style="yellow",
         )
     )
-    from spyglass.capabilities.fetch import STAYS_ON_DEVICE
-    from spyglass.capabilities.recipients import recipient_line
+    from spyglass.capabilities.recipients import recipient_line, split_arguments
 
     line = recipient_line(pending.capability, pending.provider)
     if line is not None:
         console.print(Text(line, style="bold"))
-    for key, value in pending.arguments.items():
-        if key in STAYS_ON_DEVICE:
-            continue
+    sent, kept = split_arguments(pending.arguments)
+    for key, value in sent:
         console.print(Text.assemble((f"  {key}: ", "bold"), (_literal(value), "")))
-    for key, label in STAYS_ON_DEVICE.items():
-        if key in pending.arguments:
-            console.print(
-                Text.assemble(
-                    (f"  {label}: ", "bold"),
-                    (_literal(pending.arguments[key]), ""),
-                    (" (stays on this machine, never sent)", "dim"),
-                )
+    for label, value in kept:
+        console.print(
+            Text.assemble(
+                (f"  {label}: ", "bold"),
+                (_literal(value), ""),
+                (" (stays on this machine, never sent)", "dim"),
             )
+        )
     for line in notice_lines(pending.notices, pending.arguments):
         console.print(Text("  " + line, style="bold yellow" if line.startswith("!") else "dim"))
     try:

@@ -27,7 +27,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.types.version import is_version_at_least
 
 from spyglass import jsontext
-from spyglass.capabilities.recipients import recipient_line
+from spyglass.capabilities.recipients import recipient_line, split_arguments
 from spyglass.core.actor import Actor
 from spyglass.core.capability import Capability
 from spyglass.core.confirmation import TOKEN_TTL_SECONDS
@@ -86,19 +86,15 @@ def approval_message(
         "This call leaves this device: what is shown below is sent to the internet.",
         "",
     ]
-    from spyglass.capabilities.fetch import STAYS_ON_DEVICE
-
     said = recipient_line(capability.name, provider)
     if said is not None:
         lines.append(said)
-    for key, value in arguments.items():
-        if key in STAYS_ON_DEVICE:
-            continue
+    sent, kept = split_arguments(arguments)
+    for key, value in sent:
         shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         lines.append(f"{key}: {shown}")
-    for key, label in STAYS_ON_DEVICE.items():
-        if key in arguments:
-            lines.append(f"{label}: {arguments[key]} (stays on this device, never sent)")
+    for label, value in kept:
+        lines.append(f"{label}: {value} (stays on this device, never sent)")
     if notices:
         lines += ["", *notice_lines(notices, arguments)]
     return "\n".join(lines)

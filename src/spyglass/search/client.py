@@ -11,34 +11,13 @@ import asyncio
 from itertools import zip_longest
 
 from spyglass.providers.clients import ProviderClients
-from spyglass.providers.exchange import USER_AGENT, ProviderRequest, ProviderResponse
-from spyglass.providers.exchange import send as _send
-from spyglass.search.model import FAILURES, ParsedPage, SearchQuery
+from spyglass.providers.exchange import ProviderRequest
+from spyglass.search.model import ParsedPage, SearchQuery
 from spyglass.search.provider import Endpoint, Provider
 
-__all__ = ["MAX_BODY_BYTES", "USER_AGENT", "ask", "send"]
+__all__ = ["MAX_BODY_BYTES", "ask"]
 
 MAX_BODY_BYTES = 2 * 1024 * 1024
-
-
-async def send(
-    provider: str,
-    request: ProviderRequest,
-    *,
-    timeout: float,
-    address_key: str | None = None,
-    clients: ProviderClients | None = None,
-) -> ProviderResponse:
-    """Send ``request`` and read its body under the 2 MiB bound and ``timeout`` (total)."""
-    return await _send(
-        provider,
-        request,
-        timeout=timeout,
-        max_bytes=MAX_BODY_BYTES,
-        failures=FAILURES,
-        address_key=address_key,
-        clients=clients,
-    )
 
 
 async def ask(
