@@ -13,7 +13,7 @@ import pytest
 
 from spyglass.conversation.pending import PausedTurn
 from spyglass.conversation.turn import ConversationRunner, TurnRefused
-from spyglass.core.confirmation import PendingRecord
+from spyglass.core.confirmation import ConfirmationReply, PendingRecord
 from spyglass.history.store import NullHistory
 from spyglass.privacy.provenance import InMemoryProvenanceStore, Source
 from spyglass.runtime import Runtime
@@ -93,7 +93,7 @@ async def test_a_search_s_sources_are_written_beside_the_next_answer_and_kept_by
         first = done(await run(runner, "search the tides"))
         token = first["pending_confirmation"]["token"]
         state = await runner.resume(first["conversation_id"], token)
-        second = done([e async for e in runner.run(state, (token, True))])
+        second = done([e async for e in runner.run(state, ConfirmationReply(token, True))])
         assert second["text"] == "Found."
         kept = await sources.sources(first["conversation_id"])
         assert kept and {s.origin for s in kept} == {"search"}
@@ -164,7 +164,7 @@ async def test_a_paused_call_and_its_token_are_kept_and_claimed_in_one_state_tra
     assert transactions() == ["BEGIN", "DELETE"]  # the claim, and the token taken inside it
     assert await service_runtime.executor.confirmations.take(token) is None
     statements.clear()
-    last = done([e async for e in service.run(state, (token, True))])
+    last = done([e async for e in service.run(state, ConfirmationReply(token, True))])
     assert [e["status"] for e in last["events"]] == ["ok"]
     assert web.hits["/search"] == 1
     assert "DELETE FROM confirmations" not in " ".join(statements)  # not taken again
@@ -181,7 +181,7 @@ async def test_a_token_taken_with_its_turn_but_stopped_before_its_answer_is_put_
     token = first["pending_confirmation"]["token"]
     state = await service.resume(first["conversation_id"], token)
     service_runtime.policy.set("web_access_enabled", False)
-    last = done([e async for e in service.run(state, (token, True))])
+    last = done([e async for e in service.run(state, ConfirmationReply(token, True))])
     assert [e["status"] for e in last["events"]] == ["rejected"]
     assert web.hits["/search"] == 0
     kept = await service_runtime.executor.confirmations.take(token)
@@ -230,7 +230,7 @@ async def test_a_pausing_turn_is_saved_to_history_beside_keeping_it_and_only_onc
         saved = await history.messages(first["conversation_id"])
         assert [e["status"] for e in saved[-1]["events"]] == ["pending_confirmation"]
         state = await runner.resume(first["conversation_id"], token)
-        last = done([e async for e in runner.run(state, (token, True))])
+        last = done([e async for e in runner.run(state, ConfirmationReply(token, True))])
         assert last["text"] == "High at noon."
         assert history.saves == 2
         saved = await history.messages(first["conversation_id"])

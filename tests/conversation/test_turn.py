@@ -10,6 +10,7 @@ import pytest
 
 from spyglass.conversation.pending import InMemoryPendingTurnStore
 from spyglass.conversation.turn import ConversationRunner, TurnRefused
+from spyglass.core.confirmation import ConfirmationReply
 from spyglass.history.store import NullHistory
 from spyglass.llm.toolsupport import ToolSupportMemory
 from spyglass.runtime import Runtime
@@ -83,12 +84,17 @@ async def test_ollama_style_calls_each_ask_for_their_own_approval(
     assert first["pending_confirmation"]["arguments"] == {"query": "a"}
     state = await service.resume(first["conversation_id"], first["pending_confirmation"]["token"])
     second = done(
-        [e async for e in service.run(state, (first["pending_confirmation"]["token"], True))]
+        [
+            e
+            async for e in service.run(
+                state, ConfirmationReply(first["pending_confirmation"]["token"], True)
+            )
+        ]
     )
     assert second["pending_confirmation"]["arguments"] == {"query": "b"}
     token = second["pending_confirmation"]["token"]
     state = await service.resume(second["conversation_id"], token)
-    third = done([e async for e in service.run(state, (token, True))])
+    third = done([e async for e in service.run(state, ConfirmationReply(token, True))])
     assert third["text"] == "Both searched."
     assert [e["status"] for e in third["events"]] == ["ok", "ok"]
     assert web.hits["/search"] == 2
@@ -155,7 +161,7 @@ async def test_a_later_turn_replays_earlier_results_with_a_fresh_boundary(
     first = done(await run(service, "read hello"))
     token = first["pending_confirmation"]["token"]
     state = await service.resume(first["conversation_id"], token)
-    [e async for e in service.run(state, (token, True))]
+    [e async for e in service.run(state, ConfirmationReply(token, True))]
     live = fake_model.requests[1]["messages"][-1]["content"]
     fake_model.script(text("Again."))
     await run(service, "and now?", first["conversation_id"])

@@ -17,6 +17,7 @@ import pytest
 
 from spyglass.conversation.pending import InMemoryPendingTurnStore
 from spyglass.conversation.turn import ConversationRunner, Event
+from spyglass.core.confirmation import ConfirmationReply
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.history.provenance import provenance_store
 from spyglass.llm.client import ModelClient
@@ -97,7 +98,8 @@ async def turn(
     else:
         assert conversation_id is not None
         state = await service.resume(conversation_id, answer[0])
-    events: list[Event] = [event async for event in service.run(state, answer)]
+    reply = ConfirmationReply(*answer) if answer is not None else None
+    events: list[Event] = [event async for event in service.run(state, reply)]
     assert events[-1][0] == "done"
     return events[-1][1]
 

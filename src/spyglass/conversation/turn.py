@@ -29,7 +29,7 @@ from spyglass.conversation.reply import response
 from spyglass.conversation.transcript import is_untrusted, replay, tool_message, tool_payload
 from spyglass.core.actor import Actor
 from spyglass.core.capability import Capability
-from spyglass.core.confirmation import PendingRecord, Taken
+from spyglass.core.confirmation import ConfirmationReply, PendingRecord, Taken
 from spyglass.core.context import Turn
 from spyglass.core.encoding import printable
 from spyglass.core.executor import Executor
@@ -262,10 +262,11 @@ class ConversationRunner(TurnKeeper):
     async def run(
         self,
         state: TurnState,
-        answer: tuple[str, bool] | None = None,
+        answer: ConfirmationReply | None = None,
         actor: Actor | None = None,
     ) -> AsyncGenerator[Event, None]:
-        """Drive the turn to its end or to the next confirmation, yielding events."""
+        """Drive the turn to its end or to the next confirmation, yielding events;
+        ``answer`` is the person's reply to the card the turn was paused for."""
         yield "turn", {"conversation_id": state.conversation_id, "turn_id": state.turn_id}
         # (An in-process store hands back the very state it kept, saved at its pause.)
         state.saved = False
@@ -314,11 +315,11 @@ class ConversationRunner(TurnKeeper):
         yield "done", response(state, paused)
 
     async def _steps(
-        self, state: TurnState, answer: tuple[str, bool] | None, actor: Actor | None = None
+        self, state: TurnState, answer: ConfirmationReply | None, actor: Actor | None = None
     ) -> AsyncIterator[Event]:
         if answer is not None and state.waiting is not None:
             # (A turn carried on after a crash may have handled its answer already.)
-            token, approve = answer
+            token, approve = answer.token, answer.approve
             if state.started is not None:
                 event = await self._interrupted(state, actor)
             else:

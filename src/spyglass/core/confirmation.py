@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from spyglass.core.records import RecordCodec
 
@@ -42,6 +42,20 @@ def token_digest(token: str) -> str:
     A copy of the state file or the Redis keyspace then holds nothing that approves a call.
     """
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+#: How far an approval reaches: this one call, or (in a conversation Spyglass runs) this
+#: call and later calls of the same capability in the same conversation.
+Scope = Literal["call", "conversation"]
+
+
+@dataclass(frozen=True)
+class ConfirmationReply:
+    """A person's answer to one card: its token, yes or no, and how far a yes reaches."""
+
+    token: str
+    approve: bool
+    scope: Scope = "call"
 
 
 @dataclass(frozen=True)

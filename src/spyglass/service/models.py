@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -40,6 +40,11 @@ class _Body(_Checked):
 class ConfirmationAnswer(_Body):
     token: str = Field(min_length=1, max_length=256, description="The pending token.")
     approve: bool = Field(description="true runs the call; false declines it.")
+    scope: Literal["call", "conversation"] = Field(
+        default="call",
+        description="How far an approval reaches: this call, or (conversation) this call and "
+        "the same capability's later calls in this conversation under the flagged rule.",
+    )
 
 
 class MessageRequest(_Body):

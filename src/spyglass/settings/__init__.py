@@ -10,6 +10,7 @@ test checks that the two agree. Later sources override earlier ones key by key:
 4. command-line flags, passed as a mapping of dotted keys.
 """
 
+from spyglass.settings.approvals import ApprovalMode, ApprovalSettings
 from spyglass.settings.base import DEFAULT_USER_AGENT, ENV_PREFIX, MASK, PROJECT_URL
 from spyglass.settings.channels import ChannelSettings, MCPChannelSettings, OpenWebUIChannelSettings
 from spyglass.settings.fetch import READER_TABLES, FetchSettings
@@ -28,6 +29,8 @@ __all__ = [
     "PROJECT_URL",
     "READER_TABLES",
     "TEMPLATE",
+    "ApprovalMode",
+    "ApprovalSettings",
     "ChannelSettings",
     "FetchSettings",
     "HistorySettings",

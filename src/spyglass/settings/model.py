@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import Field, SecretStr
 
+from spyglass.settings.approvals import ApprovalSettings
 from spyglass.settings.base import MASK, _Section, section
 from spyglass.settings.channels import ChannelSettings
 from spyglass.settings.fetch import FetchSettings
@@ -25,6 +26,7 @@ class Settings(_Section):
     history: HistorySettings = Field(default_factory=section(HistorySettings))
     channels: ChannelSettings = Field(default_factory=section(ChannelSettings))
     privacy: PrivacySettings = Field(default_factory=section(PrivacySettings))
+    approvals: ApprovalSettings = Field(default_factory=section(ApprovalSettings))
     state: StateSettings = Field(default_factory=section(StateSettings))
 
     def public_dict(self) -> dict[str, Any]:

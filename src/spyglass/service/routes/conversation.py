@@ -9,6 +9,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from spyglass.conversation.turn import DEFERRED, Event, TurnRefused
+from spyglass.core.confirmation import ConfirmationReply
 from spyglass.service.auth import Principal
 from spyglass.service.errors import ApiError
 from spyglass.service.models import MessageRequest
@@ -30,7 +31,7 @@ async def send_message(
 ) -> Response:
     service = state.runner(principal)
     actor = principal.actor
-    answer: tuple[str, bool] | None = None
+    answer: ConfirmationReply | None = None
     try:
         if body.confirmation is not None:
             assert body.conversation_id is not None  # checked by the model
@@ -46,7 +47,7 @@ async def send_message(
                 await _approved_yet(state, principal, token)
             holder = principal.account.id if in_claim else None
             turn = await service.resume(body.conversation_id, token, actor, holder=holder)
-            answer = (token, body.confirmation.approve)
+            answer = ConfirmationReply(token, body.confirmation.approve, body.confirmation.scope)
         else:
             assert body.text is not None
             account_id = principal.account.id
