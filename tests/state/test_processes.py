@@ -243,9 +243,11 @@ async def test_a_turn_whose_process_is_killed_mid_turn_is_carried_on_elsewhere_o
 
 
 async def test_a_search_at_the_provider_when_its_process_is_killed_is_told_as_maybe_sent(
-    own_pair: tuple[ServeProcess, ServeProcess], searxng: SearXNGShaped
+    own_pair: tuple[ServeProcess, ServeProcess], searxng: SearXNGShaped, shared_env: dict[str, str]
 ) -> None:
     a, b = own_pair
+    with psycopg.connect(shared_env["SPYGLASS_STATE__DATABASE_URL"]) as db:
+        started_at = db.execute("SELECT now()").fetchone()[0]
     searxng.hold = threading.Event()
     try:
         async with a.client() as at_a, b.client() as at_b:
@@ -282,6 +284,13 @@ async def test_a_search_at_the_provider_when_its_process_is_killed_is_told_as_ma
     assert stored["left_device"] is True
     mine = [r for r in receipts.json()["receipts"] if r["turn_id"] == result["turn_id"]]
     assert mine and mine[-1]["receipt"]["left_device"] is True
+    # The attempt the killed process started ends in the audit log once, as interrupted.
+    with psycopg.connect(shared_env["SPYGLASS_STATE__DATABASE_URL"]) as db:
+        rows = db.execute(
+            "SELECT event FROM audit_events WHERE recorded_at >= %s", (started_at,)
+        ).fetchall()
+    ends = [row[0] for row in rows if row[0].get("code") == "INTERRUPTED"]
+    assert len(ends) == 1 and ends[0]["capability"] == "web.search"
 
 
 async def test_an_approval_taken_by_a_process_killed_before_its_call_started_runs_it_elsewhere(
