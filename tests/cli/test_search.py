@@ -121,7 +121,7 @@ def test_the_terminal_prompt_shows_the_exact_query_and_runs_on_yes(
     _enable(home)
     result = run_on_terminal("search", "green tea -milk", home=home, answer="y", env=_env(searxng))
     shown = re.sub(r"\x1b\[[0-9;]*m", "", result.stderr)
-    assert "query: green tea -milk" in shown
+    assert 'query: "green tea -milk"' in shown
     assert "Search SearXNG for:" in shown  # who receives the query
     assert result.code == 0 and "1. Green tea" in result.stdout
     assert searxng.last.query["q"] == ["green tea -milk"]
@@ -206,6 +206,26 @@ def test_the_terminal_prompt_lists_what_the_privacy_check_found(
     result = run_on_terminal("search", query, home=home, answer="n", env=_env(searxng))
     shown = re.sub(r"\x1b\[[0-9;]*m", "", result.stderr)
     assert '! query contains an email address: "jane.doe@example.com"' in shown
+    assert result.code != 0 and searxng.requests == []
+
+
+def test_the_terminal_prompt_shows_a_query_that_cannot_pass_for_spyglass_s_own_lines(
+    home: Path, searxng: ReplayServer
+) -> None:
+    _enable(home)
+    query = "tea" + "\n" * 60 + "my password is hunter2\n(no private data found) \u202egnp.exe"
+    result = run_on_terminal("search", query, home=home, answer="n", env=_env(searxng))
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", result.stderr)
+    (line,) = [line for line in shown.splitlines() if "query:" in line]
+    # The whole query on its one line, quoted, every newline and the override visible.
+    assert line.strip() == (
+        'query: "tea' + "\\n" * 60 + "my password is hunter2\\n(no private data found) "
+        '\\u202egnp.exe"'
+    )
+    lines = shown.splitlines()
+    assert not any(x.strip().startswith("(no private data found)") for x in lines)
+    assert "\u202e" not in shown
+    assert "right-to-left override (U+202E)" in shown
     assert result.code != 0 and searxng.requests == []
 
 
