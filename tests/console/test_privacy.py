@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
-from tests.console.harness import screenshot
+from tests.console.harness import ConsoleServer, screenshot
 from tests.console.models import reactive
 from tests.support.fake_model import FakeModel, tool_call
 from tests.support.fetch_peers import Peer
@@ -146,3 +146,31 @@ def test_a_look_alike_host_is_named_in_ascii_beside_a_mixed_script_warning(
     expect(notice).to_contain_text("in ASCII it is xn--pple-43d.com")
     expect(card.locator(".confirm-host")).to_have_text("on xn--pple-43d.com")
     expect(card.locator(".confirm-value mark.confirm-mark")).to_have_text("\u0430pple.com")
+
+
+PHONE = {"width": 390, "height": 844}
+
+
+def test_on_a_phone_a_receipt_with_a_long_url_wraps_inside_the_screen(
+    browser: Browser, server: ConsoleServer, model: FakeModel
+) -> None:
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    context.set_default_timeout(10_000)
+    try:
+        tab = context.new_page()
+        tab.goto(server.login_url())
+        tab.wait_for_selector("#composer-input:not([disabled])")
+        url = "https://example.org/" + "x" * 40 + "/" + "long-path-segment-" * 6 + "?q=1"
+        model.script(tool_call("web_fetch", {"url": url}))
+        tab.fill("#composer-input", "read this")
+        tab.keyboard.press("Enter")
+        tab.locator(".confirm-card").get_by_role("button", name=re.compile("^Deny")).click()
+        receipt = tab.locator(".message-assistant .receipt").last
+        expect(receipt).to_contain_text("not sent: read example.org/xxxx")
+        # No horizontal overflow: neither the receipt nor the page is wider than the phone.
+        assert receipt.evaluate("node => node.scrollWidth <= node.clientWidth")
+        box = receipt.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= PHONE["width"]
+        assert tab.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    finally:
+        context.close()
