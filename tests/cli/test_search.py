@@ -243,3 +243,10 @@ def test_a_flag_value_out_of_range_is_a_usage_error_whoever_checks_it(
     _enable(home)
     result = run(*command, home=home)
     assert result.code == 2, result.stderr
+
+
+def test_the_count_flag_s_help_states_the_schema_s_own_maximum(home: Path) -> None:
+    from spyglass.capabilities.search import MAX_RESULTS
+
+    shown = run("search", "--help", home=home).stdout
+    assert f"1–{MAX_RESULTS};" in " ".join(shown.split())
