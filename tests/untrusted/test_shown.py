@@ -147,3 +147,13 @@ def test_a_host_no_international_name_can_have_is_said_to_be_so() -> None:
 def test_urls_in_lists_are_checked_too() -> None:
     found = notices({"urls": ["https://example.com/", "https://\u0430pple.com/"]})
     assert [n.kind for n in found] == [HOST]
+
+
+def test_a_look_alike_domain_in_a_domain_list_is_shown_in_ascii_too() -> None:
+    (notice,) = notices({"query": "iphone", "include_domains": ["*.\u0430pple.com", "apple.com"]})
+    assert notice.kind == HOST and notice.argument == "include_domains"
+    assert "mixes Cyrillic and Latin letters" in notice.message
+    assert "xn--pple-43d.com" in notice.message
+    assert notice.start is None
+    # Words in a list that are not domain names are not read as hosts.
+    assert notices({"tags": ["café au lait"]}) == []

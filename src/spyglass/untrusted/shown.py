@@ -153,25 +153,35 @@ def plain(text: str) -> str:
 
 def notices(arguments: Mapping[str, Any]) -> list[Notice]:
     """Warnings for the approval of a call with these arguments: which hidden characters an
-    argument holds (shown as escapes), and a URL's host that is not plain ASCII."""
+    argument holds (shown as escapes), and a host name that is not plain ASCII, in a URL or
+    as an entry of a list of domains (``include_domains``)."""
     found: list[Notice] = []
-    for name, text in _strings(arguments):
+    for name, text, listed in _strings(arguments):
         said = _hidden_notice(name, text)
         if said is not None:
             found.append(said)
         if re.match(r"https?://", text, re.IGNORECASE):
             said = host_notice(name, text)
-            if said is not None:
-                found.append(said)
+        elif listed and _DOMAIN.match(text):
+            said = _host_said(name, text.removeprefix("*."), None)
+        else:
+            said = None
+        if said is not None:
+            found.append(said)
     return found
 
 
-def _strings(arguments: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+#: A list entry that reads as a domain name (``example.com``, ``*.bücher.de``).
+_DOMAIN = re.compile(r"^[^\s/:@?#\[\]]+\.[^\s/:@?#\[\]]+$")
+
+
+def _strings(arguments: Mapping[str, Any]) -> Iterator[tuple[str, str, bool]]:
+    """Each string argument, and each string in a list argument (``True``)."""
     for name, value in arguments.items():
         if isinstance(value, str):
-            yield str(name), value
+            yield str(name), value, False
         elif isinstance(value, list):
-            yield from ((str(name), item) for item in value if isinstance(item, str))
+            yield from ((str(name), item, True) for item in value if isinstance(item, str))
 
 
 def describe(char: str) -> str:
@@ -235,7 +245,10 @@ def host_notice(name: str, url: str) -> Notice | None:
     span = host_span(url)
     if span is None:
         return None
-    host = url[span[0] : span[1]]
+    return _host_said(name, url[span[0] : span[1]], span)
+
+
+def _host_said(name: str, host: str, span: tuple[int, int] | None) -> Notice | None:
     if host.isascii():
         return None
     from spyglass.net.hostnames import HostnameError, normalise
@@ -253,7 +266,8 @@ def host_notice(name: str, url: str) -> Notice | None:
             )
         else:
             message = f"has a host name that is not plain ASCII; in ASCII it is {ascii_form}"
-    return Notice(HOST, message, argument=name, start=span[0], end=span[1])
+    start, end = span if span is not None else (None, None)
+    return Notice(HOST, message, argument=name, start=start, end=end)
 
 
 def script(char: str) -> str | None:
