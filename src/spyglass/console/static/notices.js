@@ -100,7 +100,7 @@ export function noticeList(notices) {
   return list;
 }
 
-const SUBJECTS = { url: "address", query: "query", focus: "text to look for" };
+const SUBJECTS = { url: "address", query: "query", focus: "text to look for", include_domains: "list of sites to search", exclude_domains: "list of sites to leave out" };
 
 function describe(notice, privacy) {
   const message = String(notice.message);
