@@ -208,7 +208,7 @@ def _hidden_notice(name: str, text: str) -> Notice | None:
     parts = [f"{n} × {describe(c)}" if n > 1 else describe(c) for c, n in counts.most_common(4)]
     if len(counts) > 4:
         parts.append(f"{len(counts) - 4} more kinds")
-    bidi = " that can reorder the text around them" if any(c in _BIDI for c in counts) else ""
+    bidi = ", some of which reorder the text around them" if any(c in _BIDI for c in counts) else ""
     examples = ", ".join(dict.fromkeys(escape(c) for c in counts))
     return Notice(
         HIDDEN,
