@@ -260,3 +260,21 @@ def test_a_default_setting_changed_later_is_still_validated(tmp_path: Path) -> N
     assert settings.fetch.https_only is True
     with pytest.raises(ValueError, match="max_chars"):
         settings.fetch.max_chars = 10
+
+
+def test_an_environment_variable_is_read_as_its_setting_and_whether_it_is_a_secret() -> None:
+    from spyglass.settings.loading import environment_setting
+
+    assert environment_setting("SPYGLASS_SEARCH__PROVIDERS") == ("search.providers", False)
+    assert environment_setting("SPYGLASS_SEARCH__SEARXNG__BASE_URL") == (
+        "search.searxng.base_url",
+        False,
+    )
+    assert environment_setting("SPYGLASS_SEARCH__BRAVE__API_KEY") == (
+        "search.brave.api_key",
+        True,
+    )
+    assert environment_setting("SPYGLASS_LLM__API_KEY") == ("llm.api_key", True)
+    assert environment_setting("SPYGLASS_STATE__DATABASE_URL") == ("state.database_url", True)
+    for name in ("SPYGLASS_HOME", "SPYGLASS_NOPE__X", "SPYGLASS_SEARCH", "SEARCH__PROVIDERS"):
+        assert environment_setting(name) is None

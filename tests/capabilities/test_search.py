@@ -13,6 +13,7 @@ from spyglass.paths import Paths
 from spyglass.runtime import Runtime, build_runtime
 from spyglass.settings import Settings
 from tests.search.replay import ReplayServer, Reply
+from tests.support.unresolving import Unresolving
 
 QUERY = "very distinctive query words"
 
@@ -119,6 +120,26 @@ async def test_a_provider_failure_is_a_failed_outcome_with_its_code(
     event = _audit(runtime)[-1]
     assert event["code"] == "SEARCH_RATE_LIMITED" and event["provider"] == "searxng"
     assert "CAPTCHA" not in runtime.paths.audit_file.read_text()
+
+
+async def test_a_provider_whose_name_cannot_be_looked_up_leaves_a_receipt_that_nothing_left(
+    paths: Paths, replay: ReplayServer
+) -> None:
+    from spyglass.privacy.receipts import build, entry
+    from spyglass.providers.clients import PROVIDER_CLIENTS
+
+    runtime = _runtime(paths, replay)
+    runtime.policy.set(WEB_ACCESS, True)
+    runtime.executor.seams.provide(PROVIDER_CLIENTS, Unresolving())
+    outcome = await _approved(runtime, {"query": QUERY})
+    assert outcome.status == "failed" and outcome.error
+    assert outcome.error.code == "SEARCH_PROVIDER_UNAVAILABLE"
+    assert outcome.error.reason == "unresolved_name"
+    receipt = build([entry(outcome, {"query": QUERY})])
+    assert receipt["left_device"] is False
+    assert receipt["summary"].startswith("Stayed on this device; not sent: search")
+    assert receipt["summary"].endswith("(failed: SearXNG's name could not be looked up)")
+    assert replay.requests == []
 
 
 async def test_an_unconfigured_provider_is_refused_before_anyone_is_asked(paths: Paths) -> None:

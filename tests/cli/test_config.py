@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.cli.support import run
+from tests.cli.support import SPYGLASS, run
 
 
 def test_show_prints_effective_settings_with_secrets_masked(home: Path) -> None:
@@ -49,6 +51,28 @@ def test_path_lists_every_file_under_the_home(home: Path) -> None:
     assert data["home"] == str(home)
     assert data["policy"] == str(home / "capabilities" / "policy.json")
     assert data["audit"] == str(home / "audit" / "capabilities.jsonl")
+
+
+def test_one_path_prints_bare_for_scripts(home: Path) -> None:
+    assert run("config", "path", "api_token", home=home).stdout == f"{home / 'api-token'}\n"
+    data = json.loads(run("config", "path", "home", "--json", home=home).stdout)
+    assert data == {"home": str(home)}
+    unknown = run("config", "path", "tokens", home=home)
+    assert unknown.code == 2 and "api_token" in unknown.stderr
+
+
+def test_the_readme_s_token_line_works_without_spyglass_home(tmp_path: Path) -> None:
+    # SPYGLASS_HOME unset (the default): the home is the platform's data directory.
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("SPYGLASS_")}
+    environ["XDG_DATA_HOME"] = str(tmp_path)
+    (tmp_path / "spyglass").mkdir()
+    (tmp_path / "spyglass" / "api-token").write_text("tok-123\n")
+    line = f'TOKEN=$(cat "$({SPYGLASS} config path api_token)") && echo "$TOKEN"'
+    done = subprocess.run(
+        ["sh", "-c", line], capture_output=True, text=True, env=environ, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "tok-123\n"
 
 
 def test_init_writes_a_template_that_loads_and_refuses_to_overwrite(home: Path) -> None:

@@ -104,8 +104,8 @@ def test_the_prompt_shows_the_focus_as_staying_on_this_machine(home: Path) -> No
         "fetch", "http://example.com/", "--focus", "who built the bridge", home=home, answer="n"
     )
     shown = re.sub(r"\x1b\[[0-9;]*m", "", result.stderr)
-    assert "url: http://example.com/" in shown
-    assert "looking for: who built the bridge (stays on this machine, never sent)" in shown
+    assert 'url: "http://example.com/"' in shown
+    assert 'looking for: "who built the bridge" (stays on this machine, never sent)' in shown
     assert "focus:" not in shown
     assert result.code != 0
 

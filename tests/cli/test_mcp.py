@@ -70,6 +70,22 @@ def test_delegated_config_states_it_in_the_server_environment(home: Path) -> Non
     assert env["SPYGLASS_CHANNELS__MCP__CONFIRMATION"] == "delegated"
 
 
+def test_config_carries_the_shell_s_search_settings_and_names_the_keys_it_leaves_out(
+    home: Path,
+) -> None:
+    shell = {
+        "SPYGLASS_SEARCH__PROVIDERS": "brave",
+        "SPYGLASS_SEARCH__BRAVE__API_KEY": "sk-brave-secret",
+    }
+    result = run("mcp", "config", "--client", "claude", home=home, env=shell)
+    assert result.code == 0
+    env = json.loads(result.stdout)["mcpServers"]["spyglass"]["env"]
+    assert env == {"SPYGLASS_HOME": str(home), "SPYGLASS_SEARCH__PROVIDERS": "brave"}
+    assert "sk-brave-secret" not in result.stdout + result.stderr
+    assert "SPYGLASS_SEARCH__BRAVE__API_KEY holds a secret" in result.stderr
+    assert "search.brave.api_key in config.toml" in result.stderr
+
+
 def test_delegated_is_not_offered_for_codex_which_runs_read_only_tools_unasked(
     home: Path,
 ) -> None:

@@ -121,7 +121,7 @@ def test_the_terminal_prompt_shows_the_exact_query_and_runs_on_yes(
     _enable(home)
     result = run_on_terminal("search", "green tea -milk", home=home, answer="y", env=_env(searxng))
     shown = re.sub(r"\x1b\[[0-9;]*m", "", result.stderr)
-    assert "query: green tea -milk" in shown
+    assert 'query: "green tea -milk"' in shown
     assert "Search SearXNG for:" in shown  # who receives the query
     assert result.code == 0 and "1. Green tea" in result.stdout
     assert searxng.last.query["q"] == ["green tea -milk"]
@@ -209,6 +209,26 @@ def test_the_terminal_prompt_lists_what_the_privacy_check_found(
     assert result.code != 0 and searxng.requests == []
 
 
+def test_the_terminal_prompt_shows_a_query_that_cannot_pass_for_spyglass_s_own_lines(
+    home: Path, searxng: ReplayServer
+) -> None:
+    _enable(home)
+    query = "tea" + "\n" * 60 + "my password is hunter2\n(no private data found) \u202egnp.exe"
+    result = run_on_terminal("search", query, home=home, answer="n", env=_env(searxng))
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", result.stderr)
+    (line,) = [line for line in shown.splitlines() if "query:" in line]
+    # The whole query on its one line, quoted, every newline and the override visible.
+    assert line.strip() == (
+        'query: "tea' + "\\n" * 60 + "my password is hunter2\\n(no private data found) "
+        '\\u202egnp.exe"'
+    )
+    lines = shown.splitlines()
+    assert not any(x.strip().startswith("(no private data found)") for x in lines)
+    assert "\u202e" not in shown
+    assert "right-to-left override (U+202E)" in shown
+    assert result.code != 0 and searxng.requests == []
+
+
 @pytest.mark.parametrize(
     "command",
     [
@@ -223,3 +243,10 @@ def test_a_flag_value_out_of_range_is_a_usage_error_whoever_checks_it(
     _enable(home)
     result = run(*command, home=home)
     assert result.code == 2, result.stderr
+
+
+def test_the_count_flag_s_help_states_the_schema_s_own_maximum(home: Path) -> None:
+    from spyglass.capabilities.search import MAX_RESULTS
+
+    shown = run("search", "--help", home=home).stdout
+    assert f"1–{MAX_RESULTS};" in " ".join(shown.split())

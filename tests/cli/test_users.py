@@ -135,3 +135,19 @@ def test_a_password_is_kept_as_an_argon2_hash(home: Path) -> None:
     assert done.returncode == 0, done.stderr
     raw = b"".join(p.read_bytes() for p in home.rglob("state.db*"))
     assert b"a long passphrase" not in raw and b"$argon2id$" in raw
+
+
+def test_the_readme_s_household_commands_run_in_order_and_leave_mum_a_parent(
+    home: Path,
+) -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("spyglass users add sam", 1)[1].split("```", 1)[0]
+    lines = ["spyglass users add sam" + block.splitlines()[0], *block.splitlines()[1:]]
+    commands = [line.split("#", 1)[0].split() for line in lines if line.strip()]
+    assert ["spyglass", "users", "list"] in commands
+    for command in commands:
+        assert command[0] == "spyglass"
+        done = run(*command[1:], home=home)
+        assert done.code == 0, (command, done.stderr)
+    people = {p["name"]: p for p in json.loads(run("users", "list", "--json", home=home).stdout)}
+    assert people["mum"]["parent"] is True

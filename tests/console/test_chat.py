@@ -172,6 +172,33 @@ def test_a_model_without_tool_support_answers_and_the_page_says_once_why_it_cann
     screenshot(page, "model-without-tools")
 
 
+@pytest.mark.parametrize("width", [390, 360])
+def test_on_a_phone_every_header_button_shows_a_word_beside_its_icon(
+    browser: Browser, server: ConsoleServer, width: int
+) -> None:
+    context = browser.new_context(viewport={"width": width, "height": 800}, is_mobile=True)
+    try:
+        tab = context.new_page()
+        tab.goto(server.login_url())
+        tab.wait_for_selector("#composer-input:not([disabled])")
+        # The owner's header: conversations, approvals, people, new.
+        expect(tab.locator("#people-open")).to_be_visible()
+        shown = tab.eval_on_selector_all(
+            ".topbar button:not([role=switch])",
+            """buttons => buttons.filter((b) => b.offsetParent !== null).map((b) => ({
+                name: b.getAttribute("aria-label"),
+                words: b.innerText.trim(),
+                right: b.getBoundingClientRect().right,
+            }))""",
+        )
+        assert [b["words"] for b in shown] == ["Chats", "Approvals", "People", "New"]
+        assert all(b["name"] for b in shown)
+        assert all(b["right"] <= width for b in shown)
+        assert tab.evaluate("document.documentElement.scrollWidth") <= width
+    finally:
+        context.close()
+
+
 def test_on_a_phone_the_capability_switches_and_sign_out_are_in_the_drawer(
     browser: Browser, server: ConsoleServer
 ) -> None:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
-from tests.console.harness import screenshot
+from tests.console.harness import ConsoleServer, screenshot
 from tests.console.models import reactive
 from tests.support.fake_model import FakeModel, tool_call
 from tests.support.fetch_peers import Peer
@@ -100,3 +100,77 @@ def test_a_fetch_card_says_the_address_did_not_come_from_the_conversation(
         re.compile(r"^\W*This address did not come from this conversation$")
     )
     expect(notice).to_have_attribute("data-kind", "provenance.unknown")
+
+
+#: A query built to mislead: characters that do not show (and one of each kind the server
+#: judges), sixty newlines, then what they would have pushed out of view.
+HIDDEN_SAMPLE = ["\t", "\u202e", "\u200b", "\u00a0", "\u2028", "\x1b", "\ufe0f", "\U000e0041"]
+MISLEADING = (
+    "tea " + "".join(f"{c}x" for c in HIDDEN_SAMPLE) + "é ж" + "\n" * 60 + "my password is hunter2"
+)
+
+
+def test_characters_that_do_not_show_are_drawn_as_the_escapes_the_server_names(
+    page: Page, model: FakeModel, searxng: Peer
+) -> None:
+    from spyglass.untrusted.shown import escape, hidden
+
+    ask(page, model, MISLEADING)
+    card = page.locator(".confirm-card")
+    value = card.locator(".confirm-value")
+    # Exactly the characters the server's rule calls hidden, each as its escape.
+    expect(value.locator(".shown-escape")).to_have_text(
+        [escape(c) for c in MISLEADING if hidden(c)]
+    )
+    # Nothing pushed out of view: the box needs no scrolling to show the end of the query.
+    expect(value.get_by_text("my password is hunter2", exact=False)).to_be_in_viewport()
+    assert value.evaluate("node => node.scrollHeight <= node.clientHeight")
+    notice = card.locator('.confirm-notice-privacy[data-kind="shown.hidden"]')
+    expect(notice).to_contain_text("This query holds characters that do not show")
+    expect(notice).to_contain_text("right-to-left override (U+202E)")
+    assert searxng.requests["/search"] == 0
+
+
+def test_a_look_alike_host_is_named_in_ascii_beside_a_mixed_script_warning(
+    page: Page, model: FakeModel, searxng: Peer
+) -> None:
+    expect(page.get_by_role("button", name="Send message")).to_be_visible()
+    model.script(tool_call("web_fetch", {"url": "https://\u0430pple.com/signin"}))
+    page.fill("#composer-input", "open the sign-in page")
+    page.keyboard.press("Enter")
+    card = page.locator(".confirm-card")
+    notice = card.locator('.confirm-notice-privacy[data-kind="shown.host"]')
+    expect(notice).to_contain_text(
+        "This address has a host name that mixes Cyrillic and Latin letters"
+    )
+    expect(notice).to_contain_text("in ASCII it is xn--pple-43d.com")
+    expect(card.locator(".confirm-host")).to_have_text("on xn--pple-43d.com")
+    expect(card.locator(".confirm-value mark.confirm-mark")).to_have_text("\u0430pple.com")
+
+
+PHONE = {"width": 390, "height": 844}
+
+
+def test_on_a_phone_a_receipt_with_a_long_url_wraps_inside_the_screen(
+    browser: Browser, server: ConsoleServer, model: FakeModel
+) -> None:
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    context.set_default_timeout(10_000)
+    try:
+        tab = context.new_page()
+        tab.goto(server.login_url())
+        tab.wait_for_selector("#composer-input:not([disabled])")
+        url = "https://example.org/" + "x" * 40 + "/" + "long-path-segment-" * 6 + "?q=1"
+        model.script(tool_call("web_fetch", {"url": url}))
+        tab.fill("#composer-input", "read this")
+        tab.keyboard.press("Enter")
+        tab.locator(".confirm-card").get_by_role("button", name=re.compile("^Deny")).click()
+        receipt = tab.locator(".message-assistant .receipt").last
+        expect(receipt).to_contain_text("not sent: read example.org/xxxx")
+        # No horizontal overflow: neither the receipt nor the page is wider than the phone.
+        assert receipt.evaluate("node => node.scrollWidth <= node.clientWidth")
+        box = receipt.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= PHONE["width"]
+        assert tab.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    finally:
+        context.close()

@@ -62,3 +62,33 @@ def test_delegated_is_refused_for_every_host_that_auto_approves_read_only_tools(
         with pytest.raises(DelegationRefused, match="nobody would approve"):
             snippet(host, delegated=True, command=["spyglass", "mcp"], environ={})
     assert Host.LMSTUDIO not in AUTO_APPROVES_READ_ONLY
+
+
+def test_settings_exported_in_the_shell_are_carried_and_secrets_are_named_not_written() -> None:
+    shell = {
+        "SPYGLASS_HOME": "/data/spy",
+        "SPYGLASS_SEARCH__PROVIDERS": "searxng",
+        "SPYGLASS_SEARCH__SEARXNG__BASE_URL": "http://127.0.0.1:8888",
+        "SPYGLASS_SEARCH__BRAVE__API_KEY": "sk-brave-secret",
+        "SPYGLASS_LLM__API_KEY": "sk-llm-secret",
+        "SPYGLASS_CHANNELS__MCP__CONFIRMATION": "delegated",
+        "SPYGLASS_SERACH__PROVIDERS": "typo",
+        "PATH": "/bin",
+    }
+    made = snippet(Host.CLAUDE, command=["spyglass", "mcp"], environ=shell)
+    env = json.loads(made.text)["mcpServers"]["spyglass"]["env"]
+    assert env == {
+        "SPYGLASS_HOME": "/data/spy",
+        "SPYGLASS_SEARCH__PROVIDERS": "searxng",
+        "SPYGLASS_SEARCH__SEARXNG__BASE_URL": "http://127.0.0.1:8888",
+    }
+    assert "secret" not in made.text
+    notes = "\n".join(made.left_out)
+    assert "SPYGLASS_SEARCH__BRAVE__API_KEY holds a secret" in notes
+    assert "put search.brave.api_key in config.toml" in notes
+    assert "put llm.api_key in config.toml" in notes
+    assert "SPYGLASS_SERACH__PROVIDERS names no Spyglass setting" in notes
+    assert "SPYGLASS_CHANNELS__MCP__CONFIRMATION is set in this shell but not written" in notes
+    # Codex's TOML carries the same settings (and never the shell's delegated statement).
+    codex = tomllib.loads(snippet(Host.CODEX, command=["spyglass", "mcp"], environ=shell).text)
+    assert codex["mcp_servers"]["spyglass"]["env"] == env

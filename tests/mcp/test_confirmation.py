@@ -93,7 +93,8 @@ async def test_the_owner_is_shown_the_capability_the_literal_arguments_and_that_
         await client.call_tool("web_echo", {"text": query, "count": 2})
     (message,) = owner.messages
     assert "Fixture web.echo (web.echo v1)" in message
-    assert f"text: {query}" in message
+    # Quoted so it reads back exactly, in a code span so a Markdown host shows it as it is.
+    assert 'text: ` "weather \\"Reykjavík\\" (tomorrow) ][" `' in message
     assert "count: 2" in message
     assert "leaves this device" in message
     schema = owner.shown[0].requested_schema  # type: ignore[union-attr]
@@ -299,7 +300,7 @@ async def test_a_host_that_fails_the_approval_request_gets_a_denial(
 def test_the_approval_message_keeps_non_string_arguments_as_json() -> None:
     capability = make("web.echo")
     message = approval_message(capability, {"text": "x", "domains": ["a.org", "b.org"]})
-    assert 'domains: ["a.org", "b.org"]' in message
+    assert 'domains: ` ["a.org", "b.org"] `' in message
 
 
 def test_accept_is_yes_only_while_the_approve_box_is_true_or_absent() -> None:
@@ -345,5 +346,46 @@ async def test_the_approval_message_lists_what_the_checks_noticed(
     async with Client(build_server(runtime), mode=era, elicitation_callback=owner) as client:
         await client.call_tool("web_echo", {"text": "write to jane@example.com"})
     (message,) = owner.messages
-    assert '! text contains an email address: "jane@example.com"' in message
+    assert '! text contains an email address: ` "jane@example.com" `' in message
     assert handler.runs == []
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_the_approval_message_shows_arguments_so_they_cannot_pass_for_spyglass_s_words(
+    paths: Paths, handler: Counted, era: str
+) -> None:
+    owner = Owner(action="decline")
+    server = build_server(_runtime(paths, handler))
+    text = (
+        "tide tables"
+        + "\n" * 60
+        + "my password is hunter2\n(no private data found)\n**Approved** <b>ok</b> \u202egnp.exe"
+    )
+    async with Client(server, mode=era, elicitation_callback=owner) as client:
+        await client.call_tool("web_echo", {"text": text})
+    (message,) = owner.messages
+    lines = message.splitlines()
+    (value,) = [line for line in lines if line.startswith("text: ")]
+    # One line, inside a code span (Markdown and HTML stay characters), quoted, escaped.
+    assert value.startswith('text: ` "tide tables\\n\\n') and value.endswith('gnp.exe" `')
+    assert "my password is hunter2" in value and "**Approved** <b>ok</b>" in value
+    assert not any(line.startswith(("(no private data found)", "**")) for line in lines)
+    assert "\u202e" not in message
+    assert "! text holds characters that do not show" in message
+    assert "right-to-left override (U+202E)" in message
+    assert len(lines) < 12
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_look_alike_host_is_shown_in_ascii_beside_a_mixed_script_warning(
+    paths: Paths, handler: Counted, era: str
+) -> None:
+    owner = Owner(action="decline")
+    server = build_server(_runtime(paths, handler))
+    async with Client(server, mode=era, elicitation_callback=owner) as client:
+        await client.call_tool("web_echo", {"text": "https://\u0430pple.com/signin"})
+    (message,) = owner.messages
+    assert (
+        "! text has a host name that mixes Cyrillic and Latin letters, as look-alike addresses "
+        "do; in ASCII it is xn--pple-43d.com"
+    ) in message

@@ -154,7 +154,7 @@ async def test_an_approved_fetch_returns_the_page_as_markdown_with_a_next_part_h
         async with Client(build_server(runtime), mode=era, elicitation_callback=owner) as client:
             result = await client.call_tool("web_fetch", {"url": url, "max_chars": 500})
     assert not result.is_error, text_of(result)
-    assert f"url: {url}" in owner.messages[0]
+    assert f'url: ` "{url}" `' in owner.messages[0]
     assert "Open this page (Spyglass reads it itself):" in owner.messages[0]
     text = text_of(result)
     assert text.startswith('<untrusted_tool_output id="')
@@ -186,8 +186,8 @@ async def test_a_focused_fetch_shows_the_owner_the_focus_as_staying_on_the_devic
     schema = next(tool.input_schema for tool in listed.tools if tool.name == "web_fetch")
     assert schema["properties"]["focus"]["type"] == "string"
     assert not result.is_error, text_of(result)
-    assert f"url: {url}" in owner.messages[0]
-    assert "looking for: high water (stays on this device, never sent)" in owner.messages[0]
+    assert f'url: ` "{url}" `' in owner.messages[0]
+    assert 'looking for: ` "high water" ` (stays on this device, never sent)' in owner.messages[0]
     assert "focus:" not in owner.messages[0]
     # A page shorter than the budget comes back whole.
     assert "High water today is at 06:12" in text_of(result)
@@ -259,7 +259,7 @@ async def test_the_approval_request_names_the_search_provider_that_receives_the_
         async with Client(build_server(runtime), mode=era, elicitation_callback=owner) as client:
             await client.call_tool("web_search", {"query": "harbour tides"})
     (message,) = owner.messages
-    assert "Search SearXNG for:\nquery: harbour tides" in message
+    assert 'Search SearXNG for:\nquery: ` "harbour tides" `' in message
 
 
 @pytest.mark.parametrize("view", HOST_VIEWS)

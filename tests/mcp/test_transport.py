@@ -95,7 +95,7 @@ async def test_stdio_an_approved_search_reaches_the_searxng_peer_and_is_audited_
     async with stdio(env, tmp_path, era, owner) as client:
         result = await client.call_tool("web_search", {"query": "harbour tides", "count": 2})
     assert not result.is_error, text_of(result)
-    assert "query: harbour tides" in owner.messages[0]
+    assert 'query: ` "harbour tides" `' in owner.messages[0]
     assert [r["query"]["q"] for r in searxng.requests] == ["harbour tides"]
     assert result.structured_content is None
     text = text_of(result)

@@ -23,4 +23,4 @@ def test_a_long_flagged_part_is_cut() -> None:
     (line,) = lines(
         [Notice("privacy.copied_text", "contains 40 words", "query", 0, 200)], {"query": text}
     )
-    assert line.endswith('…"') and len(line) < 120
+    assert line.endswith('"…') and len(line) < 120

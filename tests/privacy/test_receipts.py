@@ -76,6 +76,18 @@ def test_a_read_whose_site_name_could_not_be_looked_up_stayed_on_this_device() -
     )
 
 
+def test_a_call_whose_provider_name_could_not_be_looked_up_stayed_on_this_device() -> None:
+    failed = outcome(
+        "web.search", "failed", "execute", "SEARCH_PROVIDER_UNAVAILABLE", UNRESOLVED_NAME
+    )
+    receipt = build([entry(failed, {"query": "zebra facts"}, AT)])
+    assert receipt["left_device"] is False
+    assert receipt["summary"] == (
+        "Stayed on this device; not sent: search 'zebra facts' "
+        "(failed: SearXNG's name could not be looked up)"
+    )
+
+
 def test_a_card_that_expired_unanswered_is_not_recorded_as_declined() -> None:
     expired = outcome("web.search", "denied", "confirm", "INVALID_CONFIRMATION", "expired")
     swept = outcome("web.search", "denied", "confirm", "CONFIRMATION_EXPIRED", "expired")

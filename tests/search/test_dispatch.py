@@ -7,12 +7,14 @@ from typing import Any
 
 import pytest
 
+from spyglass.net.errors import UNRESOLVED_NAME
 from spyglass.paths import Paths
 from spyglass.search.dispatch import endpoint_for, search
 from spyglass.search.model import SearchFailure, SearchQuery
 from spyglass.search.providers import PROVIDERS
 from spyglass.settings import MASK, SearchSettings, load_settings
 from tests.search.replay import SECRET, ReplayServer, Reply
+from tests.support.unresolving import Unresolving
 
 SEARXNG_OK = {
     "query": "q",
@@ -174,6 +176,50 @@ async def test_when_every_provider_fails_the_first_failure_is_reported_with_the_
     assert failure.code == "SEARCH_PROVIDER_UNAVAILABLE" and failure.retryable
     assert "duckduckgo: duckduckgo is rate-limiting" in failure.message
     assert "brave: brave needs an API key" in failure.message
+
+
+async def _fail_through(settings: SearchSettings, clients: Unresolving) -> SearchFailure:
+    with pytest.raises(SearchFailure) as caught:
+        await search(
+            SearchQuery("q"),
+            settings,
+            PROVIDERS,
+            capability="web.search",
+            invocation_id="0123",
+            report=lambda name: None,
+            clients=clients,
+        )
+    return caught.value
+
+
+async def test_providers_whose_names_cannot_be_looked_up_say_nothing_was_sent(
+    replay: ReplayServer,
+) -> None:
+    clients = Unresolving()
+    failure = await _fail_through(_searxng_falling_back(replay, "duckduckgo"), clients)
+    assert clients.tried == ["searxng", "duckduckgo"]
+    assert failure.code == "SEARCH_PROVIDER_UNAVAILABLE"
+    assert failure.reason == UNRESOLVED_NAME
+    assert "could not be looked up" in failure.message
+    assert replay.requests == []
+
+
+async def test_a_failure_after_one_provider_was_reached_does_not_say_nothing_was_sent(
+    replay: ReplayServer,
+) -> None:
+    replay.set("/search", Reply(503, {}))
+    # SearXNG answered (the query reached it), then DuckDuckGo's name did not resolve.
+    failure = await _fail_through(
+        _searxng_falling_back(replay, "duckduckgo"), Unresolving({"duckduckgo"})
+    )
+    assert [r.path for r in replay.requests] == ["/search"]
+    assert failure.reason is None
+    # And the other way round: nothing reached the first, the fallback answered HTTP 503.
+    replay.set("/html/", Reply(503, "<html></html>", {"Content-Type": "text/html"}))
+    failure = await _fail_through(
+        _searxng_falling_back(replay, "duckduckgo"), Unresolving({"searxng"})
+    )
+    assert failure.reason is None
 
 
 async def test_no_fallback_starts_once_the_deadline_is_spent(replay: ReplayServer) -> None:

@@ -72,10 +72,15 @@ def _drop_none(value: Any) -> Any:
     return value
 
 
+PATH_NAMES = ("home", "config", "policy", "audit", "database", "api_token")
+
+
 @config.command()
+@click.argument("name", required=False, type=click.Choice(PATH_NAMES))
 @json_option
-def path(json_output: bool) -> None:
-    """Print where each Spyglass file lives."""
+def path(name: str | None, json_output: bool) -> None:
+    """Print where each Spyglass file lives; with NAME, only that path (for scripts:
+    `cat "$(spyglass config path api_token)"`)."""
     paths = Paths.from_env()
     files = {
         "home": paths.home,
@@ -85,6 +90,12 @@ def path(json_output: bool) -> None:
         "database": paths.database_file,
         "api_token": paths.api_token_file,
     }
+    if name is not None:
+        files = {name: files[name]}
+        if not json_output:
+            # Bare, with no padding or wrapping, so a shell can use it as it is.
+            click.echo(str(files[name]))
+            return
     if json_output:
         print_json({k: str(v) for k, v in files.items()})
         return

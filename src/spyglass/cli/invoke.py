@@ -25,7 +25,6 @@ from spyglass.cli.output import (
 )
 from spyglass.core.outcome import Code, Outcome
 from spyglass.errors import ConfigError
-from spyglass.privacy.notices import lines as notice_lines
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -115,20 +114,25 @@ def _ask(runtime: Runtime, outcome: Outcome) -> bool:
         )
     )
     from spyglass.capabilities.recipients import recipient_line, split_arguments
+    from spyglass.privacy.notices import lines as notice_lines
+    from spyglass.untrusted.shown import quoted
 
     line = recipient_line(pending.capability, pending.provider)
     if line is not None:
         console.print(Text(line, style="bold"))
+    # Each value quoted, its hidden characters escaped: one bounded line per argument, which
+    # nothing in it can end or restyle (Text never reads markup); the terminal wraps it.
     sent, kept = split_arguments(pending.arguments)
     for key, value in sent:
-        console.print(Text.assemble((f"  {key}: ", "bold"), (_literal(value), "")))
+        console.print(Text.assemble((f"  {key}: ", "bold"), (quoted(value), "")), soft_wrap=True)
     for label, value in kept:
         console.print(
             Text.assemble(
                 (f"  {label}: ", "bold"),
-                (_literal(value), ""),
+                (quoted(value), ""),
                 (" (stays on this machine, never sent)", "dim"),
-            )
+            ),
+            soft_wrap=True,
         )
     for line in notice_lines(pending.notices, pending.arguments):
         console.print(Text("  " + line, style="bold yellow" if line.startswith("!") else "dim"))
@@ -137,14 +141,6 @@ def _ask(runtime: Runtime, outcome: Outcome) -> bool:
     except (EOFError, click.Abort):
         return False
     return answer.strip().lower() in {"y", "yes"}
-
-
-def _literal(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    import json
-
-    return json.dumps(value, ensure_ascii=False)
 
 
 def _finish(

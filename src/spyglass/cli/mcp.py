@@ -140,6 +140,10 @@ def config(client: str, port: int, delegated: bool) -> None:
     click.echo(result.text.rstrip("\n"))
     console = stderr()
     console.print(f"[dim]{result.where}[/]", highlight=False)
+    from rich.text import Text
+
+    for note in result.left_out:
+        console.print(Text.assemble(("note: ", "yellow"), note), highlight=False)
     if host is Host.OPENWEBUI and delegated:
         console.print(
             f"[dim]Start the server with {DELEGATED_ENV}=delegated spyglass mcp --http "

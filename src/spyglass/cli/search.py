@@ -50,7 +50,13 @@ def render(outcome: Outcome, console: Console) -> None:
 
 @click.command("search", help=summary("search"))
 @click.argument("query", help="What to search for.")
-@click.option("--count", "-n", type=int, default=5, help="How many results (1–10).")
+@click.option(
+    "--count",
+    "-n",
+    type=int,
+    default=5,
+    help="How many results (1–20; the owner's search.max_results caps it).",
+)
 @click.option("--time-range", help="Only recent results: day, week, month or year.")
 @click.option(
     "--site",

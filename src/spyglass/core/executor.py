@@ -364,6 +364,11 @@ class Executor:
             if attempt.channel in self.delegated_channels and not waits:
                 attempt.confirmed_by = "delegated"
             elif not approved:
+                # What the arguments hide or imitate (invisible characters, a look-alike
+                # host), said beside them on every front end's card. Loaded only for a card.
+                from spyglass.untrusted import shown
+
+                notices = (*notices, *shown.notices(arguments))
                 return await self.answers.issue(
                     attempt, capability, arguments, turn, notices, parked.keep
                 )

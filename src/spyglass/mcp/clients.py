@@ -2,7 +2,10 @@
 
 Each snippet launches or reaches *this* Spyglass: the command is the absolute path of the
 running executable, and a ``SPYGLASS_HOME`` in effect is passed on so the host's server uses
-the same policy, settings and audit log as the person's own ``spyglass`` commands.
+the same policy, settings and audit log as the person's own ``spyglass`` commands. So are the
+``SPYGLASS_<SECTION>__<KEY>`` settings exported in the shell (a host starts its servers with
+its own environment, where they would silently be missing), except secrets: a key is never
+written into a snippet, and the person is told to put it in ``config.toml`` instead.
 """
 
 from __future__ import annotations
@@ -36,11 +39,13 @@ class Host(StrEnum):
 
 @dataclass(frozen=True)
 class Snippet:
-    """The text to paste, its format, and where it goes."""
+    """The text to paste, its format, where it goes, and what of this shell's settings it
+    leaves out (one sentence each)."""
 
     text: str
     format: str  # "json" or "toml"
     where: str
+    left_out: tuple[str, ...] = ()
 
 
 def launch_command(argv0: str | None = None, executable: str | None = None) -> list[str]:
@@ -55,14 +60,51 @@ def launch_command(argv0: str | None = None, executable: str | None = None) -> l
 
 
 def server_env(*, delegated: bool, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment the host starts the server with (:func:`carried`, without the notes)."""
+    return carried(delegated=delegated, environ=environ)[0]
+
+
+def carried(
+    *, delegated: bool, environ: Mapping[str, str] | None = None
+) -> tuple[dict[str, str], list[str]]:
+    """The server's environment: ``SPYGLASS_HOME``, the settings exported in this shell, and
+    the delegated statement when asked for; and a sentence for each ``SPYGLASS_`` variable
+    left out (a secret, a name that is no setting, a delegated statement made in the shell).
+    """
     environ = os.environ if environ is None else environ
     env: dict[str, str] = {}
+    notes: list[str] = []
     home = environ.get(HOME_ENV, "").strip()
     if home:
         env[HOME_ENV] = str(Path(home).expanduser().absolute())
+    exported = sorted(n for n in environ if n.startswith("SPYGLASS_") and n != HOME_ENV)
+    if exported:
+        # The settings model is loaded only when there is something to sort out.
+        from spyglass.settings.loading import environment_setting
+
+    for name in exported:
+        if name == DELEGATED_ENV:
+            # Only --delegated states it: a shell's leftover must not silently stop Spyglass
+            # asking, least of all for a host that runs read-only tools unasked.
+            notes.append(
+                f"{name} is set in this shell but not written into the snippet: say "
+                "--delegated to state that the host asks before every call"
+            )
+            continue
+        setting = environment_setting(name)
+        if setting is None:
+            notes.append(f"{name} names no Spyglass setting; it is left out of the snippet")
+        elif setting[1]:
+            notes.append(
+                f"{name} holds a secret, which is never written into a snippet: put "
+                f"{setting[0]} in config.toml (`spyglass config path config` shows where) so "
+                "the host's server finds it"
+            )
+        else:
+            env[name] = environ[name]
     if delegated:
         env[DELEGATED_ENV] = "delegated"
-    return env
+    return env, notes
 
 
 def _stdio_entry(command: Sequence[str], env: Mapping[str, str]) -> dict[str, Any]:
@@ -122,7 +164,7 @@ def snippet(
     if delegated and host in AUTO_APPROVES_READ_ONLY:
         raise DelegationRefused(AUTO_APPROVES_READ_ONLY[host])
     command = list(command) if command is not None else launch_command()
-    env = server_env(delegated=delegated, environ=environ)
+    env, left_out = carried(delegated=delegated, environ=environ)
     if host is Host.OPENWEBUI:
         connection = {
             "type": "mcp",
@@ -138,14 +180,17 @@ def snippet(
                 "description": "Web search and page reading, approved by the owner.",
             },
         }
+        # `spyglass mcp --http` runs in the person's own shell, with its environment.
         return Snippet(json.dumps([connection], indent=2), "json", WHERE[host])
     entry = _stdio_entry(command, env)
+    notes = tuple(left_out)
     if host is Host.CODEX:
         import tomli_w  # only Codex's snippet is TOML
 
         table = tomli_w.dumps({"mcp_servers": {SERVER_KEY: entry}})
-        return Snippet(_comment(host) + table, "toml", WHERE[host])
-    return Snippet(json.dumps({"mcpServers": {SERVER_KEY: entry}}, indent=2), "json", WHERE[host])
+        return Snippet(_comment(host) + table, "toml", WHERE[host], notes)
+    text = json.dumps({"mcpServers": {SERVER_KEY: entry}}, indent=2)
+    return Snippet(text, "json", WHERE[host], notes)
 
 
 def _comment(host: Host) -> str:

@@ -35,6 +35,7 @@ from spyglass.core.context import Turn
 from spyglass.core.executor import Executor
 from spyglass.core.outcome import Notice, Outcome
 from spyglass.privacy.notices import lines as notice_lines
+from spyglass.untrusted import shown
 
 logger = logging.getLogger(__name__)
 
@@ -89,14 +90,15 @@ def approval_message(
     said = recipient_line(capability.name, provider)
     if said is not None:
         lines.append(said)
+    # Each value in a code span, its hidden characters escaped: one line that cannot end,
+    # restyle (Markdown, HTML) or reverse (bidi controls) what Spyglass says around it.
     sent, kept = split_arguments(arguments)
     for key, value in sent:
-        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        lines.append(f"{key}: {shown}")
+        lines.append(f"{key}: {shown.code(value)}")
     for label, value in kept:
-        lines.append(f"{label}: {value} (stays on this device, never sent)")
+        lines.append(f"{label}: {shown.code(value)} (stays on this device, never sent)")
     if notices:
-        lines += ["", *notice_lines(notices, arguments)]
+        lines += ["", *notice_lines(notices, arguments, markdown=True)]
     return "\n".join(lines)
 
 

@@ -63,6 +63,20 @@ def private_address(*, openable: bool = True) -> TargetRejected:
 UNRESOLVED_NAME = "unresolved_name"
 
 
+def sent_nothing(failure: CapabilityError) -> bool:
+    """Whether a failed attempt sent nothing anywhere: refused before any byte, or its host's
+    name (the site's, or a provider's) could not be looked up."""
+    return failure.status == "rejected" or failure.reason == UNRESOLVED_NAME
+
+
+def last_of_attempts(failure: CapabilityError, *, reached: bool) -> CapabilityError:
+    """``failure``, the one reported after several attempts (a fallback order), no longer
+    saying nothing was sent when an earlier attempt ``reached`` its site or provider."""
+    if reached and failure.reason == UNRESOLVED_NAME:
+        failure.reason = None
+    return failure
+
+
 def network_error(message: str, *, reason: str | None = None) -> CapabilityError:
     return CapabilityError(NETWORK_ERROR, message, retryable=True, reason=reason)
 

@@ -1,7 +1,9 @@
 """Notices as plain lines, for the front ends that show text only (CLI prompt, MCP message).
 
 The console highlights a notice's span in the query or URL; a terminal or an MCP host's
-dialog cannot, so each line quotes the flagged part instead.
+dialog cannot, so each line quotes the flagged part instead, written the way the arguments
+themselves are (:mod:`spyglass.untrusted.shown`): a message may quote outside text (the query
+behind a search result), so it cannot pass for Spyglass's own words either.
 """
 
 from __future__ import annotations
@@ -10,27 +12,48 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from spyglass.core.outcome import Notice
+from spyglass.untrusted import shown
 
 #: Longest quoted excerpt of a flagged span.
 EXCERPT_CHARS = 60
 
 
-def lines(notices: Sequence[Notice], arguments: Mapping[str, Any]) -> list[str]:
-    """One line per notice, privacy findings first: ``! query contains an email address:
-    "jane@example.com"`` or ``i from: result 3 of your search 'zebra facts'``."""
-    ordered = sorted(notices, key=lambda n: not n.kind.startswith("privacy."))
+def warns(notice: Notice) -> bool:
+    """Whether a notice is a warning about the call (a privacy finding, a hidden character,
+    a look-alike host) rather than information."""
+    return notice.kind.startswith(("privacy.", shown.KIND_PREFIX))
+
+
+def lines(
+    notices: Sequence[Notice], arguments: Mapping[str, Any], *, markdown: bool = False
+) -> list[str]:
+    """One line per notice, warnings first: ``! query contains an email address:
+    "jane@example.com"`` or ``i from: result 3 of your search 'zebra facts'``.
+
+    ``markdown``: for a host that may render Markdown (quotes become code spans, and
+    Markdown's active characters in a message are escaped).
+    """
+    words = shown.inert if markdown else shown.plain
+    quote = shown.code if markdown else shown.quoted
+    ordered = sorted(notices, key=lambda n: not warns(n))
     out = []
     for notice in ordered:
-        if not notice.kind.startswith("privacy."):
-            out.append(f"i from: {notice.message}" if notice.kind == "provenance" else
-                       f"i {notice.message}")  # fmt: skip
+        message = words(notice.message)
+        if not warns(notice):
+            out.append(f"i from: {message}" if notice.kind == "provenance" else f"i {message}")
             continue
-        line = f"! {notice.argument or 'call'} {notice.message}"
+        line = f"! {notice.argument or 'call'} {message}"
         value = arguments.get(notice.argument or "")
-        if isinstance(value, str) and notice.start is not None and notice.end is not None:
+        if (
+            notice.kind.startswith("privacy.")
+            and isinstance(value, str)
+            and notice.start is not None
+            and notice.end is not None
+        ):
             excerpt = value[notice.start : notice.end]
-            if len(excerpt) > EXCERPT_CHARS:
-                excerpt = excerpt[: EXCERPT_CHARS - 1] + "…"
-            line += f': "{excerpt}"'
+            cut = len(excerpt) > EXCERPT_CHARS
+            line += f": {quote(excerpt[: EXCERPT_CHARS - 1] if cut else excerpt)}"
+            if cut:
+                line += "…"
         out.append(line)
     return out

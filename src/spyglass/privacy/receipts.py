@@ -103,6 +103,10 @@ def _when(item: dict[str, Any]) -> str:
 
 
 def _not_sent(item: dict[str, Any]) -> str:
+    provider = PROVIDER_NAMES.get(str(item.get("provider")))
+    if item.get("reason") == UNRESOLVED_NAME and provider is not None:
+        # A search provider's or hosted reader's name, not the site's.
+        return f"failed: {provider}'s name could not be looked up"
     because = NOT_SENT_BECAUSE.get(str(item.get("reason")))
     if because is not None:
         return because

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from spyglass.errors import CapabilityError
+from spyglass.net.errors import UNRESOLVED_NAME
 from spyglass.providers.clients import NO_POOL, ProviderClients, make_client
 from spyglass.version import __version__
 
@@ -45,12 +46,14 @@ USER_AGENT = f"Mozilla/5.0 (compatible; Spyglass/{__version__})"
 class ProviderFailure(CapabilityError):
     """A provider could not answer; ``code`` is ``<SECTION>_<KIND>``."""
 
-    def __init__(self, code: str, message: str, *, retryable: bool = False) -> None:
+    def __init__(
+        self, code: str, message: str, *, retryable: bool = False, reason: str | None = None
+    ) -> None:
         # Missing configuration stops a call before any connection: a refusal.
         status: Literal["failed", "rejected"] = (
             "rejected" if code.endswith(NOT_CONFIGURED) else "failed"
         )
-        super().__init__(code, message, retryable=retryable, status=status)
+        super().__init__(code, message, retryable=retryable, status=status, reason=reason)
 
 
 @dataclass(frozen=True)
@@ -93,8 +96,12 @@ class Failures(Generic[F]):
     section: Literal["search", "fetch"]
     kind: type[F]
 
-    def __call__(self, kind: str, message: str, *, retryable: bool = False) -> F:
-        return self.kind(f"{self.section.upper()}_{kind}", message, retryable=retryable)
+    def __call__(
+        self, kind: str, message: str, *, retryable: bool = False, reason: str | None = None
+    ) -> F:
+        return self.kind(
+            f"{self.section.upper()}_{kind}", message, retryable=retryable, reason=reason
+        )
 
 
 @functools.cache
@@ -153,8 +160,13 @@ async def send(
         fault = classify(exc)
         if fault is Fault.TIMEOUT:
             raise _timed_out(provider, timeout, failures) from None
+        # A name that could not be looked up opened no connection: the request (the query,
+        # the page's address) never reached the provider, and the receipt says so.
         raise failures(
-            UNAVAILABLE, _unreachable(provider, fault, address_key), retryable=True
+            UNAVAILABLE,
+            _unreachable(provider, fault, address_key),
+            retryable=True,
+            reason=UNRESOLVED_NAME if fault is Fault.NAME else None,
         ) from None
 
 

@@ -12,6 +12,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+from spyglass.net.errors import last_of_attempts, sent_nothing
 from spyglass.providers.clients import ProviderClients
 from spyglass.providers.keys import keys_of, redact
 from spyglass.providers.routing import RoutingError, names, plan
@@ -109,7 +110,10 @@ async def search(
     except SearchFailure as failure:
         message = failure.message + _self_hosted_hint(failure, settings)
         raise SearchFailure(
-            failure.code, redact(message, secrets), retryable=failure.retryable
+            failure.code,
+            redact(message, secrets),
+            retryable=failure.retryable,
+            reason=failure.reason,
         ) from None
     if capped:
         result["notes"] = capped + result.get("notes", [])
@@ -144,6 +148,8 @@ async def _attempts(
     deadline = time.monotonic() + settings.timeout_seconds
     first: SearchFailure | None = None
     fallbacks: list[str] = []
+    # Whether any attempt may have reached its provider: only then did the query leave.
+    reached = False
     for position, name in enumerate(order):
         provider = providers[name]
         remaining = deadline - time.monotonic()
@@ -159,6 +165,7 @@ async def _attempts(
             asked = replace(query, count=min(provider.max_count, query.count + HEADROOM))
             page = await client.ask(provider, endpoint, asked, timeout=remaining, clients=clients)
         except SearchFailure as failure:
+            reached = reached or not sent_nothing(failure)
             if position == 0:
                 # Without an explicit fallback list, or for a failure that a retry cannot
                 # fix, there is no silent failover.
@@ -171,7 +178,12 @@ async def _attempts(
         return _result(query, provider, page, position, first, fallbacks, settings.snippet_chars)
     assert first is not None
     detail = f" Fallback providers failed too: {'; '.join(fallbacks)}" if fallbacks else ""
-    raise SearchFailure(first.code, first.message + detail, retryable=first.retryable)
+    raise last_of_attempts(
+        SearchFailure(
+            first.code, first.message + detail, retryable=first.retryable, reason=first.reason
+        ),
+        reached=reached,
+    )
 
 
 def _result(

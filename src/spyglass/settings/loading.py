@@ -6,7 +6,7 @@ import json
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import ValidationError
 
@@ -100,6 +100,39 @@ def _merge(
         _put(merged, key, value)
         sources[key] = f"flag for {dotted}"
     return merged, sources
+
+
+def environment_setting(name: str) -> tuple[str, bool] | None:
+    """The setting an environment variable sets, as ``(dotted key, is a secret)``; ``None``
+    when ``name`` is not a ``SPYGLASS_<SECTION>__<KEY>`` variable of a known setting.
+
+    Provider tables (``search.brave``, ``fetch.firecrawl``) take any provider name, so
+    ``SPYGLASS_SEARCH__ACME__API_KEY`` is a (secret) setting.
+    """
+    from pydantic import BaseModel, SecretStr
+
+    from spyglass.settings.search import ProviderSettings
+
+    if not name.startswith(ENV_PREFIX) or name == "SPYGLASS_HOME" or "__" not in name:
+        return None
+    path = [part.lower() for part in name[len(ENV_PREFIX) :].split("__")]
+    model: type[BaseModel] = Settings
+    for index, part in enumerate(path):
+        field = model.model_fields.get(part)
+        if field is None:
+            if model.model_config.get("extra") != "allow" or index == len(path) - 1:
+                return None
+            model = ProviderSettings
+            continue
+        kinds = [field.annotation, *get_args(field.annotation)]
+        if index == len(path) - 1:
+            secret = any(kind is SecretStr for kind in kinds)
+            return ".".join(path), secret
+        nested = [k for k in kinds if isinstance(k, type) and issubclass(k, BaseModel)]
+        if not nested:
+            return None
+        model = nested[0]
+    return None
 
 
 def _validate(merged: dict[str, Any], sources: Mapping[tuple[str, ...], str]) -> Settings:

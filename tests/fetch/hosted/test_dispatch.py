@@ -11,11 +11,15 @@ from spyglass.capabilities.fetch import extract
 from spyglass.errors import CapabilityError
 from spyglass.fetch.hosted import READERS
 from spyglass.fetch.hosted.dispatch import announce, check, endpoint_for, fetch, route
+from spyglass.fetch.hosted.jina import JinaReader
 from spyglass.fetch.page import ReadPage
-from spyglass.net.errors import TargetRejected
+from spyglass.net.errors import UNRESOLVED_NAME, TargetRejected, network_error
+from spyglass.net.transport import UNRESOLVED
+from spyglass.providers.exchange import ProviderRequest
 from spyglass.settings import FetchSettings, Settings
 from tests.fetch.hosted.replay import PAGE_URL
 from tests.search.replay import ReplayServer, Reply
+from tests.support.unresolving import Unresolving
 
 SCRAPED = {"success": True, "data": {"markdown": "Rain tonight.", "metadata": {}}}
 KEENABLE = {"url": PAGE_URL, "title": "T", "content": "From keenable."}
@@ -154,3 +158,64 @@ def test_every_reader_has_its_own_settings_table() -> None:
     from spyglass.settings import READER_TABLES
 
     assert sorted(READER_TABLES) == sorted(READERS)
+
+
+class _UnresolvedJina(JinaReader):
+    """Jina Reader, its name unknown to every resolver (no network needed)."""
+
+    async def exchange(
+        self, request: ProviderRequest, *, timeout: float, max_bytes: int, **_: object
+    ) -> bytes:
+        return await super().exchange(
+            request, timeout=timeout, max_bytes=max_bytes, clients=Unresolving()
+        )
+
+
+class _BusyJina(JinaReader):
+    """Jina Reader that was reached (the URL went to it) and answered HTTP 503."""
+
+    async def exchange(self, request: ProviderRequest, **_: object) -> bytes:
+        raise self.failure("PROVIDER_UNAVAILABLE", "jina answered HTTP 503", retryable=True)
+
+
+async def _unresolved_site() -> ReadPage:
+    raise network_error(UNRESOLVED, reason=UNRESOLVED_NAME)
+
+
+async def _read_failure(reader: JinaReader, direct: object = None) -> CapabilityError:
+    order = ["jina", "direct"] if direct is not None else ["jina"]
+    settings = Settings.model_validate({"fetch": {"providers": "jina", "fallback": order[1:]}})
+    with pytest.raises(CapabilityError) as caught:
+        await fetch(
+            PAGE_URL,
+            settings,
+            order,
+            direct=direct or _direct_never,  # type: ignore[arg-type]
+            report=lambda name: None,
+            extract=extract,
+            readers={"jina": reader},
+        )
+    return caught.value
+
+
+async def test_a_reader_whose_name_cannot_be_looked_up_was_sent_nothing() -> None:
+    failure = await _read_failure(_UnresolvedJina())
+    assert failure.code == "FETCH_PROVIDER_UNAVAILABLE"
+    assert failure.reason == UNRESOLVED_NAME
+    assert "jina's address could not be looked up" in failure.message
+    # Nor was anything sent when the site's own name then failed too.
+    assert (await _read_failure(_UnresolvedJina(), _unresolved_site)).reason == UNRESOLVED_NAME
+
+
+async def test_a_read_whose_reader_was_reached_left_even_when_the_site_name_then_failed() -> None:
+    failure = await _read_failure(_BusyJina(), _unresolved_site)
+    assert failure.reason is None
+    assert "after jina failed first" in failure.message
+
+
+async def test_a_read_that_reached_the_site_after_the_reader_failed_says_it_left() -> None:
+    async def site_broke_off() -> ReadPage:
+        raise network_error("the connection to the site broke off; try again later")
+
+    failure = await _read_failure(_UnresolvedJina(), site_broke_off)
+    assert failure.reason is None

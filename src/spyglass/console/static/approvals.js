@@ -4,7 +4,7 @@
 
 import { addPerson, answerApproval, changePerson, listApprovals, listPeople, personLoginCode } from "./api.js";
 import { h } from "./dom.js";
-import { noticeList } from "./notices.js";
+import { noticeList, shownNodes } from "./notices.js";
 
 const POLL_MS = 2000;
 const ROLES = ["owner", "member", "child", "guest"];
@@ -121,7 +121,7 @@ export class ApprovalQueue {
       "li",
       { class: "approval" },
       h("p", { class: "approval-who" }, h("strong", { text: call.person }), ` ${what}`),
-      h("div", { class: "confirm-value", text: literal(call) }),
+      h("div", { class: "confirm-value" }, ...shownNodes(literal(call))),
       noticeList(call.notices),
       h("p", { class: "approval-expiry", text: `${call.expires_in_seconds} s left` }),
       h("div", { class: "confirm-actions" }, deny, approve),

@@ -4,7 +4,7 @@
 
 import { waitForApprover } from "./approvals.js";
 import { h, hostOf } from "./dom.js";
-import { fillHighlighted, noticeList } from "./notices.js";
+import { fillHighlighted, noticeList, shownNodes } from "./notices.js";
 
 // Enter approves only once the card has been on screen this long, as browsers arm their own
 // permission prompts: the card takes focus the instant it appears, so an Enter already on
@@ -64,8 +64,7 @@ export function showConfirmation(slot, pending) {
 
   const value = h("div", { class: `confirm-value confirm-value-${pending.capability === "web.fetch" ? "url" : "query"}`, tabindex: "0", "aria-label": `${words.title}: ${literal}` });
   const argument = pending.capability === "web.search" ? "query" : pending.capability === "web.fetch" ? "url" : null;
-  if (argument) fillHighlighted(value, literal, pending.notices, argument);
-  else value.textContent = literal;
+  fillHighlighted(value, literal, pending.notices, argument);
   const notices = noticeList(pending.notices);
 
   const extras = h("ul", { class: "confirm-extras" });
@@ -74,7 +73,7 @@ export function showConfirmation(slot, pending) {
     const describe = EXTRAS[key];
     const list = Array.isArray(raw) ? raw.map(String) : null;
     const text = describe ? describe(list ?? String(raw)) : `${key}: ${list ? list.join(", ") : JSON.stringify(raw)}`;
-    extras.append(h("li", { text }));
+    extras.append(h("li", {}, ...shownNodes(text)));
   }
 
   // A child's call (or anyone's the owner marked) is approved by an owner or a parent, from

@@ -4,6 +4,40 @@
 
 import { h } from "./dom.js";
 
+// Characters that would not show as themselves (spyglass/untrusted/shown.py decides the same
+// set on the server, and its notices name them): controls, format characters such as bidi
+// overrides and zero-width ones, private-use and unassigned code points, line and paragraph
+// separators, spaces other than U+0020, and letters and marks that draw nothing. Each is
+// drawn as its escape (\n, \u202e) in its own element, so newlines cannot push the rest of
+// a query out of view and an override cannot turn the text around.
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\u{e0100}-\u{e01ef}]|(?! )\p{Zs}/u;
+const SHORT = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+/** The escape a hidden character is drawn as: `\n`, `\u202e`, `\U000e0041`. */
+export function escapeOf(char) {
+  if (SHORT[char]) return SHORT[char];
+  const point = char.codePointAt(0);
+  return point <= 0xffff ? `\\u${point.toString(16).padStart(4, "0")}` : `\\U${point.toString(16).padStart(8, "0")}`;
+}
+
+/** `text` as nodes: its hidden characters as escapes, each marked as one (never markup). */
+export function shownNodes(text) {
+  const nodes = [];
+  let run = "";
+  for (const char of String(text)) {
+    if (!HIDDEN.test(char)) {
+      run += char;
+      continue;
+    }
+    if (run) nodes.push(document.createTextNode(run));
+    run = "";
+    const point = `U+${char.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+    nodes.push(h("span", { class: "shown-escape", title: `a character that does not show (${point})`, text: escapeOf(char) }));
+  }
+  if (run) nodes.push(document.createTextNode(run));
+  return nodes;
+}
+
 /** Notices about `argument` that carry a span, merged where they overlap. */
 export function spansFor(notices, argument, length) {
   const spans = [];
@@ -27,7 +61,8 @@ export function spansFor(notices, argument, length) {
 }
 
 /**
- * Fill `target` with `literal`, the flagged spans marked. Offsets count Unicode code points
+ * Fill `target` with `literal`, the flagged spans marked and hidden characters drawn as
+ * escapes (`shownNodes`). Offsets count Unicode code points
  * (as Python does), so the text is split into code points before slicing.
  */
 export function fillHighlighted(target, literal, notices, argument) {
@@ -36,13 +71,13 @@ export function fillHighlighted(target, literal, notices, argument) {
   const nodes = [];
   let at = 0;
   for (const span of spans) {
-    if (span.start > at) nodes.push(document.createTextNode(chars.slice(at, span.start).join("")));
-    const mark = h("mark", { class: "confirm-mark", title: "flagged by the privacy check", text: chars.slice(span.start, span.end).join("") });
+    if (span.start > at) nodes.push(...shownNodes(chars.slice(at, span.start).join("")));
+    const mark = h("mark", { class: "confirm-mark", title: "flagged by the privacy check" }, ...shownNodes(chars.slice(span.start, span.end).join("")));
     mark.dataset.kinds = span.kinds.join(" ");
     nodes.push(mark);
     at = span.end;
   }
-  if (at < chars.length) nodes.push(document.createTextNode(chars.slice(at).join("")));
+  if (at < chars.length) nodes.push(...shownNodes(chars.slice(at).join("")));
   target.replaceChildren(...nodes);
 }
 
@@ -54,7 +89,8 @@ export function noticeList(notices) {
   const list = h("ul", { class: "confirm-notices" });
   for (const notice of items) {
     const kind = String(notice.kind ?? "");
-    const privacy = kind.startsWith("privacy.");
+    // Hidden characters and look-alike hosts (shown.*) warn like the privacy findings.
+    const privacy = kind.startsWith("privacy.") || kind.startsWith("shown.");
     const item = h("li", { class: `confirm-notice ${privacy ? "confirm-notice-privacy" : "confirm-notice-info"}` },
       h("span", { class: "confirm-notice-icon", "aria-hidden": "true", text: privacy ? "⚠" : "ℹ" }),
       h("span", { text: describe(notice, privacy) }));
@@ -64,9 +100,11 @@ export function noticeList(notices) {
   return list;
 }
 
+const SUBJECTS = { url: "address", query: "query", focus: "text to look for", include_domains: "list of sites to search", exclude_domains: "list of sites to leave out" };
+
 function describe(notice, privacy) {
   const message = String(notice.message);
-  if (privacy) return `This ${notice.argument === "url" ? "address" : "query"} ${message}`;
+  if (privacy) return `This ${SUBJECTS[notice.argument] ?? notice.argument ?? "call"} ${message}`;
   if (notice.kind === "provenance") return `From: ${message}`;
   return message.charAt(0).toUpperCase() + message.slice(1);
 }

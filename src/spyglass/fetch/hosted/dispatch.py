@@ -21,7 +21,7 @@ from spyglass.errors import CapabilityError
 from spyglass.fetch.hosted import READERS
 from spyglass.fetch.hosted.reader import DIRECT, FAILURES, FetchFailure, Reader
 from spyglass.fetch.hosted.targets import check_for_reader
-from spyglass.net.errors import TargetRejected
+from spyglass.net.errors import TargetRejected, last_of_attempts, sent_nothing
 from spyglass.providers.exchange import NOT_CONFIGURED, Endpoint
 from spyglass.providers.keys import keys_of, redact
 from spyglass.providers.routing import RoutingError, plan
@@ -182,6 +182,8 @@ async def fetch(
     known = readers if readers is not None else READERS
     deadline = time.monotonic() + settings.fetch.timeout_seconds
     first: CapabilityError | None = None
+    # Whether any attempt may have reached its reader or the site: only then did the URL leave.
+    reached = False
     for position, name in enumerate(order):
         remaining = deadline - time.monotonic()
         if position and remaining < MIN_ATTEMPT_SECONDS:
@@ -192,15 +194,16 @@ async def fetch(
                 return await direct()
             return await read(known[name], url, settings, timeout=remaining, extract=extract)
         except CapabilityError as failure:
+            earlier, reached = reached, reached or not sent_nothing(failure)
             if not failure.retryable or position + 1 == len(order):
                 if first is not None and position:
                     failure.message = (
                         f"{failure.message} (after {order[0]} failed first: {first.message})"
                     )
-                raise failure from None
+                raise last_of_attempts(failure, reached=earlier) from None
             first = first or failure
     assert first is not None
-    raise first
+    raise last_of_attempts(first, reached=reached)
 
 
 def check(
