@@ -1,8 +1,11 @@
 """Decoded forms of an outgoing string, each with a map back to the characters really sent.
 
 A model that copies private text into a URL rarely leaves it readable: it is percent- or
-plus-encoded, or wrapped in base64 or hex. The check reads every such form, and a finding in a
-decoded form is reported (and highlighted) on the span of the original that encodes it.
+plus-encoded, written in look-alike characters (full-width letters, Arabic-Indic digits,
+zero-width characters between them), or wrapped in base64 or hex — perhaps shifted by a
+character, split over path segments, or run on from the text around it. The check reads
+every such form, and a finding in a decoded form is reported (and highlighted) on the span of
+the original that encodes it.
 """
 
 from __future__ import annotations
@@ -10,13 +13,30 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import unicodedata
 from dataclasses import dataclass
 
-#: Base64 (standard or URL-safe) and hex runs worth decoding: shorter ones carry too little.
-_BASE64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
-_HEX = re.compile(r"(?:[0-9a-fA-F]{2}){8,}")
 _PERCENT = re.compile(r"(?:%[0-9a-fA-F]{2})+")
 MAX_DEPTH = 2
+#: Default-ignorable code points that are not format characters (category Cf, dropped as a
+#: class): combining grapheme joiner, Hangul fillers, Khmer inherent vowels, Mongolian
+#: variation selectors, variation selectors. They render as nothing.
+_IGNORABLE = re.compile(
+    "[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef]"
+)
+#: What is not a character of either base64 alphabet (standard ``+/``, URL-safe ``-_``,
+#: read as one), with ``/`` in it and without it (read as a separator).
+_NOT_BASE64 = re.compile(r"[^A-Za-z0-9+/_-]+")
+_NOT_BASE64_NOR_SLASH = re.compile(r"[^A-Za-z0-9+_-]+")
+_TO_STANDARD = str.maketrans("-_", "+/")
+_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]+")
+_HEX_RUN = re.compile(r"[0-9a-fA-F]{16,}")
+#: Decoded runs shorter than this carry too little to be worth checking.
+MIN_READABLE = 8
+#: A run of decoded characters none of which is a control character or an undecodable byte
+#: (``surrogateescape`` turns each such byte into one of U+DC80..U+DCFF).
+_MIN_BASE64 = MIN_READABLE * 4 // 3
+_READABLE = re.compile(rf"[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\udc80-\udcff]{{{MIN_READABLE},}}")
 
 
 @dataclass(frozen=True)
@@ -28,7 +48,7 @@ class View:
 
     @classmethod
     def of(cls, text: str) -> View:
-        return cls(text, tuple((i, i + 1) for i in range(len(text))))
+        return cls(text, tuple(zip(range(len(text)), range(1, len(text) + 1), strict=True)))
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """The span of the original string behind ``text[start:end]``."""
@@ -38,6 +58,29 @@ class View:
 
     def slice(self, start: int, end: int) -> View:
         return View(self.text[start:end], self.origin[start:end])
+
+
+def normalised(view: View) -> View:
+    """``view`` in NFKC (full-width and other compatibility forms to their plain letters, so
+    ``ｊａｎｅ＠ｅｘａｍｐｌｅ．ｃｏｍ`` reads as an email address), every decimal digit of any
+    script written ``0``-``9``, and format characters (zero-width, bidi controls, soft
+    hyphen) and other invisible code points left out. ASCII text is returned as it is."""
+    if view.text.isascii():
+        return view
+    out: list[str] = []
+    spans: list[tuple[int, int]] = []
+    for char, span in zip(view.text, view.origin, strict=True):
+        if char.isascii():
+            out.append(char)
+            spans.append(span)
+            continue
+        if unicodedata.category(char) == "Cf" or _IGNORABLE.match(char):
+            continue
+        for piece in unicodedata.normalize("NFKC", char):
+            digit = unicodedata.decimal(piece, None)
+            out.append(piece if digit is None else str(digit))
+            spans.append(span)
+    return View("".join(out), tuple(spans))
 
 
 def percent_decoded(view: View, *, plus_as_space: bool) -> View:
@@ -81,16 +124,81 @@ def _copy(
 
 
 def embedded(view: View) -> list[View]:
-    """Readable text hidden in base64 or hex runs of ``view``, each mapped to its whole run."""
-    found: list[View] = []
-    for pattern, decode in ((_BASE64, _from_base64), (_HEX, _from_hex)):
-        for match in pattern.finditer(view.text):
-            text = decode(match.group())
-            if text is None:
-                continue
-            span = view.span(match.start(), match.end())
-            found.append(View(text, (span,) * len(text)))
-    return found
+    """Readable text hidden in base64 or hex in ``view``, each character mapped to the
+    characters that encode it.
+
+    The encoded run is not trusted to stand alone: a URL's delimiters are dropped (so a run
+    split over path segments, or next to ``?d=``, is read whole), ``/`` is read both as a
+    base64 character and as a separator, and every alignment is tried (base64 from each of
+    its first four characters, hex from each of its first two), so a character put before
+    the run does not hide it. What is kept is each run of at least :data:`MIN_READABLE`
+    readable characters in what decodes.
+    """
+    found: dict[tuple[str, tuple[int, int]], View] = {}
+    text = view.text
+    for dropped in (_NOT_BASE64, _NOT_BASE64_NOR_SLASH):
+        if dropped is _NOT_BASE64_NOR_SLASH and "/" not in text:
+            continue
+        chars = dropped.sub("", text).translate(_TO_STANDARD).encode()
+        if len(chars) < _MIN_BASE64:
+            continue
+        for offset in range(4):
+            body = chars[offset:]
+            usable = len(body) - (len(body) % 4 == 1)
+            raw = binascii.a2b_base64(body[:usable] + b"=" * (-usable % 4))
+            if _READABLE.search(raw.decode("utf-8", errors="surrogateescape")):
+                spans = _kept_spans(view, dropped)[offset:]
+                _keep_readable(found, raw, spans, 4, 3)
+    letters = _NOT_ALNUM.sub("", text)
+    for run in _HEX_RUN.finditer(letters):
+        for offset in range(2):
+            digits = run.group()[offset:]
+            raw = bytes.fromhex(digits[: len(digits) // 2 * 2])
+            if _READABLE.search(raw.decode("utf-8", errors="surrogateescape")):
+                spans = _kept_spans(view, _NOT_ALNUM)[run.start() + offset : run.end()]
+                _keep_readable(found, raw, spans, 2, 1)
+    return list(found.values())
+
+
+def _kept_spans(view: View, dropped: re.Pattern[str]) -> list[tuple[int, int]]:
+    """The spans of the characters of ``view`` that ``dropped`` leaves."""
+    return [view.origin[i] for i, ch in enumerate(view.text) if not dropped.match(ch)]
+
+
+def _keep_readable(
+    found: dict[tuple[str, tuple[int, int]], View],
+    raw: bytes,
+    spans: list[tuple[int, int]],
+    chars_per_group: int,
+    bytes_per_group: int,
+) -> None:
+    """Add each readable run of ``raw`` to ``found``, mapped through ``spans`` (the spans of
+    the encoded characters, ``chars_per_group`` of them for each ``bytes_per_group`` bytes)."""
+    if len(raw) < MIN_READABLE:
+        return
+    text = raw.decode("utf-8", errors="surrogateescape")
+    # The byte at which each decoded character starts.
+    starts: list[int] = []
+    position = 0
+    for char in text:
+        starts.append(position)
+        position += 1 if "\udc80" <= char <= "\udcff" else len(char.encode())
+    starts.append(position)
+    last = len(spans) - 1
+    for run in _READABLE.finditer(text):
+        origin = []
+        for index in range(run.start(), run.end()):
+            first = starts[index] * chars_per_group // bytes_per_group
+            final = (starts[index + 1] * chars_per_group - 1) // bytes_per_group
+            origin.append((spans[min(first, last)][0], spans[min(final, last)][1]))
+        inner = View(run.group(), tuple(origin))
+        found.setdefault((inner.text, inner.span(0, len(inner.text))), inner)
+
+
+def decodes_to_text(token: str) -> bool:
+    """Whether ``token`` as a whole is base64 or hex of readable text: its content is then
+    checked, not its randomness."""
+    return _from_base64(token) is not None or _from_hex(token) is not None
 
 
 def _from_base64(token: str) -> str | None:
@@ -123,10 +231,10 @@ def _readable(raw: bytes) -> str | None:
 
 
 def url_views(url: str) -> list[View]:
-    """Every form of ``url`` worth reading: as sent, percent-decoded (twice, for double
-    encoding), with ``+`` as a space in the query, and whatever base64/hex runs decode to.
-    The fragment is left out: it is never sent."""
-    sent = View.of(url.split("#", 1)[0])
+    """Every form of ``url`` worth reading: normalised (:func:`normalised`), percent-decoded
+    (twice, for double encoding), with ``+`` as a space in the query, and whatever base64/hex
+    in any of them decodes to. The fragment is left out: it is never sent."""
+    sent = normalised(View.of(url.split("#", 1)[0]))
     query_at = sent.text.find("?")
     views = [sent]
     decoded = sent
@@ -139,20 +247,24 @@ def url_views(url: str) -> list[View]:
             decoded = View(head.text + tail.text, head.origin + tail.origin)
         else:
             decoded = percent_decoded(decoded, plus_as_space=False)
+        decoded = normalised(decoded)
         views.append(decoded)
     return _with_embedded(views)
 
 
 def text_views(text: str) -> list[View]:
-    """A search query as written, and whatever base64/hex runs in it decode to."""
-    return _with_embedded([View.of(text)])
+    """A search query normalised (:func:`normalised`), and whatever base64/hex in it decodes
+    to."""
+    return _with_embedded([normalised(View.of(text))])
 
 
 def _with_embedded(views: list[View]) -> list[View]:
-    extra: list[View] = []
+    extra: dict[tuple[str, tuple[int, int]], View] = {}
     for view in views:
         for inner in embedded(view):
-            extra.append(inner)
+            forms = [inner]
             if "%" in inner.text or "+" in inner.text:
-                extra.append(percent_decoded(inner, plus_as_space=True))
-    return views + extra
+                forms.append(percent_decoded(inner, plus_as_space=True))
+            for form in map(normalised, forms):
+                extra.setdefault((form.text, form.span(0, len(form.text))), form)
+    return views + list(extra.values())
