@@ -14,6 +14,7 @@ import base64
 import binascii
 import re
 import unicodedata
+from bisect import bisect_left
 from dataclasses import dataclass
 
 _PERCENT = re.compile(r"(?:%[0-9a-fA-F]{2})+")
@@ -147,52 +148,84 @@ def embedded(view: View) -> list[View]:
             usable = len(body) - (len(body) % 4 == 1)
             raw = binascii.a2b_base64(body[:usable] + b"=" * (-usable % 4))
             if _READABLE.search(raw.decode("utf-8", errors="surrogateescape")):
-                spans = _kept_spans(view, dropped)[offset:]
-                _keep_readable(found, raw, spans, 4, 3)
+                spans, starts = _kept(view, dropped, offset, len(view.text))
+                _keep_readable(found, raw, spans, starts, 4, 3)
     letters = _NOT_ALNUM.sub("", text)
     for run in _HEX_RUN.finditer(letters):
         for offset in range(2):
             digits = run.group()[offset:]
             raw = bytes.fromhex(digits[: len(digits) // 2 * 2])
             if _READABLE.search(raw.decode("utf-8", errors="surrogateescape")):
-                spans = _kept_spans(view, _NOT_ALNUM)[run.start() + offset : run.end()]
-                _keep_readable(found, raw, spans, 2, 1)
+                spans, starts = _kept(view, _NOT_ALNUM, run.start() + offset, run.end())
+                _keep_readable(found, raw, spans, starts, 2, 1)
     return list(found.values())
 
 
-def _kept_spans(view: View, dropped: re.Pattern[str]) -> list[tuple[int, int]]:
-    """The spans of the characters of ``view`` that ``dropped`` leaves."""
-    return [view.origin[i] for i, ch in enumerate(view.text) if not dropped.match(ch)]
+def _kept(
+    view: View, dropped: re.Pattern[str], start: int, end: int
+) -> tuple[list[tuple[int, int]], list[int]]:
+    """The spans of characters ``start`` to ``end`` of those in ``view`` that ``dropped``
+    leaves, and which of them start a piece (come after a dropped character)."""
+    kept = [i for i, ch in enumerate(view.text) if not dropped.match(ch)][start:end]
+    pieces = [at for at in range(1, len(kept)) if kept[at] != kept[at - 1] + 1]
+    return [view.origin[i] for i in kept], pieces
 
 
 def _keep_readable(
     found: dict[tuple[str, tuple[int, int]], View],
     raw: bytes,
     spans: list[tuple[int, int]],
+    pieces: list[int],
     chars_per_group: int,
     bytes_per_group: int,
 ) -> None:
     """Add each readable run of ``raw`` to ``found``, mapped through ``spans`` (the spans of
-    the encoded characters, ``chars_per_group`` of them for each ``bytes_per_group`` bytes)."""
+    the encoded characters, ``chars_per_group`` of them for each ``bytes_per_group`` bytes).
+
+    What decodes from the characters before a piece (a path segment, a parameter's value)
+    runs on into what the piece decodes to, and can hide where it starts or ends ("xjane@…"
+    is no email address), so the run is also kept from the first character of each piece
+    on, and each piece alone.
+    """
     if len(raw) < MIN_READABLE:
         return
     text = raw.decode("utf-8", errors="surrogateescape")
-    # The byte at which each decoded character starts.
-    starts: list[int] = []
+    # The encoded character at which each decoded character starts and ends.
+    firsts: list[int] = []
+    finals: list[int] = []
     position = 0
-    for char in text:
-        starts.append(position)
-        position += 1 if "\udc80" <= char <= "\udcff" else len(char.encode())
-    starts.append(position)
     last = len(spans) - 1
+    for char in text:
+        firsts.append(min(position * chars_per_group // bytes_per_group, last))
+        position += 1 if "\udc80" <= char <= "\udcff" else len(char.encode())
+        finals.append(min((position * chars_per_group - 1) // bytes_per_group, last))
     for run in _READABLE.finditer(text):
-        origin = []
-        for index in range(run.start(), run.end()):
-            first = starts[index] * chars_per_group // bytes_per_group
-            final = (starts[index + 1] * chars_per_group - 1) // bytes_per_group
-            origin.append((spans[min(first, last)][0], spans[min(final, last)][1]))
-        inner = View(run.group(), tuple(origin))
-        found.setdefault((inner.text, inner.span(0, len(inner.text))), inner)
+        start, end = run.span()
+        origin = tuple(
+            (spans[firsts[index]][0], spans[finals[index]][1]) for index in range(start, end)
+        )
+        cuts = sorted({bisect_left(firsts, piece, start, end) for piece in pieces} - {start})
+        pieces_alone = zip([start, *cuts], [*cuts, end], strict=True)
+        for first, stop in {(start, end), *((at, end) for at in cuts), *pieces_alone}:
+            if stop - first < MIN_READABLE:
+                continue
+            for head in _junk(text, first, 1):
+                for tail in _junk(text, stop - 1, -1):
+                    if stop - tail - first - head >= MIN_READABLE:
+                        view = View(
+                            text[first + head : stop - tail],
+                            origin[first + head - start : stop - tail - start],
+                        )
+                        found.setdefault((view.text, view.span(0, len(view.text))), view)
+
+
+def _junk(text: str, at: int, step: int) -> list[int]:
+    """How many characters from ``at`` on (``step`` 1) or back (-1) may be junk: characters
+    put next to an encoded run to shift it decode to up to two letters or digits next to the
+    text, which can hide where it starts or ends ("xjane@…" is no email address)."""
+    if not text[at].isalnum():
+        return [0]
+    return [0, 1, 2] if text[at + step].isalnum() else [0, 1]
 
 
 def decodes_to_text(token: str) -> bool:
