@@ -85,14 +85,16 @@ class CopiedText:
         if not self.joined:
             return
         squashed = "".join(word for word, _, _ in found)
-        # Where each letter of ``squashed`` is in the folded text.
-        place = [index for _, start, end in found for index in range(start, end)]
         width = self.width
         first = last = -1
         grams = 0
         starts = self.joined.keys()
         ends = range(len(squashed) - width + 1)
         hits = [at for at in ends if squashed[at : at + width] in starts]
+        if not hits:
+            return
+        # Where each letter of ``squashed`` is in the folded text.
+        place = [index for _, start, end in found for index in range(start, end)]
         for at in hits:
             for joined in self.joined[squashed[at : at + width]]:
                 if not squashed.startswith(joined, at):

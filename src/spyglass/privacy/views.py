@@ -22,9 +22,12 @@ MAX_DEPTH = 2
 #: Default-ignorable code points that are not format characters (category Cf, dropped as a
 #: class): combining grapheme joiner, Hangul fillers, Khmer inherent vowels, Mongolian
 #: variation selectors, variation selectors. They render as nothing.
-_IGNORABLE = re.compile(
-    "[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef]"
+_IGNORABLES = (
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef"
 )
+_IGNORABLE = re.compile(f"[{_IGNORABLES}]")
+#: An ignorable code point or a decimal digit of another script than ASCII's.
+_IGNORABLE_OR_DIGIT = re.compile(f"[{_IGNORABLES}]|(?![0-9])\\d")
 #: What is not a character of either base64 alphabet (standard ``+/``, URL-safe ``-_``,
 #: read as one), with ``/`` in it and without it (read as a separator).
 _NOT_BASE64 = re.compile(r"[^A-Za-z0-9+/_-]+")
@@ -66,11 +69,17 @@ def normalised(view: View) -> View:
     ``ｊａｎｅ＠ｅｘａｍｐｌｅ．ｃｏｍ`` reads as an email address), every decimal digit of any
     script written ``0``-``9``, and format characters (zero-width, bidi controls, soft
     hyphen) and other invisible code points left out. ASCII text is returned as it is."""
-    if view.text.isascii():
+    text = view.text
+    if text.isascii() or (
+        # Format characters are not printable; the rest is found by the pattern.
+        text.isprintable()
+        and unicodedata.is_normalized("NFKC", text)
+        and not _IGNORABLE_OR_DIGIT.search(text)
+    ):
         return view
     out: list[str] = []
     spans: list[tuple[int, int]] = []
-    for char, span in zip(view.text, view.origin, strict=True):
+    for char, span in zip(text, view.origin, strict=True):
         if char.isascii():
             out.append(char)
             spans.append(span)
