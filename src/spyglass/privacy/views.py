@@ -37,6 +37,18 @@ _NOT_ALNUM = re.compile(r"[^A-Za-z0-9]+")
 _HEX_RUN = re.compile(r"[0-9a-fA-F]{16,}")
 #: Decoded runs shorter than this carry too little to be worth checking.
 MIN_READABLE = 8
+#: How many decoded characters at the start and end of a run may be junk: characters put
+#: next to an encoded run to shift it decode to up to two characters next to the text,
+#: which can hide where it starts or ends ("x4111…" is no card number).
+_JUNK = [(head, tail) for head in range(3) for tail in range(3)]
+#: Bounds on what one string decodes to, so that a long one cannot make the check slow: the
+#: decoded forms kept, and the characters read from each piece's start (more than any
+#: shape a detector looks for; copied words are read in the whole run).
+MAX_VIEWS = 64
+MAX_PIECE = 128
+#: The characters read again next to an edge without its junk: more than any shape with an
+#: edge a detector looks for (an email address, a card number, a token) usually takes.
+_EDGE = 96
 #: A run of decoded characters none of which is a control character or an undecodable byte
 #: (``surrogateescape`` turns each such byte into one of U+DC80..U+DCFF).
 _MIN_BASE64 = MIN_READABLE * 4 // 3
@@ -133,9 +145,9 @@ def _copy(
         spans.append(origin[index])
 
 
-def embedded(view: View) -> list[View]:
+def embedded(view: View, limit: int = 0) -> list[View]:
     """Readable text hidden in base64 or hex in ``view``, each character mapped to the
-    characters that encode it.
+    characters that encode it; at most ``limit`` forms (:data:`MAX_VIEWS` if 0).
 
     The encoded run is not trusted to stand alone: a URL's delimiters are dropped (so a run
     split over path segments, or next to ``?d=``, is read whole), ``/`` is read both as a
@@ -144,7 +156,7 @@ def embedded(view: View) -> list[View]:
     the run does not hide it. What is kept is each run of at least :data:`MIN_READABLE`
     readable characters in what decodes.
     """
-    found: dict[tuple[str, tuple[int, int]], View] = {}
+    runs: list[_Run] = []
     text = view.text
     for dropped in (_NOT_BASE64, _NOT_BASE64_NOR_SLASH):
         if dropped is _NOT_BASE64_NOR_SLASH and "/" not in text:
@@ -157,17 +169,40 @@ def embedded(view: View) -> list[View]:
             usable = len(body) - (len(body) % 4 == 1)
             raw = binascii.a2b_base64(body[:usable] + b"=" * (-usable % 4))
             if _READABLE.search(raw.decode("utf-8", errors="surrogateescape")):
-                spans, starts = _kept(view, dropped, offset, len(view.text))
-                _keep_readable(found, raw, spans, starts, 4, 3)
+                spans, pieces = _kept(view, dropped, offset, len(view.text))
+                runs += _readable_runs(raw, spans, pieces, 4, 3)
     letters = _NOT_ALNUM.sub("", text)
     for run in _HEX_RUN.finditer(letters):
         for offset in range(2):
             digits = run.group()[offset:]
             raw = bytes.fromhex(digits[: len(digits) // 2 * 2])
             if _READABLE.search(raw.decode("utf-8", errors="surrogateescape")):
-                spans, starts = _kept(view, _NOT_ALNUM, run.start() + offset, run.end())
-                _keep_readable(found, raw, spans, starts, 2, 1)
+                spans, pieces = _kept(view, _NOT_ALNUM, run.start() + offset, run.end())
+                runs += _readable_runs(raw, spans, pieces, 2, 1)
+    found: dict[tuple[str, tuple[int, int]], View] = {}
+    # Every piece as it decodes before any without its junk, in case the bound is reached.
+    for head, tail in _JUNK:
+        for decoded, origin, ranges in runs:
+            for first, stop in ranges:
+                start, end = first + head, stop - tail
+                if head and tail and end - start > _EDGE:
+                    continue
+                # Junk matters at the edge it is on: only that edge is read again.
+                if head and not tail:
+                    end = min(end, start + _EDGE)
+                elif tail and not head:
+                    start = max(start, end - _EDGE)
+                if end - start < MIN_READABLE:
+                    continue
+                if len(found) >= (limit or MAX_VIEWS):
+                    return list(found.values())
+                inner = View(decoded[start:end], origin[start:end])
+                found.setdefault((inner.text, inner.span(0, len(inner.text))), inner)
     return list(found.values())
+
+
+#: A readable run of decoded text, its origin, and the ranges of it to read on their own.
+_Run = tuple[str, tuple[tuple[int, int], ...], list[tuple[int, int]]]
 
 
 def _kept(
@@ -180,24 +215,23 @@ def _kept(
     return [view.origin[i] for i in kept], pieces
 
 
-def _keep_readable(
-    found: dict[tuple[str, tuple[int, int]], View],
+def _readable_runs(
     raw: bytes,
     spans: list[tuple[int, int]],
     pieces: list[int],
     chars_per_group: int,
     bytes_per_group: int,
-) -> None:
-    """Add each readable run of ``raw`` to ``found``, mapped through ``spans`` (the spans of
-    the encoded characters, ``chars_per_group`` of them for each ``bytes_per_group`` bytes).
+) -> list[_Run]:
+    """Each readable run of ``raw``, mapped through ``spans`` (the spans of the encoded
+    characters, ``chars_per_group`` of them for each ``bytes_per_group`` bytes).
 
     What decodes from the characters before a piece (a path segment, a parameter's value)
     runs on into what the piece decodes to, and can hide where it starts or ends ("xjane@…"
-    is no email address), so the run is also kept from the first character of each piece
-    on, and each piece alone.
+    is no email address), so the run is also read from the first character of each piece
+    on, and each piece alone (for up to :data:`MAX_PIECE` characters).
     """
     if len(raw) < MIN_READABLE:
-        return
+        return []
     text = raw.decode("utf-8", errors="surrogateescape")
     # The encoded character at which each decoded character starts and ends.
     firsts: list[int] = []
@@ -208,33 +242,23 @@ def _keep_readable(
         firsts.append(min(position * chars_per_group // bytes_per_group, last))
         position += 1 if "\udc80" <= char <= "\udcff" else len(char.encode())
         finals.append(min((position * chars_per_group - 1) // bytes_per_group, last))
+    runs: list[_Run] = []
     for run in _READABLE.finditer(text):
         start, end = run.span()
         origin = tuple(
             (spans[firsts[index]][0], spans[finals[index]][1]) for index in range(start, end)
         )
-        cuts = sorted({bisect_left(firsts, piece, start, end) for piece in pieces} - {start})
-        pieces_alone = zip([start, *cuts], [*cuts, end], strict=True)
-        for first, stop in {(start, end), *((at, end) for at in cuts), *pieces_alone}:
-            if stop - first < MIN_READABLE:
-                continue
-            for head in _junk(text, first, 1):
-                for tail in _junk(text, stop - 1, -1):
-                    if stop - tail - first - head >= MIN_READABLE:
-                        view = View(
-                            text[first + head : stop - tail],
-                            origin[first + head - start : stop - tail - start],
-                        )
-                        found.setdefault((view.text, view.span(0, len(view.text))), view)
-
-
-def _junk(text: str, at: int, step: int) -> list[int]:
-    """How many characters from ``at`` on (``step`` 1) or back (-1) may be junk: characters
-    put next to an encoded run to shift it decode to up to two letters or digits next to the
-    text, which can hide where it starts or ends ("xjane@…" is no email address)."""
-    if not text[at].isalnum():
-        return [0]
-    return [0, 1, 2] if text[at + step].isalnum() else [0, 1]
+        inside = pieces[bisect_left(pieces, firsts[start]) : bisect_left(pieces, finals[end - 1])]
+        cuts = sorted({bisect_left(firsts, piece, start, end) - start for piece in inside} - {0})
+        size = end - start
+        ranges = [(0, size)]
+        ranges += [(at, min(size, at + MAX_PIECE)) for at in cuts]
+        ranges += [
+            (at, min(stop, at + MAX_PIECE))
+            for at, stop in zip([0, *cuts], [*cuts, size], strict=True)
+        ]
+        runs.append((run.group(), origin, list(dict.fromkeys(ranges))))
+    return runs
 
 
 def decodes_to_text(token: str) -> bool:
@@ -303,7 +327,9 @@ def text_views(text: str) -> list[View]:
 def _with_embedded(views: list[View]) -> list[View]:
     extra: dict[tuple[str, tuple[int, int]], View] = {}
     for view in views:
-        for inner in embedded(view):
+        if len(extra) >= MAX_VIEWS:
+            break
+        for inner in embedded(view, MAX_VIEWS - len(extra)):
             forms = [inner]
             if "%" in inner.text or "+" in inner.text:
                 forms.append(percent_decoded(inner, plus_as_space=True))
