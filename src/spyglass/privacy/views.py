@@ -145,9 +145,9 @@ def _copy(
         spans.append(origin[index])
 
 
-def embedded(view: View, limit: int = 0) -> list[View]:
+def embedded(view: View, limit: int = MAX_VIEWS) -> list[View]:
     """Readable text hidden in base64 or hex in ``view``, each character mapped to the
-    characters that encode it; at most ``limit`` forms (:data:`MAX_VIEWS` if 0).
+    characters that encode it; at most ``limit`` forms.
 
     The encoded run is not trusted to stand alone: a URL's delimiters are dropped (so a run
     split over path segments, or next to ``?d=``, is read whole), ``/`` is read both as a
@@ -194,7 +194,7 @@ def embedded(view: View, limit: int = 0) -> list[View]:
                     start = max(start, end - _EDGE)
                 if end - start < MIN_READABLE:
                     continue
-                if len(found) >= (limit or MAX_VIEWS):
+                if len(found) >= limit:
                     return list(found.values())
                 inner = View(decoded[start:end], origin[start:end])
                 found.setdefault((inner.text, inner.span(0, len(inner.text))), inner)
@@ -325,14 +325,16 @@ def text_views(text: str) -> list[View]:
 
 
 def _with_embedded(views: list[View]) -> list[View]:
+    """``views`` and what they decode to, at most :data:`MAX_VIEWS` decoded forms in all."""
     extra: dict[tuple[str, tuple[int, int]], View] = {}
     for view in views:
-        if len(extra) >= MAX_VIEWS:
-            break
         for inner in embedded(view, MAX_VIEWS - len(extra)):
             forms = [inner]
             if "%" in inner.text or "+" in inner.text:
                 forms.append(percent_decoded(inner, plus_as_space=True))
             for form in map(normalised, forms):
-                extra.setdefault((form.text, form.span(0, len(form.text))), form)
+                if len(extra) < MAX_VIEWS:
+                    extra.setdefault((form.text, form.span(0, len(form.text))), form)
+        if len(extra) >= MAX_VIEWS:
+            break
     return views + list(extra.values())
