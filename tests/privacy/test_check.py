@@ -14,7 +14,7 @@ from spyglass.paths import Paths
 from spyglass.privacy.check import PrivacyCheck
 from spyglass.runtime import Runtime, build_runtime
 from spyglass.settings import PrivacySettings
-from tests.support.privacy_payloads import FAMILIES, TERMS, hostile
+from tests.support.privacy_payloads import FAMILIES, NOT_PROMISED, TERMS, hostile
 
 EMAIL_QUERY = "reply from jane.doe@example.com about the lease"
 
@@ -220,10 +220,7 @@ def test_every_hostile_family_is_found_for_every_kind_it_applies_to() -> None:
         found = check.query(payload.text) if payload.where == "query" else check.url(payload.text)
         if payload.kind not in {f.kind for f in found}:
             missed.setdefault(payload.family, []).append(f"{payload.kind}: {payload.text}")
-    promised = {family: cases for family, cases in missed.items() if "junk-after" not in family}
-    assert promised == {}
-    # Junk glued after an encoded run changes its last characters: not promised, mostly found.
-    assert sum(map(len, missed.values())) <= len(payloads) // 50
+    assert {family: cases for family, cases in missed.items() if family not in NOT_PROMISED} == {}
     assert {p.family for p in payloads} == set(FAMILIES)
 
 

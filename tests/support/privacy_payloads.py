@@ -394,7 +394,50 @@ FAMILIES: dict[str, tuple[Carrier, frozenset[str] | None]] = {
         _query_or_url(lambda rng, v: _words_joined(rng, v, "separated")),
         frozenset({"copied_text"}),
     ),
+    # Written after the check was changed, and not tuned for: held out.
+    "base64-split-by-dots": (
+        _url_only(
+            lambda rng, v: _split(rng, _b64(rng, v, standard=False).rstrip("="), "."), path=True
+        ),
+        None,
+    ),
+    "hex-in-dashed-groups": (
+        _url_only(lambda rng, v: "-".join(re.findall(".{1,4}", v.encode().hex()))),
+        None,
+    ),
+    "base64-percent-encoded": (
+        _url_only(lambda rng, v: quote(_b64(rng, v, standard=True), safe=""), path=False),
+        None,
+    ),
+    "base64-over-two-parameters": (
+        _url_only(lambda rng, v: _split(rng, _b64(rng, v).rstrip("="), "&x="), path=False),
+        None,
+    ),
+    "full-width-percent-encoded-twice": (
+        _url_only(lambda rng, v: quote(quote(_full_width(v), safe=""), safe=""), path=False),
+        None,
+    ),
+    "circled-or-superscript-digits": (
+        _query_or_url(lambda rng, v: v.translate(rng.choice([_CIRCLED, _SUPERSCRIPT]))),
+        frozenset({"phone", "card", "iban", "government_id"}),
+    ),
+    "thin-or-no-break-spaces": (
+        _query_or_url(lambda rng, v: v.replace(" ", rng.choice("\u00a0\u2009\u202f\u3000"))),
+        frozenset({"phone", "card", "iban", "government_id", "personal_term", "copied_text"}),
+    ),
+    # Not promised (docs/privacy.md says they are not read): how much gets through.
+    "not-promised-reversed": (_query_or_url(lambda rng, v: v[::-1]), None),
+    "not-promised-spelled-at-dot": (
+        _in_query(lambda rng, v: v.replace("@", " at ").replace(".", " dot ")),
+        frozenset({"email"}),
+    ),
 }
+_CIRCLED = str.maketrans("0123456789", "⓪①②③④⑤⑥⑦⑧⑨")
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+#: Families the check does not promise to read.
+NOT_PROMISED = frozenset(
+    {"base64-junk-after", "hex-junk-after", "not-promised-reversed", "not-promised-spelled-at-dot"}
+)
 
 
 def value_of(kind: str, rng: random.Random, private: Sequence[str]) -> str:

@@ -32,6 +32,10 @@ _IGNORABLE_OR_DIGIT = re.compile(f"[{_IGNORABLES}]|(?![0-9])\\d")
 #: read as one), with ``/`` in it and without it (read as a separator).
 _NOT_BASE64 = re.compile(r"[^A-Za-z0-9+/_-]+")
 _NOT_BASE64_NOR_SLASH = re.compile(r"[^A-Za-z0-9+_-]+")
+#: What is not in a query parameter's value: a run split over several parameters is read
+#: from their values alone.
+_NOT_A_VALUE = re.compile(r"^[^?]*\?[^=&;]*=?|[&;][^=&;]*=?|[^A-Za-z0-9+/_-]+")
+_PARAMETERS = re.compile(r"\?[^#]*=[^#]*[&;][^#]*=")
 _TO_STANDARD = str.maketrans("-_", "+/")
 _NOT_ALNUM = re.compile(r"[^A-Za-z0-9]+")
 _HEX_RUN = re.compile(r"[0-9a-fA-F]{16,}")
@@ -151,15 +155,18 @@ def embedded(view: View, limit: int = MAX_VIEWS) -> list[View]:
 
     The encoded run is not trusted to stand alone: a URL's delimiters are dropped (so a run
     split over path segments, or next to ``?d=``, is read whole), ``/`` is read both as a
-    base64 character and as a separator, and every alignment is tried (base64 from each of
+    base64 character and as a separator, a query string is also read as its parameters'
+    values alone (a run split over ``?a=…&b=…``), and every alignment is tried (base64 from each of
     its first four characters, hex from each of its first two), so a character put before
     the run does not hide it. What is kept is each run of at least :data:`MIN_READABLE`
     readable characters in what decodes.
     """
     runs: list[_Run] = []
     text = view.text
-    for dropped in (_NOT_BASE64, _NOT_BASE64_NOR_SLASH):
-        if dropped is _NOT_BASE64_NOR_SLASH and "/" not in text:
+    for dropped in (_NOT_BASE64, _NOT_BASE64_NOR_SLASH, _NOT_A_VALUE):
+        if (dropped is _NOT_BASE64_NOR_SLASH and "/" not in text) or (
+            dropped is _NOT_A_VALUE and not _PARAMETERS.search(text)
+        ):
             continue
         chars = dropped.sub("", text).translate(_TO_STANDARD).encode()
         if len(chars) < _MIN_BASE64:
@@ -210,7 +217,8 @@ def _kept(
 ) -> tuple[list[tuple[int, int]], list[int]]:
     """The spans of characters ``start`` to ``end`` of those in ``view`` that ``dropped``
     leaves, and which of them start a piece (come after a dropped character)."""
-    kept = [i for i, ch in enumerate(view.text) if not dropped.match(ch)][start:end]
+    gone = {at for match in dropped.finditer(view.text) for at in range(*match.span())}
+    kept = [at for at in range(len(view.text)) if at not in gone][start:end]
     pieces = [at for at in range(1, len(kept)) if kept[at] != kept[at - 1] + 1]
     return [view.origin[i] for i in kept], pieces
 
