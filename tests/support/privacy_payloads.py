@@ -330,6 +330,9 @@ def _in_query(encode: Callable[[random.Random, str], str]) -> Carrier:
     return carry
 
 
+_CIRCLED = str.maketrans("0123456789", "⓪①②③④⑤⑥⑦⑧⑨")
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
 #: Each hostile family: how it carries a value, and the kinds it applies to (None: all).
 FAMILIES: dict[str, tuple[Carrier, frozenset[str] | None]] = {
     "full-width": (_query_or_url(lambda rng, v: _full_width(v)), None),
@@ -432,8 +435,6 @@ FAMILIES: dict[str, tuple[Carrier, frozenset[str] | None]] = {
         frozenset({"email"}),
     ),
 }
-_CIRCLED = str.maketrans("0123456789", "⓪①②③④⑤⑥⑦⑧⑨")
-_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 #: Families the check does not promise to read.
 NOT_PROMISED = frozenset(
     {"base64-junk-after", "hex-junk-after", "not-promised-reversed", "not-promised-spelled-at-dot"}
