@@ -116,7 +116,7 @@ def measure(show: int) -> dict[str, Any]:
     folder = data_folder()
     queries, urls, private = corpus(folder)
     check = PrivacyCheck(PrivacySettings(personal_terms=TERMS), private)
-    started = time.perf_counter()
+    started = time.process_time()  # CPU: the machine may be shared
     flagged: list[tuple[str, str, list[str]]] = []
     for query in queries:
         found = check.query(query[:500])
@@ -127,7 +127,7 @@ def measure(show: int) -> dict[str, Any]:
         if found:
             flagged.append(("url", url, [f.kind for f in found]))
     checked = len(queries) + len(urls)
-    per_call_ms = (time.perf_counter() - started) * 1000 / checked
+    per_call_ms = (time.process_time() - started) * 1000 / checked
 
     rng = random.Random(SEED)
     recall: dict[str, Counter[str]] = defaultdict(Counter)
@@ -209,7 +209,7 @@ def main() -> None:
         print(f"  {family:30} {ratio:.2%}")
         for carrier in report["missed_examples"].get(family, []):
             print("    missed", carrier[:160])
-    print(f"{report['ms_per_check']:.3f} ms per check")
+    print(f"{report['ms_per_check']:.3f} ms CPU per check")
 
 
 if __name__ == "__main__":
