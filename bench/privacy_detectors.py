@@ -17,7 +17,10 @@ with a fixed seed (valid phone numbers from ``phonenumbers``' own examples, Luhn
 numbers of each network, IBANs with correct checksums, SSNs and NINOs inside the issuing rules,
 tokens of each vendor shape, the owner's terms with changed case and accents, runs of 8-20
 words of the private text) and planted into random corpus queries, or into corpus URLs as a
-percent-encoded query parameter, a path segment, or base64/hex.
+percent-encoded query parameter, a path segment, or base64/hex. Hostile recall: the same
+values hidden by each family of ``tests/support/privacy_payloads.py`` (look-alike and
+invisible characters, base64/hex shifted, split or run on, cards and copied words joined
+other ways), per family and per kind.
 
 The data folder is ``$SPYGLASS_BENCH_DATA`` or the first of ``../shared/bench`` (next to the
 repository) and ``/work/shared/bench`` that exists.
