@@ -168,7 +168,7 @@ WIDE_CARD = "４１１１-１１１１-１１１１-１１１１"
         ),
         (
             "url",
-            "https://a.example/?d=x6a616e652e646f65406578616d706c652e636f6d",
+            "https://a.example/?d=f6a616e652e646f65406578616d706c652e636f6d",
             "email",
             "6a616e652e646f65406578616d706c652e636f6d",
         ),
@@ -246,3 +246,22 @@ ORDINARY = [
 def test_ordinary_queries_and_addresses_carry_no_finding(text: str) -> None:
     check = PrivacyCheck(PrivacySettings(personal_terms=TERMS), PRIVATE)
     assert (check.url(text) if text.startswith("https://") else check.query(text)) == []
+
+
+@pytest.mark.parametrize(
+    ("tool", "argument", "value"),
+    [
+        ("web.search", "query", "ｍｙ ｅｍａｉｌ ｉｓ ｊａｎｅ＠ｅｘａｍｐｌｅ．ｃｏｍ"),
+        ("web.search", "query", "refund to 4111\u200b1111\u200b1111\u200b1111"),
+        ("web.fetch", "url", "https://x.example/t/amFuZS5k/b2VAZXhh/bXBsZS5jb20"),
+        ("web.fetch", "url", "https://x.example/p/4111.1111.1111.1111"),
+        ("web.fetch", "url", "https://x.example/?d=f6a616e65406578616d706c652e636f6d"),
+    ],
+)
+async def test_on_a_delegated_channel_a_hidden_spelling_of_private_data_is_blocked(
+    paths: Paths, tool: str, argument: str, value: str
+) -> None:
+    runtime = runtime_with(paths, **{"channels.mcp.confirmation": "delegated"})
+    outcome = await runtime.executor.ainvoke(tool, 1, {argument: value}, channel="mcp")
+    assert outcome.error is not None and outcome.error.code == "PRIVACY_BLOCKED"
+    assert outcome.stage == "check"
