@@ -35,6 +35,7 @@ _NOT_BASE64_NOR_SLASH = re.compile(r"[^A-Za-z0-9+_-]+")
 #: What is not in a query parameter's value: a run split over several parameters is read
 #: from their values alone.
 _NOT_A_VALUE = re.compile(r"^[^?]*\?[^=&;]*=?|[&;][^=&;]*=?|[^A-Za-z0-9+/_-]+")
+#: A query string of two parameters or more.
 _PARAMETERS = re.compile(r"\?[^#]*=[^#]*[&;][^#]*=")
 _TO_STANDARD = str.maketrans("-_", "+/")
 _NOT_ALNUM = re.compile(r"[^A-Za-z0-9]+")
@@ -53,9 +54,10 @@ MAX_PIECE = 128
 #: The characters read again next to an edge without its junk: more than any shape with an
 #: edge a detector looks for (an email address, a card number, a token) usually takes.
 _EDGE = 96
+#: The fewest base64 characters that decode to :data:`MIN_READABLE` bytes.
+_MIN_BASE64 = MIN_READABLE * 4 // 3
 #: A run of decoded characters none of which is a control character or an undecodable byte
 #: (``surrogateescape`` turns each such byte into one of U+DC80..U+DCFF).
-_MIN_BASE64 = MIN_READABLE * 4 // 3
 _READABLE = re.compile(rf"[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\udc80-\udcff]{{{MIN_READABLE},}}")
 
 
@@ -156,10 +158,11 @@ def embedded(view: View, limit: int = MAX_VIEWS) -> list[View]:
     The encoded run is not trusted to stand alone: a URL's delimiters are dropped (so a run
     split over path segments, or next to ``?d=``, is read whole), ``/`` is read both as a
     base64 character and as a separator, a query string is also read as its parameters'
-    values alone (a run split over ``?a=…&b=…``), and every alignment is tried (base64 from each of
-    its first four characters, hex from each of its first two), so a character put before
-    the run does not hide it. What is kept is each run of at least :data:`MIN_READABLE`
-    readable characters in what decodes.
+    values alone (a run split over ``?a=…&b=…``), and every alignment is tried (base64 from
+    each of its first four characters, hex from each of its first two), so a character put
+    before the run does not hide it. What is kept is each run of at least
+    :data:`MIN_READABLE` readable characters in what decodes, and its pieces
+    (:func:`_readable_runs`), as they decode before any of them without junk at its edges.
     """
     runs: list[_Run] = []
     text = view.text
