@@ -166,3 +166,10 @@ def test_a_long_address_of_encoded_pieces_decodes_to_a_bounded_number_of_forms()
     views = url_views(url)
     assert len(views) <= 3 + MAX_VIEWS
     assert sum(len(view.text) for view in views) < 100 * len(url)
+
+
+def test_encoded_or_written_invisible_characters_alone_decode_to_no_empty_form() -> None:
+    b64 = base64.b64encode(("\u200b" * 10).encode()).decode()
+    for views in (url_views(f"https://a.example/?d={b64}"), text_views("\u200b\u2060\ufeff")):
+        assert all(view.text for view in views[1:])
+    assert View("", ()).span(0, 0) == (0, 0)

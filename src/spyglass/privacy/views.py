@@ -74,6 +74,8 @@ class View:
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """The span of the original string behind ``text[start:end]``."""
+        if not self.origin:
+            return 0, 0
         last = len(self.origin) - 1
         first = min(max(start, 0), last)
         return self.origin[first][0], self.origin[min(max(first, end - 1), last)][1]
@@ -344,7 +346,8 @@ def _with_embedded(views: list[View]) -> list[View]:
             if "%" in inner.text or "+" in inner.text:
                 forms.append(percent_decoded(inner, plus_as_space=True))
             for form in map(normalised, forms):
-                if len(extra) < MAX_VIEWS:
+                # Invisible characters alone normalise to nothing.
+                if form.text and len(extra) < MAX_VIEWS:
                     extra.setdefault((form.text, form.span(0, len(form.text))), form)
         if len(extra) >= MAX_VIEWS:
             break
