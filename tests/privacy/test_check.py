@@ -211,7 +211,7 @@ CARRIER_URLS = [
 ]
 
 
-def test_every_hostile_family_is_found_for_every_kind_it_applies_to() -> None:
+def test_every_hostile_family_the_check_promises_to_read_is_found_for_every_kind() -> None:
     rng = random.Random(48)
     payloads = hostile(rng, CARRIER_QUERIES, CARRIER_URLS, PRIVATE, per_family=2)
     check = PrivacyCheck(PrivacySettings(personal_terms=TERMS), PRIVATE)
