@@ -17,7 +17,10 @@ with a fixed seed (valid phone numbers from ``phonenumbers``' own examples, Luhn
 numbers of each network, IBANs with correct checksums, SSNs and NINOs inside the issuing rules,
 tokens of each vendor shape, the owner's terms with changed case and accents, runs of 8-20
 words of the private text) and planted into random corpus queries, or into corpus URLs as a
-percent-encoded query parameter, a path segment, or base64/hex.
+percent-encoded query parameter, a path segment, or base64/hex. Hostile recall: the same
+values hidden by each family of ``tests/support/privacy_payloads.py`` (look-alike and
+invisible characters, base64/hex shifted, split or run on, cards and copied words joined
+other ways), per family and per kind.
 
 The data folder is ``$SPYGLASS_BENCH_DATA`` or the first of ``../shared/bench`` (next to the
 repository) and ``/work/shared/bench`` that exists.
@@ -26,32 +29,35 @@ repository) and ``/work/shared/bench`` that exists.
 from __future__ import annotations
 
 import argparse
-import base64
 import json
 import os
 import random
 import re
-import string
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, quote_plus
-
-import phonenumbers
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "src"))
+sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
+
+from tests.support.privacy_payloads import (  # noqa: E402
+    KINDS,
+    PLANTERS,
+    TERMS,
+    hostile,
+    into_query,
+    into_url,
+    plant_copied_text,
+)
 
 from spyglass.privacy.check import PrivacyCheck  # noqa: E402
-from spyglass.privacy.detectors import IBAN_LENGTHS, luhn_valid  # noqa: E402
 from spyglass.settings import PrivacySettings  # noqa: E402
 
 SEED = 20261130
 PLANTS_PER_KIND = 600
-TERMS = ["Jürgen Okonkwo-Lindqvist", "Brightwater Analytics", "17 Harrow Lane"]
+HOSTILE_PER_FAMILY = 40
 
 
 def data_folder() -> Path:
@@ -106,178 +112,6 @@ def _unique(items: list[str]) -> list[str]:
     return list(dict.fromkeys(i for i in items if i))
 
 
-# -- planted values ------------------------------------------------------------------------
-
-
-def plant_email(rng: random.Random) -> str:
-    local = rng.choice(["jane.doe", "j.smith", "maria+news", "k_oconnor", "lee123", "a.b.c"])
-    domain = rng.choice(["example.com", "mail.example.co.uk", "post.example.de", "uni.example.edu"])
-    return f"{local}{rng.randint(0, 99)}@{domain}"
-
-
-PHONE_REGIONS = ["US", "GB", "DE", "FR", "IN", "BR", "JP", "AU", "ES", "IT", "NL", "CA", "MX"]
-
-
-def plant_phone(rng: random.Random) -> str:
-    while True:
-        region = rng.choice(PHONE_REGIONS)
-        kind = rng.choice(
-            [phonenumbers.PhoneNumberType.MOBILE, phonenumbers.PhoneNumberType.FIXED_LINE]
-        )
-        example = phonenumbers.example_number_for_type(region, kind)
-        if example is None:
-            continue
-        digits = str(example.national_number)
-        tail = "".join(rng.choice(string.digits) for _ in range(3))
-        example.national_number = int(digits[:-3] + tail)
-        if not phonenumbers.is_valid_number(example):
-            continue
-        if region == "US" and rng.random() < 0.5:
-            return phonenumbers.format_number(example, phonenumbers.PhoneNumberFormat.NATIONAL)
-        return phonenumbers.format_number(example, phonenumbers.PhoneNumberFormat.INTERNATIONAL)
-
-
-CARD_PREFIXES = [("4", 16), ("51", 16), ("55", 16), ("2221", 16), ("34", 15), ("37", 15),
-                 ("6011", 16), ("65", 16), ("3528", 16), ("36", 14)]  # fmt: skip
-
-
-def plant_card(rng: random.Random) -> str:
-    prefix, length = rng.choice(CARD_PREFIXES)
-    while True:
-        body = prefix + "".join(rng.choice(string.digits) for _ in range(length - len(prefix) - 1))
-        for check in string.digits:
-            if luhn_valid(body + check):
-                number = body + check
-                break
-        if len(set(number)) > 1:
-            break
-    separator = rng.choice(["", " ", "-"])
-    if not separator:
-        return number
-    groups = [number[i : i + 4] for i in range(0, len(number), 4)]
-    return separator.join(groups)
-
-
-def plant_iban(rng: random.Random) -> str:
-    country = rng.choice(["DE", "GB", "FR", "NL", "ES", "IT", "BE", "CH", "AT", "PL", "SE"])
-    length = IBAN_LENGTHS[country]
-    letters = 4 if country in {"GB", "NL"} else 0
-    bban = "".join(rng.choice(string.ascii_uppercase) for _ in range(letters))
-    bban += "".join(rng.choice(string.digits) for _ in range(length - 4 - letters))
-    numeric = "".join(str(int(ch, 36)) for ch in bban + country + "00")
-    check = 98 - int(numeric) % 97
-    iban = f"{country}{check:02d}{bban}"
-    if rng.random() < 0.5:
-        return " ".join(iban[i : i + 4] for i in range(0, len(iban), 4))
-    return iban
-
-
-def plant_government_id(rng: random.Random) -> str:
-    if rng.random() < 0.5:
-        area = rng.choice([a for a in range(1, 900) if a != 666])
-        sep = rng.choice(["-", " "])
-        return f"{area:03d}{sep}{rng.randint(1, 99):02d}{sep}{rng.randint(1, 9999):04d}"
-    first = rng.choice("ABCEGHJKLMNOPRSTWXYZ")
-    second = rng.choice("ABCEGHJKLMNPRSTWXYZ")
-    while first + second in {"BG", "GB", "KN", "NK", "NT", "TN", "ZZ"}:
-        second = rng.choice("ABCEGHJKLMNPRSTWXYZ")
-    digits = "".join(rng.choice(string.digits) for _ in range(6))
-    suffix = rng.choice("ABCD")
-    if rng.random() < 0.5:
-        return f"{first}{second} {digits[:2]} {digits[2:4]} {digits[4:]} {suffix}"
-    return f"{first}{second}{digits}{suffix}"
-
-
-def _chars(rng: random.Random, alphabet: str, n: int) -> str:
-    return "".join(rng.choice(alphabet) for _ in range(n))
-
-
-ALNUM = string.ascii_letters + string.digits
-
-
-def plant_secret(rng: random.Random) -> str:
-    shape = rng.randrange(10)
-    if shape == 0:
-        return "AKIA" + _chars(rng, string.ascii_uppercase + string.digits, 16)
-    if shape == 1:
-        return "ghp_" + _chars(rng, ALNUM, 36)
-    if shape == 2:
-        return "xoxb-" + _chars(rng, string.digits, 12) + "-" + _chars(rng, ALNUM, 24)
-    if shape == 3:
-        body = _chars(rng, ALNUM, 46) + rng.choice(string.digits) + rng.choice("ABCDEFGH")
-        return "sk-proj-" + body
-    if shape == 4:
-        return "AIza" + _chars(rng, ALNUM + "-_", 35)
-    if shape == 5:
-        return "sk_live_" + _chars(rng, ALNUM, 24)
-    if shape == 6:
-        head = base64.urlsafe_b64encode(b'{"alg":"HS256","typ":"JWT"}').decode().rstrip("=")
-        claims = json.dumps({"sub": _chars(rng, string.digits, 8), "exp": rng.randint(1, 9**9)})
-        body = base64.urlsafe_b64encode(claims.encode()).decode().rstrip("=")
-        return f"{head}.{body}.{_chars(rng, ALNUM + '-_', 43)}"
-    if shape == 7:
-        return "-----BEGIN OPENSSH PRIVATE KEY-----"
-    if shape == 8:
-        return "github_pat_" + _chars(rng, ALNUM, 22) + "_" + _chars(rng, ALNUM, 59)
-    return "glpat-" + _chars(rng, ALNUM + "-_", 20)
-
-
-def plant_personal_term(rng: random.Random) -> str:
-    term = rng.choice(TERMS)
-    variants = [term, term.lower(), term.upper(), term.replace("ü", "u"), term.replace(" ", "-")]
-    return rng.choice(variants)
-
-
-def plant_copied_text(rng: random.Random, private: list[str]) -> str:
-    """8-20 consecutive words (runs of letters or digits; punctuation does not count)."""
-    while True:
-        text = rng.choice(private)
-        words = list(re.finditer(r"[^\W_]+", text))
-        if len(words) >= 30:
-            size = rng.randint(8, 20)
-            start = rng.randrange(len(words) - size)
-            return text[words[start].start() : words[start + size - 1].end()]
-
-
-PLANTERS: dict[str, Callable[[random.Random], str]] = {
-    "email": plant_email,
-    "phone": plant_phone,
-    "card": plant_card,
-    "iban": plant_iban,
-    "government_id": plant_government_id,
-    "secret": plant_secret,
-    "personal_term": plant_personal_term,
-}
-
-
-def into_url(rng: random.Random, url: str, value: str, kind: str) -> str:
-    base = url.split("#")[0].split("?")[0].rstrip("/")
-    how = rng.randrange(4 if kind == "copied_text" else 3)
-    if how == 0:
-        return f"{base}?q={quote_plus(value)}"
-    if how == 1:
-        return f"{base}/{quote(value, safe='')}"
-    if how == 2:
-        return f"{base}?ref=1&d={quote(value, safe='')}"
-    encoded = value.encode()
-    blob = base64.urlsafe_b64encode(encoded).decode() if rng.random() < 0.5 else encoded.hex()
-    return f"{base}?d={blob}"
-
-
-def into_query(rng: random.Random, query: str, value: str) -> str:
-    """``value`` between two words of ``query``, never next to a word made of digits: a number
-    run into another number ("call +31 10 123 4998 5 times") is ambiguous even to a person."""
-    words = query.split()[:8]
-    places = [
-        at
-        for at in range(len(words) + 1)
-        if not (at > 0 and words[at - 1][-1:].isdigit())
-        and not (at < len(words) and words[at][:1].isdigit())
-    ]
-    at = rng.choice(places or [len(words)])
-    return " ".join([*words[:at], value, *(words[at:] if places else [])])
-
-
 # -- measuring -----------------------------------------------------------------------------
 
 
@@ -285,7 +119,7 @@ def measure(show: int) -> dict[str, Any]:
     folder = data_folder()
     queries, urls, private = corpus(folder)
     check = PrivacyCheck(PrivacySettings(personal_terms=TERMS), private)
-    started = time.perf_counter()
+    started = time.process_time()  # CPU: the machine may be shared
     flagged: list[tuple[str, str, list[str]]] = []
     for query in queries:
         found = check.query(query[:500])
@@ -296,13 +130,12 @@ def measure(show: int) -> dict[str, Any]:
         if found:
             flagged.append(("url", url, [f.kind for f in found]))
     checked = len(queries) + len(urls)
-    per_call_ms = (time.perf_counter() - started) * 1000 / checked
+    per_call_ms = (time.process_time() - started) * 1000 / checked
 
     rng = random.Random(SEED)
     recall: dict[str, Counter[str]] = defaultdict(Counter)
     missed: dict[str, list[str]] = defaultdict(list)
-    kinds = [*PLANTERS, "copied_text"]
-    for kind in kinds:
+    for kind in KINDS:
         for index in range(PLANTS_PER_KIND):
             if kind == "copied_text":
                 value = plant_copied_text(rng, private)
@@ -318,6 +151,16 @@ def measure(show: int) -> dict[str, Any]:
             recall[kind]["hit" if hit else "miss"] += 1
             if not hit and len(missed[kind]) < show:
                 missed[kind].append(carrier)
+    hostile_recall: dict[str, dict[str, Counter[str]]] = {"family": defaultdict(Counter),
+                                                          "kind": defaultdict(Counter)}  # fmt: skip
+    rng = random.Random(SEED + 1)
+    for payload in hostile(rng, [q[:200] for q in queries], urls, private, HOSTILE_PER_FAMILY):
+        found = (check.query if payload.where == "query" else check.url)(payload.text)
+        result = "hit" if any(f.kind == payload.kind for f in found) else "miss"
+        hostile_recall["family"][payload.family][result] += 1
+        hostile_recall["kind"][payload.kind][result] += 1
+        if result == "miss" and len(missed[payload.family]) < show:
+            missed[payload.family].append(f"{payload.kind} {payload.where}: {payload.text}")
     by_kind = Counter(kind for _, _, found in flagged for kind in set(found))
     return {
         "corpus": {"queries": len(queries), "urls": len(urls), "private_texts": len(private)},
@@ -328,6 +171,11 @@ def measure(show: int) -> dict[str, Any]:
             f"{where}: {text[:140]} -> {kinds}" for where, text, kinds in flagged[:show]
         ],
         "recall": {k: c["hit"] / (c["hit"] + c["miss"]) for k, c in recall.items()},
+        "hostile": {
+            axis: {k: c["hit"] / (c["hit"] + c["miss"]) for k, c in counts.items()}
+            for axis, counts in hostile_recall.items()
+        }
+        | {"cases": sum(c.total() for c in hostile_recall["kind"].values())},
         "missed_examples": {k: v for k, v in missed.items() if v},
         "ms_per_check": per_call_ms,
     }
@@ -358,7 +206,13 @@ def main() -> None:
         print(f"  {kind:14} {ratio:.2%}")
         for carrier in report["missed_examples"].get(kind, []):
             print("    missed", carrier[:160])
-    print(f"{report['ms_per_check']:.3f} ms per check")
+    hostile_report = report["hostile"]
+    print(f"hostile encodings ({hostile_report['cases']} cases), recall per family and kind:")
+    for family, ratio in [*hostile_report["family"].items(), *hostile_report["kind"].items()]:
+        print(f"  {family:30} {ratio:.2%}")
+        for carrier in report["missed_examples"].get(family, []):
+            print("    missed", carrier[:160])
+    print(f"{report['ms_per_check']:.3f} ms CPU per check")
 
 
 if __name__ == "__main__":

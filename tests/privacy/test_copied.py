@@ -38,3 +38,37 @@ def test_addresses_the_user_typed_are_not_private_text() -> None:
 def test_an_empty_conversation_finds_nothing() -> None:
     assert not CopiedText([])
     assert list(CopiedText([])("anything at all here")) == []
+
+
+def test_copied_words_run_together_or_camel_cased_are_found_where_they_are() -> None:
+    copied = CopiedText([MESSAGE])
+    for written in (
+        "mylandlordat12elmstreetisrefusingtoreturnthedeposit",
+        "MyLandlordAt12ElmStreetIsRefusingToReturnTheDeposit",
+    ):
+        url = f"https://x.example/notes/{written}?p=1"
+        (finding,) = copied(url)
+        assert url[finding.start : finding.end] == written
+        assert finding.what == "12 words of your messages"
+
+
+def test_copied_words_joined_by_underscores_dots_or_tildes_are_found() -> None:
+    copied = CopiedText([MESSAGE])
+    for separator in "_.~":
+        written = separator.join(
+            ["landlord", "at", "12", "elm", "street", "is", "refusing", "to", "return"]
+        )
+        (finding,) = copied(f"/p/{written}")
+        assert finding.what == "9 words of your messages"
+
+
+def test_short_words_run_together_are_not_looked_for_inside_other_text() -> None:
+    # "1 2 3 4 5 6 7 8" run together is a digit string many ids contain.
+    copied = CopiedText(["steps 1 2 3 4 5 6 7 8 done"])
+    assert list(copied("order 123456789 shipped")) == []
+    assert [f.what for f in copied("steps 1 2 3 4 5 6 7 8")] == ["9 words of your messages"]
+
+
+def test_a_run_together_copy_of_too_few_words_is_not_a_copy() -> None:
+    copied = CopiedText([MESSAGE])
+    assert list(copied("mylandlordat12elmstreetis")) == []

@@ -229,3 +229,28 @@ def test_personal_terms_do_not_match_inside_other_words() -> None:
 def test_folding_keeps_a_map_back_to_the_original_characters() -> None:
     folded, origin = detectors.fold("Ÿé")
     assert folded == "ye" and origin == [0, 1]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["4111.1111.1111.1111", "4111_1111_1111_1111", "4111/1111/1111/1111", "4111+1111+1111+1111"],
+)
+def test_a_card_number_grouped_by_dots_underscores_slashes_or_plus_signs_is_found(
+    text: str,
+) -> None:
+    url = f"https://shop.example/pay/{text}/confirm"
+    assert spans(url, list(detectors.payment_cards(url))) == [text]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "p = 0.4111111111111111",
+        "4111111111111111.5 metres",
+        "4111.1111-1111 1111",
+        "order_ref_x4111111111111111",
+        "release 2026.12.05 build 4111",
+    ],
+)
+def test_decimals_mixed_separators_and_numbers_inside_words_are_not_cards(text: str) -> None:
+    assert list(detectors.payment_cards(text)) == []

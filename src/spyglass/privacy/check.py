@@ -18,7 +18,7 @@ from spyglass.privacy import detectors
 from spyglass.privacy.copied import CopiedText
 from spyglass.privacy.detectors import Detector, Finding
 from spyglass.privacy.provenance import TRACKING
-from spyglass.privacy.views import View, embedded, text_views, url_views
+from spyglass.privacy.views import View, decodes_to_text, text_views, url_views
 from spyglass.settings import PrivacySettings
 
 PRIVACY_BLOCKED = "PRIVACY_BLOCKED"
@@ -49,7 +49,7 @@ class PrivacyCheck:
         found += [
             f
             for f in detectors.random_tokens(text)
-            if not _covered(f, found) and not _decodes(text[f.start : f.end])
+            if not _covered(f, found) and not decodes_to_text(text[f.start : f.end])
         ]
         return _distinct(found)
 
@@ -66,7 +66,7 @@ class PrivacyCheck:
                     _mapped(tail, f)
                     for f in detectors.random_tokens(tail.text)
                     if not _covered(_mapped(tail, f), found)
-                    and not _decodes(tail.text[f.start : f.end])
+                    and not decodes_to_text(tail.text[f.start : f.end])
                     and not _tracking_value(tail.text, f.start)
                 ]
         userinfo = _USERINFO.match(url)
@@ -94,11 +94,6 @@ def _tracking_value(query: str, start: int) -> bool:
     ``srsltid``...): an id a site or search engine minted, not something carried out."""
     name = re.search(r"([\w.-]+)=$", query[max(0, start - 40) : start])
     return bool(name and TRACKING.match(name.group(1)))
-
-
-def _decodes(token: str) -> bool:
-    """A base64 or hex run of readable text: its content is checked, not its randomness."""
-    return bool(embedded(View.of(token)))
 
 
 def _covered(finding: Finding, others: Sequence[Finding]) -> bool:

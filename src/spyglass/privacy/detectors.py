@@ -75,9 +75,11 @@ def phone_numbers(region: str = "US") -> Detector:
 
 # -- payment cards ------------------------------------------------------------------------
 
-#: Runs of digit groups joined by single spaces or dashes; a card number is looked for in
-#: every sub-run, so a year before it or a count after it does not hide it.
-_DIGIT_RUN = re.compile(r"(?<![\w.,])\d+(?:[ -]\d+)*")
+#: Runs of digit groups joined by single separators — a space or dash as people write them,
+#: or the dot, underscore, slash or plus that keep a number together in an address
+#: (``4111.1111.…``, ``/4111/1111/…``); a card number is looked for in every sub-run, so a
+#: year before it or a count after it does not hide it.
+_DIGIT_RUN = re.compile(r"(?<![^\W_])[0-9]+(?:[ ._/+-][0-9]+)*")
 _GROUP = re.compile(r"\d+")
 #: Issuer prefixes of the card networks (Visa, Mastercard, Amex, Discover, JCB, Diners,
 #: UnionPay, Maestro): a Luhn-valid number outside them is far more likely an id.
@@ -117,7 +119,9 @@ def payment_cards(text: str) -> Iterator[Finding]:
                 continue
             last = found
             start, end = groups[first][0], groups[last][1]
-            if not re.match(r"[.,]\d|\w", text[end : end + 2]):
+            # A number after a decimal point ("0.4111…") or before one is a measurement.
+            decimal = first == last and re.fullmatch(r"[0-9][.,]", text[start - 2 : start])
+            if not decimal and not re.match(r"[.,]\d|[^\W_]", text[end : end + 2]):
                 yield Finding("card", start, end, "a payment card number")
             first = last + 1
 
@@ -136,7 +140,7 @@ def _card_in(text: str, groups: list[tuple[int, int]], first: int) -> int | None
         reach.append(last)
     for last in reversed(reach):
         raw = text[groups[first][0] : groups[last][1]]
-        digits = re.sub(r"\D", "", raw)
+        digits = re.sub(r"[^0-9]", "", raw)
         if not 13 <= len(digits) <= _CARD_DIGITS or len(set(re.sub(r"\d", "", raw))) > 1:
             continue
         if _CARD_PREFIX.match(digits) and luhn_valid(digits) and len(set(digits)) > 1:
@@ -311,6 +315,8 @@ def random_tokens(text: str) -> Iterator[Finding]:
 
 def fold(text: str) -> tuple[str, list[int]]:
     """Lower-cased text without accents, and the index in ``text`` of each folded character."""
+    if text.isascii():
+        return text.lower(), list(range(len(text)))
     folded: list[str] = []
     origin: list[int] = []
     for index, char in enumerate(text):
