@@ -10,9 +10,10 @@ from spyglass.conversation.pending import (
     PausedTurn,
     TurnBusy,
     TurnState,
+    WaitingCard,
 )
-from spyglass.conversation.stored import state_to_json
-from spyglass.core.confirmation import Binding, PendingRecord
+from spyglass.conversation.stored import state_from_json, state_to_json
+from spyglass.core.confirmation import Binding, PendingRecord, token_digest
 from spyglass.core.context import Turn
 from spyglass.llm.toolcalls import ToolCall
 from tests.support.stores import LiveStores
@@ -54,19 +55,47 @@ async def test_a_turn_expired_longer_than_that_is_not_given_back(live: LiveStore
     assert await live.pending.take("tok", "c1") is None
 
 
+def waiting_for(state: TurnState, *tokens: str) -> None:
+    """``state`` paused at one card per token, in that order."""
+    for index, token in enumerate(tokens):
+        digest = token_digest(token)
+        arguments = {"query": f"query {index}"}
+        card = {"capability": "web.search", "version": 1, "arguments": arguments}
+        state.waiting.append(WaitingCard(index, digest, card, 1100))
+        state.tokens[digest] = token
+        state.queue.append(ToolCall(f"call_{index}", "web_search", arguments))
+        state.events.append({"type": "tool", "status": "pending_confirmation"})
+
+
 async def test_the_whole_turn_comes_back_as_it_was_put(live: LiveStores) -> None:
     original = paused("tok", "c1", 1100)
     state = original.state
     state.messages = [{"role": "user", "content": "héllo"}]
-    state.text, state.rounds, state.waiting_event = "partial", 2, 0
-    state.queue = [ToolCall("call_1", "web_search", {"query": "x"})]
-    state.waiting = {"token": "tok", "capability": "web.search", "arguments": {"query": "x"}}
+    state.text, state.rounds = "partial", 2
+    waiting_for(state, "tok", "second-token")
     state.turn.counts["web.search"] = 1
     state.citations.add("https://example.org/", "Example")
     await live.pending.put(original)
     taken = await live.pending.take("tok", "c1")
     assert taken is not None
     assert state_to_json(taken.state) == state_to_json(state)
+    # Every card's token comes back to whoever presents the token the turn is kept by.
+    assert taken.state.tokens == state.tokens
+
+
+def test_a_stored_turn_holds_no_card_s_raw_token_and_only_its_key_unseals_them() -> None:
+    state = paused("first-token-abc", "c1", 1100).state
+    waiting_for(state, "first-token-abc", "second-token-xyz", "third-token-123")
+    state.claim = "first-token-abc"
+    stored = state_to_json(state, "first-token-abc")
+    for token in ("first-token-abc", "second-token-xyz", "third-token-123"):
+        assert token not in stored
+    assert state_from_json(stored, "first-token-abc").tokens == state.tokens
+    # Another token (a guess, another card's) unseals nothing but its own card.
+    assert state_from_json(stored, "second-token-xyz").tokens == {
+        token_digest("second-token-xyz"): "second-token-xyz"
+    }
+    assert state_from_json(stored, "guessed").tokens == {}
 
 
 async def test_a_claimed_turn_is_busy_for_another_process_until_its_lease_lapses(
@@ -92,12 +121,11 @@ async def test_a_checkpoint_is_what_the_next_process_carries_on_from(live: LiveS
     taken = await first.pending.take("tok", "c1")
     assert taken is not None
     taken.state.text = "progress"
-    taken.state.waiting = None
     await first.pending.checkpoint("tok", taken.state)
     live.clock.now += 11
     resumed = await second.pending.take("tok", "c1")
     assert resumed is not None
-    assert (resumed.state.text, resumed.state.waiting) == ("progress", None)
+    assert (resumed.state.text, resumed.state.waiting) == ("progress", [])
     # The first process, late, can neither overwrite nor finish what it no longer holds.
     await first.pending.checkpoint("tok", taken.state)
     await first.pending.finish("tok")

@@ -11,10 +11,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 from spyglass.conversation.asking import EMPTY_ANSWER, ModelAnswer, ask, nothing_left, notice
+from spyglass.conversation.cards import find, shown, token_of, wait
 from spyglass.conversation.events import tool_event
 from spyglass.conversation.keeping import TurnKeeper
 from spyglass.conversation.pending import (
@@ -22,14 +23,16 @@ from spyglass.conversation.pending import (
     PendingTurnStore,
     TurnBusy,
     TurnState,
+    WaitingCard,
     expiry,
     held,
 )
 from spyglass.conversation.reply import response
+from spyglass.conversation.stopping import STOPPED, STOPPED_MESSAGE, TurnStops
 from spyglass.conversation.transcript import is_untrusted, replay, tool_message, tool_payload
 from spyglass.core.actor import Actor
 from spyglass.core.capability import Capability
-from spyglass.core.confirmation import ConfirmationReply, PendingRecord, Taken
+from spyglass.core.confirmation import ConfirmationReply, PendingRecord, Taken, token_digest
 from spyglass.core.context import Turn
 from spyglass.core.encoding import printable
 from spyglass.core.executor import Executor
@@ -104,6 +107,8 @@ class ConversationRunner(TurnKeeper):
         self.pending = pending
         self.channel = channel
         self.provenance = provenance or InMemoryProvenanceStore()
+        #: The turns running in this process, so that :meth:`stop` can end one.
+        self.stops = TurnStops()
 
     # -- what the model may use -----------------------------------------------------------
 
@@ -213,24 +218,31 @@ class ConversationRunner(TurnKeeper):
     async def resume(
         self,
         conversation_id: str,
-        token: str,
+        token: str | Sequence[str],
         actor: Actor | None = None,
         *,
         holder: str | None = None,
     ) -> TurnState:
-        """The paused turn a confirmation token belongs to. Raises :class:`TurnRefused`.
+        """The paused turn confirmation tokens belong to. Raises :class:`TurnRefused`.
 
-        Where the two share a store, the claim takes the token too, in the same step (the
-        executor still checks everything about it); a person whose calls an owner or a
-        parent approves keeps their token until that approver has decided. ``holder``: the
-        account the conversation must be that of (only where the store
+        ``token``: one token, or the tokens of a batch answer (the turn is found by the
+        first still-waiting card's, which the batch must hold; every other must name a card
+        of the same turn). Where the two share a store, the claim takes that token too, in
+        the same step (the executor still checks everything about it); a person whose calls
+        an owner or a parent approves keeps their token until that approver has decided.
+        ``holder``: the account the conversation must be that of (only where the store
         :meth:`~PendingTurnStore.checks_holders`); another's is answered as an unknown token.
         """
+        tokens = [token] if isinstance(token, str) else list(token)
         with_token = self._joined() and not (actor is not None and actor.needs_approval)
+        paused: PausedTurn | None = None
         try:
-            paused = await self.pending.take(
-                token, conversation_id, with_token=with_token, holder=holder
-            )
+            for each in tokens:
+                paused = await self.pending.take(
+                    each, conversation_id, with_token=with_token, holder=holder
+                )
+                if paused is not None:
+                    break
         except TurnBusy as exc:
             # Answered already and still running (here or in another process). Should that
             # process die, its lease lapses and the same answer carries the turn on.
@@ -244,50 +256,84 @@ class ConversationRunner(TurnKeeper):
             # Forged, replayed, foreign or long expired: it never reaches the executor's
             # confirm stage, but the refusal is audited all the same (without the token).
             await self.executor.refuse_confirmation(channel=self.channel, actor=actor)
+            more = len(tokens) > 1
             raise TurnRefused(
                 "INVALID_CONFIRMATION",
                 "this confirmation is unknown, already answered, expired or belongs to "
-                "another conversation; send the request again to get a new one",
+                "another conversation; send the request again to get a new one"
+                + (
+                    " (a batch must include the first card still waiting, pending_confirmation)"
+                    if more
+                    else ""
+                ),
+                400,
+            )
+        state = paused.state
+        known = {c.digest for c in state.waiting} | set(state.answered)
+        strangers = [t for t in tokens if token_digest(t) not in known]
+        if strangers:
+            # Nothing was answered: the turn goes back as it was, with its token.
+            await self._pause_again(state, paused.token, paused.taken, paused.expires_at)
+            await self.executor.refuse_confirmation(channel=self.channel, actor=actor)
+            raise TurnRefused(
+                "INVALID_CONFIRMATION",
+                f"{len(strangers)} of these confirmations are not waiting in this turn; "
+                "answer only the tokens of pending_confirmations, as the last answer gave them",
                 400,
             )
         # An expired one still resumes: the executor records the call as expired (a
         # denial), and the model answers with what it has instead of the turn dying.
-        paused.state.claim = token
-        paused.state.taken = paused.taken
-        paused.state.paused_until = paused.expires_at
-        return paused.state
+        state.claim = paused.token
+        state.taken = paused.taken
+        state.paused_until = paused.expires_at
+        return state
 
     # -- running --------------------------------------------------------------------------
 
     async def run(
         self,
         state: TurnState,
-        answer: ConfirmationReply | None = None,
+        answer: ConfirmationReply | Sequence[ConfirmationReply] | None = None,
         actor: Actor | None = None,
     ) -> AsyncGenerator[Event, None]:
-        """Drive the turn to its end or to the next confirmation, yielding events;
-        ``answer`` is the person's reply to the card the turn was paused for."""
+        """Drive the turn to its end or to the next round's cards, yielding events;
+        ``answer`` is the person's reply (or replies) to the cards the turn was paused for.
+        :meth:`stop` ends it at once: the call under way is cancelled, and calls not started
+        never start; what was produced is kept."""
         yield "turn", {"conversation_id": state.conversation_id, "turn_id": state.turn_id}
         # (An in-process store hands back the very state it kept, saved at its pause.)
         state.saved = False
-        paused: dict[str, Any] | None = None
+        paused: list[dict[str, Any]] | None = None
         failed = False
         # The answer met a store outage before its call ran: the turn is paused again.
         deferred = False
         claim = state.claim
+        answers = [answer] if isinstance(answer, ConfirmationReply) else list(answer or [])
+        stopper = self.stops.begin(state.conversation_id)
         try:
             async with held(self.pending, state, self.settings.state.lease_seconds):
+                steps = self._steps(state, answers, actor)
                 try:
-                    async for event in self._steps(state, answer, actor):
-                        if event[0] == "pending_confirmation":
-                            paused = event[1]
+                    async for event in steps:
+                        if event[0] == "pending_confirmations":
+                            paused = event[1]["pending_confirmations"]
                         elif event[0] == "tool_end" and claim is not None:
                             # Progress another process carries on from if this one dies.
                             await self._checkpoint(claim, state)
-                        yield event
+                        with stopper.outside():
+                            yield event
+                        if stopper.stopped:
+                            # (Whatever the call under way did on its cancellation, no
+                            # call after it starts.)
+                            stopper.caught()
+                            await steps.aclose()
+                            break
+                except asyncio.CancelledError:
+                    if not stopper.caught():
+                        raise
                 except AnswerDeferred as exc:
                     failed = deferred = True
-                    paused = state.waiting
+                    paused = shown(state, self.executor.clock())
                     yield "error", {"error": {"code": DEFERRED, "message": exc.message}}
                 except ModelUnavailable as exc:
                     failed = True
@@ -298,6 +344,7 @@ class ConversationRunner(TurnKeeper):
                     failed = True
                     yield "error", {"error": {"code": "INTERNAL_ERROR", "message": TURN_FAILED}}
         finally:
+            self.stops.end(state.conversation_id, stopper)
             if state.taken is not None:
                 # Taken with the claim but never answered here (the turn had handled its
                 # answer already): back to the store, to expire as it would have.
@@ -310,49 +357,40 @@ class ConversationRunner(TurnKeeper):
             if claim is not None and not deferred:
                 state.claim = None
                 await asyncio.shield(self._finish(claim))
+        if stopper.stopped:
+            paused = None
+            state.notices.append({"code": STOPPED, "message": STOPPED_MESSAGE})
+            yield "notice", state.notices[-1]
         if not failed or state.citations.to_list():
             yield "citations", {"citations": state.citations.for_answer(state.text)}
-        yield "done", response(state, paused)
+        yield "done", response(state, paused or [])
+
+    def stop(self, conversation_id: str) -> bool:
+        """End the turn running in this process for ``conversation_id`` at once; whether
+        one was running."""
+        return self.stops.stop(conversation_id)
 
     async def _steps(
-        self, state: TurnState, answer: ConfirmationReply | None, actor: Actor | None = None
-    ) -> AsyncIterator[Event]:
-        if answer is not None and state.waiting is not None:
-            # (A turn carried on after a crash may have handled its answer already.)
-            token, approve = answer.token, answer.approve
-            if state.started is not None:
-                event = await self._interrupted(state, actor)
-            else:
-                event = await self._answer(state, token, approve, actor)
-            yield "tool_end", event
+        self, state: TurnState, answers: list[ConfirmationReply], actor: Actor | None = None
+    ) -> AsyncGenerator[Event, None]:
+        if answers and state.waiting:
+            async for event in self._answers(state, answers, actor):
+                yield event
+            if state.waiting:
+                # Some of the round's cards still wait (an answer named only some): the
+                # turn is paused again under the first of them.
+                await self._repause(state)
+                async for event in self._pending(state):
+                    yield event
+                return
         limits = self.settings.llm
         while True:
-            while state.queue:
-                call = state.queue[0]
-                name = self._capability_name(call)
-                yield "tool_start", {"capability": name, "arguments": _shown(call)}
-                outcome = await self.executor.ainvoke(
-                    name,
-                    None,
-                    call.arguments,
-                    channel=self.channel,
-                    turn=state.turn,
-                    recovered=call.recovered,
-                    actor=actor,
-                    parked=Parked(keep=self._keeper(state, call)) if self._joined() else None,
-                )
-                if outcome.pending_confirmation is not None:
-                    if state.waiting is None:
-                        # The executor kept its token itself: the turn is kept on its own.
-                        _wait(state, call, outcome)
-                        clock = self.executor.clock
-                        token = outcome.pending_confirmation.token
-                        await self._pause(PausedTurn(token, state, expiry(clock)))
-                    assert state.waiting is not None and state.waiting_event is not None
-                    yield "tool_end", state.events[state.waiting_event]
-                    yield "pending_confirmation", state.waiting
-                    return
-                yield "tool_end", await self._record(state, call, outcome)
+            async for event in self._round(state, actor):
+                yield event
+            if state.waiting:
+                async for event in self._pending(state):
+                    yield event
+                return
             final = state.rounds >= limits.max_tool_rounds
             reply = ModelAnswer(tools=[] if final else await self._tools(actor))
             async for item in ask(self.model, self.settings, state, reply):
@@ -383,31 +421,99 @@ class ConversationRunner(TurnKeeper):
             state.rounds += 1
             state.queue = list(calls)
 
-    def _keeper(self, state: TurnState, call: ToolCall) -> Keep:
-        """Keeps a confirmation the executor issues for ``call`` together with the turn it
-        pauses, in one store step; the turn is left as it was if that step fails."""
+    async def _round(self, state: TurnState, actor: Actor | None) -> AsyncIterator[Event]:
+        """Run the round's calls in order: each that needs no card runs (shown live), each
+        that needs asking gets its own card; then the turn is kept once, under the first
+        card's token, if any call waits."""
+        joined = self._joined()
+        # With a joined store the first card's record is kept with the turn, in one step;
+        # the later cards are issued as the executor issues any (they need no turn beside).
+        first: list[PendingRecord] = []
+        index = len(state.waiting)
+        while index < len(state.queue):
+            call = state.queue[index]
+            name = self._capability_name(call)
+            yield "tool_start", {"capability": name, "arguments": _shown(call)}
+            waiting = len(state.waiting)
+            keep = joined and not state.waiting and not first
+            outcome = await self.executor.ainvoke(
+                name,
+                None,
+                call.arguments,
+                channel=self.channel,
+                turn=state.turn,
+                recovered=call.recovered,
+                actor=actor,
+                parked=Parked(keep=self._keeper(state, call, first)) if keep else None,
+            )
+            if outcome.pending_confirmation is not None:
+                if len(state.waiting) == waiting:
+                    wait(state, call.arguments, outcome, expiry(self.executor.clock))
+                index += 1
+                yield "tool_end", state.events[state.waiting[-1].event]
+                continue
+            yield "tool_end", await self._record(state, call, outcome)
+        if state.waiting:
+            key = state.waiting[0]
+            token = token_of(state, key)
+            assert token is not None
+            record = first[0] if first else None
+            await self._pause(PausedTurn(token, state, key.expires_at), record)
+
+    async def _pending(self, state: TurnState) -> AsyncIterator[Event]:
+        """The cards the turn waits for: the first alone for existing clients, then all."""
+        cards = shown(state, self.executor.clock())
+        if cards:
+            yield "pending_confirmation", cards[0]
+        yield "pending_confirmations", {"pending_confirmations": cards}
+
+    def _keeper(self, state: TurnState, call: ToolCall, first: list[PendingRecord]) -> Keep:
+        """Takes the first card of a round from the executor, to keep with the turn once the
+        round has ended (:meth:`_round`), in one store step."""
 
         async def keep(record: PendingRecord, outcome: Outcome) -> None:
-            _wait(state, call, outcome)
-            try:
-                await self._pause(PausedTurn(record.token, state, record.expires_at), record)
-            except BaseException:
-                state.events.pop()
-                state.waiting = state.waiting_event = None
-                state.saved = False
-                raise
+            wait(state, call.arguments, outcome, record.expires_at)
+            first.append(record)
 
         return keep
 
+    async def _answers(
+        self, state: TurnState, answers: list[ConfirmationReply], actor: Actor | None
+    ) -> AsyncIterator[Event]:
+        """Answer the round's cards the person answered, in round order; a card that expired
+        unanswered counts as declined."""
+        by_digest = {token_digest(a.token): a for a in answers}
+        now = self.executor.clock()
+        for card in list(state.waiting):
+            reply = by_digest.get(card.digest)
+            if state.started is not None and state.started.get("digest") == card.digest:
+                # (A turn carried on after a crash: this call may have been sent.)
+                yield "tool_end", await self._interrupted(state, card, actor)
+                continue
+            if reply is None:
+                token = token_of(state, card)
+                if card.expires_at >= now or token is None:
+                    continue
+                reply = ConfirmationReply(token, False)
+            yield "tool_end", await self._answer(state, reply, actor)
+
     async def _answer(
-        self, state: TurnState, token: str, approve: bool, actor: Actor | None = None
+        self, state: TurnState, answer: ConfirmationReply, actor: Actor | None = None
     ) -> dict[str, Any]:
-        waiting = state.waiting or {}
-        call = state.queue[0]
+        """Answer one waiting card with the person's reply to it."""
+        index = find(state, answer.token)
+        assert index is not None
+        card = state.waiting[index]
+        waiting = card.card
+        call = state.queue[index]
+        token, approve = answer.token, answer.approve
         executor = self.executor
-        taken, state.taken = state.taken, None
+        # Only the card the turn was claimed by was taken with the claim.
+        taken: Taken | None = None
+        if token == state.claim:
+            taken, state.taken = state.taken, None
         if approve:
-            started = self._starter(state) if state.claim is not None else None
+            started = self._starter(state, card) if state.claim is not None else None
             outcome = await executor.ainvoke(
                 waiting["capability"],
                 waiting["version"],
@@ -420,7 +526,8 @@ class ConversationRunner(TurnKeeper):
                 parked=Parked(taken=taken, started=started, returns_taken=True),
             )
             if _not_run_for_a_store(outcome):
-                await self._pause_again(state, token, taken)
+                claim = state.claim or token
+                await self._pause_again(state, claim, taken if token == claim else None)
                 error = outcome.error
                 raise AnswerDeferred(error.message if error is not None else "")
             # No answer used it (the call stopped before its confirm stage): back to the
@@ -434,12 +541,35 @@ class ConversationRunner(TurnKeeper):
                 actor=actor,
                 parked=Parked(taken=taken),
             )
-        event = await self._record(state, call, outcome, replace=state.waiting_event)
-        state.waiting = state.waiting_event = None
+        event = await self._record(state, call, outcome, replace=card.event)
+        return self._answered(state, card, call, event)
+
+    def _answered(
+        self, state: TurnState, card: WaitingCard, call: ToolCall, event: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Forget a card once its call's outcome is recorded (``_record`` took the call)."""
+        state.waiting.remove(card)
+        state.tokens.pop(card.digest, None)
+        state.answered.append(card.digest)
         state.started = None
         return event
 
-    async def _pause_again(self, state: TurnState, token: str, taken: Taken | None) -> None:
+    async def _repause(self, state: TurnState) -> None:
+        """Keep the turn paused again under the first card still waiting (its token's
+        record is in the store already: it was issued as any card is)."""
+        key = state.waiting[0]
+        token = token_of(state, key)
+        assert token is not None
+        state.answered = []
+        await self._pause(PausedTurn(token, state, key.expires_at))
+
+    async def _pause_again(
+        self,
+        state: TurnState,
+        token: str,
+        taken: Taken | None,
+        until: float | None = None,
+    ) -> None:
         """Keep the claimed turn paused again under ``token``, with the approval it was
         claimed with (taken or not by the answer: its call did not run), in one store step:
         the token is never put back without its turn. Should that step fail too, the turn
@@ -447,7 +577,8 @@ class ConversationRunner(TurnKeeper):
         state file): the same approval carries it on once the lease has lapsed."""
         state.started = None
         record = taken.record if taken is not None else None
-        until = record.expires_at if record is not None else state.paused_until
+        if until is None:
+            until = record.expires_at if record is not None else state.paused_until
         if until is None:
             until = expiry(self.executor.clock)
         try:
@@ -455,14 +586,14 @@ class ConversationRunner(TurnKeeper):
         except StoreUnavailable as exc:
             logger.warning("could not pause the turn again: %s", exc.message)
 
-    def _starter(self, state: TurnState) -> Callable[[str], Awaitable[None]]:
+    def _starter(self, state: TurnState, card: WaitingCard) -> Callable[[str], Awaitable[None]]:
         """Records in the paused-turn store that the approved call is about to leave; raises
         (and the call does not leave) when that cannot be recorded."""
         claim = state.claim
         assert claim is not None
 
         async def started(invocation_id: str) -> None:
-            state.started = {"invocation_id": invocation_id}
+            state.started = {"invocation_id": invocation_id, "digest": card.digest}
             try:
                 await self.pending.checkpoint(claim, state)
             except BaseException:
@@ -471,12 +602,14 @@ class ConversationRunner(TurnKeeper):
 
         return started
 
-    async def _interrupted(self, state: TurnState, actor: Actor | None = None) -> dict[str, Any]:
+    async def _interrupted(
+        self, state: TurnState, card: WaitingCard, actor: Actor | None = None
+    ) -> dict[str, Any]:
         """The approved call the crashed process had started: it may have been sent, so it
         is recorded as such (receipt, history, audit) and never sent again."""
-        waiting = state.waiting or {}
+        waiting = card.card
         started = state.started or {}
-        call = state.queue[0]
+        call = state.queue[state.waiting.index(card)]
         outcome = await self.executor.interrupted(
             waiting["capability"],
             waiting.get("version"),
@@ -484,14 +617,12 @@ class ConversationRunner(TurnKeeper):
             channel=self.channel,
             actor=actor,
         )
-        if state.taken is not None:
+        if state.taken is not None and state.tokens.get(card.digest) == state.claim:
             # (Never there: the crashed process took the approval.)
             taken, state.taken = state.taken, None
             await self.executor.give_back(taken)
-        event = await self._record(state, call, outcome, replace=state.waiting_event)
-        state.waiting = state.waiting_event = None
-        state.started = None
-        return event
+        event = await self._record(state, call, outcome, replace=card.event)
+        return self._answered(state, card, call, event)
 
     async def _record(
         self, state: TurnState, call: ToolCall, outcome: Outcome, replace: int | None = None
@@ -527,8 +658,10 @@ class ConversationRunner(TurnKeeper):
             state.events[replace] = event
         else:
             state.events.append(event)
-        if state.queue and state.queue[0] is call:
-            state.queue.pop(0)
+        for index, queued in enumerate(state.queue):
+            if queued is call:
+                del state.queue[index]
+                break
         return event
 
     def _capability_name(self, call: ToolCall) -> str:
@@ -544,14 +677,6 @@ def _not_run_for_a_store(outcome: Outcome) -> bool:
         and outcome.stage != "execute"
         and outcome.status != "ok"
     )
-
-
-def _wait(state: TurnState, call: ToolCall, outcome: Outcome) -> None:
-    """Record in ``state`` that ``call`` waits for the confirmation ``outcome`` asks for."""
-    assert outcome.pending_confirmation is not None
-    state.waiting = outcome.pending_confirmation.to_dict()
-    state.waiting_event = len(state.events)
-    state.events.append(tool_event(outcome, call.arguments))
 
 
 async def _yes() -> bool:

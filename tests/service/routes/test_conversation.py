@@ -367,11 +367,13 @@ async def test_sse_streams_the_whole_turn_in_contract_order(
         "tool_start",
         "tool_end",
         "pending_confirmation",
+        "pending_confirmations",
         "citations",
         "done",
     ]
     done = events[-1][1]
     assert done["pending_confirmation"] == events[4][1]
+    assert done["pending_confirmations"] == events[5][1]["pending_confirmations"] == [events[4][1]]
     assert events[2][1] == {"capability": "web.search", "arguments": {"query": "otters"}}
 
     fake_model.script(text("Found them."))
