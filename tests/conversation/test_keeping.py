@@ -15,6 +15,7 @@ import pytest
 from spyglass.conversation.pending import PausedTurn
 from spyglass.conversation.turn import ConversationRunner, TurnRefused
 from spyglass.core.confirmation import ConfirmationReply, PendingRecord, token_digest
+from spyglass.errors import StoreUnavailable
 from spyglass.history.store import NullHistory
 from spyglass.llm.client import ModelClient
 from spyglass.privacy.provenance import InMemoryProvenanceStore, Source
@@ -315,3 +316,36 @@ async def test_a_batch_carried_on_after_a_crash_answers_each_card_once_and_never
 async def _drain(events: Any) -> None:
     async for _ in events:
         pass
+
+
+class _CannotKeep(SQLitePendingTurnStore):
+    """The state file's paused turns, unreachable when a turn is to be kept."""
+
+    async def put(self, paused: PausedTurn, record: PendingRecord | None = None) -> None:
+        raise StoreUnavailable("sqlite", "the state file is locked")
+
+
+async def test_a_round_whose_turn_cannot_be_kept_fails_its_waiting_calls_closed_and_goes_on(
+    service_runtime: Runtime, fake_model: FakeModel, web: LoopbackWeb
+) -> None:
+    service_runtime.policy.set("web_access_enabled", True)
+    fake_model.script(
+        tool_calls(
+            ("web_search", {"query": "a"}, "c1"),
+            ("system_health", {}, "c2"),
+            ("web_search", {"query": "b"}, "c3"),
+            style="openai",
+        ),
+        text("I could not search."),
+    )
+    db = service_runtime.stores.pending.db  # type: ignore[attr-defined]
+    async with running(service_runtime, NullHistory(), _CannotKeep(db, 30.0)) as runner:
+        body = done(await run(runner, "three things"))
+    assert body["text"] == "I could not search."
+    assert body["pending_confirmations"] == []
+    assert [(e["status"], e.get("code")) for e in body["events"]] == [
+        ("failed", "STORE_UNAVAILABLE"),
+        ("ok", None),
+        ("failed", "STORE_UNAVAILABLE"),
+    ]
+    assert web.hits["/search"] == 0

@@ -11,6 +11,7 @@ wait, and carrying a turn on after a crash without sending a started call twice.
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -21,7 +22,7 @@ from spyglass.core.actor import Actor
 from spyglass.core.confirmation import ConfirmationReply, PendingRecord, Taken, token_digest
 from spyglass.core.encoding import printable
 from spyglass.core.executor import Executor
-from spyglass.core.outcome import Outcome
+from spyglass.core.outcome import Code, ErrorInfo, Outcome
 from spyglass.core.parked import Keep, Parked
 from spyglass.errors import StoreUnavailable
 from spyglass.llm.toolcalls import ToolCall
@@ -29,6 +30,12 @@ from spyglass.llm.toolcalls import ToolCall
 logger = logging.getLogger(__name__)
 
 Event = tuple[str, dict[str, Any]]
+
+#: Why a card whose token was lost with a crashed process fails (it cannot be answered).
+LOST = (
+    "the process holding this turn stopped before its card was shown, so it cannot be "
+    "answered and the call did not run; ask again"
+)
 
 
 class RoundRunner(TurnKeeper):
@@ -85,12 +92,8 @@ class RoundRunner(TurnKeeper):
                 yield "tool_end", state.events[state.waiting[-1].event]
                 continue
             yield "tool_end", await self._record(state, call, outcome)
-        if state.waiting:
-            key = state.waiting[0]
-            token = token_of(state, key)
-            assert token is not None
-            record = first[0] if first else None
-            await self._pause(PausedTurn(token, state, key.expires_at), record)
+        async for event in self._keep_waiting(state, first[0] if first else None):
+            yield event
 
     async def _pending(self, state: TurnState) -> AsyncIterator[Event]:
         """The cards the turn waits for: the first alone for existing clients, then all."""
@@ -139,14 +142,50 @@ class RoundRunner(TurnKeeper):
         state.started = None
         return event
 
-    async def _repause(self, state: TurnState) -> None:
-        """Keep the turn paused again under the first card still waiting (its token's
-        record is in the store already: it was issued as any card is)."""
+    async def _keep_waiting(
+        self, state: TurnState, record: PendingRecord | None = None
+    ) -> AsyncIterator[Event]:
+        """Keep the turn paused under the first card still waiting, once (with ``record``,
+        that card's, where the store keeps both in one step; without, its record is in the
+        store already). A card that cannot wait fails, closed, and the turn goes on: one
+        whose token was lost with a process, or all of them when the turn cannot be kept."""
+        lost = [c for c in state.waiting if token_of(state, c) is None]
+        for card in lost:
+            yield "tool_end", await self._fail(state, card, LOST)
+        if not state.waiting:
+            return
         key = state.waiting[0]
         token = token_of(state, key)
         assert token is not None
         state.answered = []
-        await self._pause(PausedTurn(token, state, key.expires_at))
+        try:
+            await self._pause(PausedTurn(token, state, key.expires_at), record)
+        except StoreUnavailable as exc:
+            logger.warning("could not keep the paused turn: %s", exc.message)
+            message = (
+                f"the {exc.store} state store cannot be reached, so this call cannot wait "
+                "for its approval and did not run; try again once it is back "
+                "(GET /api/v1/health shows its state)"
+            )
+            for card in list(state.waiting):
+                yield "tool_end", await self._fail(state, card, message)
+
+    async def _fail(self, state: TurnState, card: WaitingCard, message: str) -> dict[str, Any]:
+        """Record the call waiting for ``card`` as failed without running (``message`` says
+        why), and forget the card."""
+        call = state.queue[state.waiting.index(card)]
+        outcome = Outcome(
+            status="failed",
+            capability=str(card.card.get("capability", "")),
+            version=card.card.get("version"),
+            invocation_id=uuid.uuid4().hex,
+            stage="confirm",
+            error=ErrorInfo(Code.STORE_UNAVAILABLE, message, retryable=True),
+        )
+        event = await self._record(state, call, outcome, replace=card.event)
+        state.waiting.remove(card)
+        state.tokens.pop(card.digest, None)
+        return event
 
     async def _pause_again(
         self,

@@ -375,8 +375,13 @@ class ConversationRunner(RoundRunner):
                 yield event
             if state.waiting:
                 # Some of the round's cards still wait (an answer named only some): the
-                # turn is paused again under the first of them.
-                await self._repause(state)
+                # turn is paused again under the first of them, once the round's calls not
+                # run yet have run (a round a crashed process had not finished).
+                unfinished = len(state.queue) > len(state.waiting)
+                more = self._round(state, actor) if unfinished else self._keep_waiting(state)
+                async for event in more:
+                    yield event
+            if state.waiting:
                 async for event in self._pending(state):
                     yield event
                 return
