@@ -31,6 +31,8 @@ class Stopper:
         self._task = asyncio.current_task()
         self._out = False
         self._cancelled = False
+        #: Set once the turn's steps are over: a stop then changes nothing.
+        self._settled = False
 
     @contextlib.contextmanager
     def outside(self) -> Iterator[None]:
@@ -43,8 +45,17 @@ class Stopper:
             # The reader asks for the next event from its task, which may be another.
             self._task = asyncio.current_task()
 
+    @property
+    def ended_turn(self) -> bool:
+        """Whether the stop came while the turn still ran, and ended it."""
+        return self.stopped
+
+    def settle(self) -> None:
+        """The turn's steps are over (ended, failed or stopped): a stop now does nothing."""
+        self._settled = True
+
     def stop(self) -> None:
-        if self.stopped:
+        if self.stopped or self._settled:
             return
         self.stopped = True
         if not self._out and self._task is not None and not self._task.done():

@@ -325,23 +325,30 @@ class ConversationRunner(RoundRunner):
                             stopper.caught()
                             await steps.aclose()
                             break
+                    stopper.settle()
                 except asyncio.CancelledError:
                     if not stopper.caught():
                         raise
                 except AnswerDeferred as exc:
+                    stopper.settle()
                     failed = deferred = True
                     paused = shown(state, self.executor.clock())
                     yield "error", {"error": {"code": DEFERRED, "message": exc.message}}
                 except ModelUnavailable as exc:
+                    stopper.settle()
                     failed = True
                     yield "error", {"error": {"code": "MODEL_UNAVAILABLE", "message": exc.message}}
                 except Exception:
+                    stopper.settle()
                     # A bug must not cut the stream: the client still gets an error and `done`.
                     logger.exception("turn %s failed unexpectedly", state.turn_id)
                     failed = True
                     yield "error", {"error": {"code": "INTERNAL_ERROR", "message": TURN_FAILED}}
         finally:
+            stopper.settle()
             self.stops.end(state.conversation_id, stopper)
+            if stopper.ended_turn:
+                state.notices.append({"code": STOPPED, "message": STOPPED_MESSAGE})
             if state.taken is not None:
                 # Taken with the claim but never answered here (the turn had handled its
                 # answer already): back to the store, to expire as it would have.
@@ -354,9 +361,8 @@ class ConversationRunner(RoundRunner):
             if claim is not None and not deferred:
                 state.claim = None
                 await asyncio.shield(self._finish(claim))
-        if stopper.stopped:
+        if stopper.ended_turn:
             paused = None
-            state.notices.append({"code": STOPPED, "message": STOPPED_MESSAGE})
             yield "notice", state.notices[-1]
         if not failed or state.citations.to_list():
             yield "citations", {"citations": state.citations.for_answer(state.text)}
