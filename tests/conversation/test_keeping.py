@@ -349,3 +349,28 @@ async def test_a_round_whose_turn_cannot_be_kept_fails_its_waiting_calls_closed_
         ("failed", "STORE_UNAVAILABLE"),
     ]
     assert web.hits["/search"] == 0
+
+
+async def test_the_state_file_keeps_a_paused_round_without_any_card_s_raw_token(
+    service: ConversationRunner, service_runtime: Runtime, fake_model: FakeModel, web: LoopbackWeb
+) -> None:
+    service_runtime.policy.set("web_access_enabled", True)
+    fake_model.script(
+        tool_calls(
+            ("web_search", {"query": "a"}, "c1"),
+            ("web_search", {"query": "b"}, "c2"),
+            style="openai",
+        ),
+        text("Both."),
+    )
+    first = done(await run(service, "two searches"))
+    tokens = [c["token"] for c in first["pending_confirmations"]]
+    db = service_runtime.stores.pending.db  # type: ignore[attr-defined]
+    rows = db.run_blocking(lambda c: c.execute("SELECT digest, state FROM paused_turns").fetchall())
+    assert [row[0] for row in rows] == [token_digest(tokens[0])]  # kept once
+    kept = " ".join(str(value) for row in rows for value in row)
+    assert not [t for t in tokens if t in kept]
+    # Yet whoever answers the first card is shown the second after it.
+    state = await service.resume(first["conversation_id"], tokens[0])
+    second = done([e async for e in service.run(state, ConfirmationReply(tokens[0], True))])
+    assert second["pending_confirmation"]["token"] == tokens[1]
