@@ -12,7 +12,7 @@ from spyglass.conversation.pending import (
     TurnState,
     WaitingCard,
 )
-from spyglass.conversation.stored import state_from_json, state_to_json
+from spyglass.conversation.stored import state_to_json
 from spyglass.core.confirmation import Binding, PendingRecord, token_digest
 from spyglass.core.context import Turn
 from spyglass.llm.toolcalls import ToolCall
@@ -81,21 +81,6 @@ async def test_the_whole_turn_comes_back_as_it_was_put(live: LiveStores) -> None
     assert state_to_json(taken.state) == state_to_json(state)
     # Every card's token comes back to whoever presents the token the turn is kept by.
     assert taken.state.tokens == state.tokens
-
-
-def test_a_stored_turn_holds_no_card_s_raw_token_and_only_its_key_unseals_them() -> None:
-    state = paused("first-token-abc", "c1", 1100).state
-    waiting_for(state, "first-token-abc", "second-token-xyz", "third-token-123")
-    state.claim = "first-token-abc"
-    stored = state_to_json(state, "first-token-abc")
-    for token in ("first-token-abc", "second-token-xyz", "third-token-123"):
-        assert token not in stored
-    assert state_from_json(stored, "first-token-abc").tokens == state.tokens
-    # Another token (a guess, another card's) unseals nothing but its own card.
-    assert state_from_json(stored, "second-token-xyz").tokens == {
-        token_digest("second-token-xyz"): "second-token-xyz"
-    }
-    assert state_from_json(stored, "guessed").tokens == {}
 
 
 async def test_a_claimed_turn_is_busy_for_another_process_until_its_lease_lapses(
