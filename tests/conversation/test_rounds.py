@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from spyglass.conversation.turn import ConversationRunner, TurnRefused
-from spyglass.core.confirmation import ConfirmationReply
+from spyglass.conversation.turn import DEFERRED, ConversationRunner, TurnRefused
+from spyglass.core.confirmation import ConfirmationReply, PendingRecord
+from spyglass.errors import StoreUnavailable
 from spyglass.runtime import Runtime
 from tests.support.fake_model import FakeModel, text, tool_calls
 from tests.support.service import Clock
@@ -120,3 +121,56 @@ async def test_a_card_that_expired_unanswered_counts_as_declined_and_the_turn_go
     assert statuses[1] == ("ok", None)
     assert statuses[0][0] == statuses[2][0] == "denied"
     assert web.hits["/search"] == 0
+
+
+class _UnreachableFor:
+    """The executor's confirmation store, unreachable when ``failing`` tokens are taken."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.failing: set[str] = set()
+
+    async def put(self, record: PendingRecord) -> None:
+        await self.inner.put(record)
+
+    async def take(self, token: str) -> PendingRecord | None:
+        if token in self.failing:
+            raise StoreUnavailable("sqlite", "the state file is locked")
+        record: PendingRecord | None = await self.inner.take(token)
+        return record
+
+    async def claim_expired(self, now: float, limit: int) -> list[PendingRecord]:
+        found: list[PendingRecord] = await self.inner.claim_expired(now, limit)
+        return found
+
+
+async def test_a_batch_whose_later_answer_meets_an_outage_is_paused_again_and_sent_again(
+    service: ConversationRunner, fake_model: FakeModel, service_runtime: Runtime, web: LoopbackWeb
+) -> None:
+    service_runtime.policy.set("web_access_enabled", True)
+    store = _UnreachableFor(service_runtime.executor.confirmations)
+    service_runtime.executor.confirmations = store  # type: ignore[assignment]
+    fake_model.script(
+        tool_calls(
+            ("web_search", {"query": "a"}, "c1"),
+            ("web_search", {"query": "b"}, "c2"),
+            style="openai",
+        ),
+        text("Both found."),
+    )
+    first = done(await run(service, "two searches"))
+    a, b = (c["token"] for c in first["pending_confirmations"])
+    batch = [ConfirmationReply(a, True), ConfirmationReply(b, True)]
+    store.failing = {b}
+    state = await service.resume(first["conversation_id"], [a, b])
+    events = [e async for e in service.run(state, batch)]
+    assert [d["error"]["code"] for n, d in events if n == "error"] == [DEFERRED]
+    assert [c["token"] for c in done(events)["pending_confirmations"]] == [b]
+    assert web.hits["/search"] == 1
+    # Once the store is back the same batch carries the turn on; the first call is not re-run.
+    store.failing = set()
+    state = await service.resume(first["conversation_id"], [a, b])
+    last = done([e async for e in service.run(state, batch)])
+    assert last["text"] == "Both found."
+    assert [e["status"] for e in last["events"]] == ["ok", "ok"]
+    assert web.hits["/search"] == 2

@@ -76,6 +76,10 @@ async def send_message(
             error = data["error"]
         elif name == "done":
             done = data
+    if error is not None and error["code"] == DEFERRED:
+        # A later answer of a batch met the outage (the earlier ones ran): the turn is
+        # paused again with the cards still waiting, and the same batch carries it on.
+        raise ApiError(503, DEFERRED, error["message"])
     if error is not None:
         # The conversation is kept: its id comes back so the client can try again in it.
         return JSONResponse(
