@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.console.harness import ConsoleServer, run_coroutine, screenshot
+from tests.console.conftest import DEFAULT_RESULTS
+from tests.console.harness import ConsoleServer, run_coroutine, screenshot, searxng_route
 from tests.console.models import reactive
-from tests.support.fake_model import FakeModel, Reply, text, tool_call, without_tool_support
+from tests.support.fake_model import (
+    FakeModel,
+    Reply,
+    text,
+    tool_call,
+    tool_calls,
+    without_tool_support,
+)
+from tests.support.fetch_peers import Peer, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -55,7 +67,10 @@ def test_the_stop_button_ends_a_slow_answer_and_keeps_what_was_written(
     stop = page.get_by_role("button", name="Stop answering")
     expect(page.locator(".answer")).to_contain_text("word3")
     stop.click()
-    expect(page.locator(".note")).to_have_text("Stopped. What was written so far is kept.")
+    # The service ended the turn (and said so): the stream was not cut.
+    expect(page.locator(".note")).to_have_text(
+        "Stopped. What was written so far is kept; calls not started were not made."
+    )
     expect(page.get_by_role("button", name="Send message")).to_be_visible()
     expect(stop).to_be_hidden()
     shown = page.locator(".answer").inner_text()
@@ -220,3 +235,35 @@ def test_on_a_phone_the_capability_switches_and_sign_out_are_in_the_drawer(
         expect(tab.locator("#gate").get_by_role("heading")).to_have_text("You are signed out")
     finally:
         context.close()
+
+
+def test_stop_while_an_approved_round_runs_cancels_the_search_under_way_and_starts_no_other(
+    page: Page, model: FakeModel, searxng: Peer
+) -> None:
+    release = threading.Event()
+    answer = searxng_route(DEFAULT_RESULTS)
+
+    def held(handler: Any) -> None:
+        release.wait(10)
+        answer(handler)
+
+    searxng.routes["/search"] = held
+    try:
+        model.script(
+            tool_calls(
+                ("web_search", {"query": "sea otters"}, "c1"),
+                ("web_search", {"query": "beavers"}, "c2"),
+                ("web_search", {"query": "river otters"}, "c3"),
+            )
+        )
+        ask(page, "Compare three animals")
+        page.get_by_role("button", name="Approve all 3 calls").click()
+        assert wait_until(lambda: searxng.requests["/search"] == 1)
+        page.get_by_role("button", name="Stop answering").click()
+        expect(page.locator(".note")).to_contain_text("Stopped.")
+        expect(page.get_by_role("button", name="Send message")).to_be_visible()
+    finally:
+        release.set()
+    # The search under way was cancelled; the two after it never reached the provider.
+    assert searxng.requests["/search"] == 1
+    expect(page.locator(".tool-ok")).to_have_count(0)

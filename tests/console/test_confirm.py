@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, Request, expect
 
 from tests.console.harness import ConsoleServer, screenshot
 from tests.console.models import reactive
-from tests.support.fake_model import FakeModel, tool_call
+from tests.support.fake_model import FakeModel, tool_call, tool_calls
 from tests.support.fetch_peers import Peer
 
 pytestmark = pytest.mark.browser
@@ -198,3 +200,93 @@ def test_an_approval_the_service_no_longer_accepts_is_explained(
     page.get_by_role("button", name="Approve: Search SearXNG for").click()
     expect(page.locator(".message-assistant").last).to_contain_text("expired")
     assert searxng.requests["/search"] == 0
+
+
+def propose_searches(page: Page, model: FakeModel, *queries: str) -> Locator:
+    """The model proposes one search per query in one round; the card that shows them."""
+    expect(page.get_by_role("button", name="Send message")).to_be_visible()
+    model.script(
+        tool_calls(*((("web_search", {"query": q}, f"c{n}")) for n, q in enumerate(queries)))
+    )
+    page.fill("#composer-input", "Compare sea otters and beavers")
+    page.keyboard.press("Enter")
+    card = page.locator(".confirm-card")
+    expect(card).to_be_visible()
+    return card
+
+
+def answers_sent(page: Page) -> list[dict[str, Any]]:
+    """Every answer body the page sends to the message endpoint, as it sends them."""
+    sent: list[dict[str, Any]] = []
+
+    def record(request: Request) -> None:
+        if request.url.endswith("/api/v1/conversation/message") and request.post_data:
+            body = json.loads(request.post_data)
+            if "text" not in body:
+                sent.append(body)
+
+    page.on("request", record)
+    return sent
+
+
+def test_a_round_s_calls_wait_on_one_card_and_go_once_each_has_its_own_answer(
+    page: Page, model: FakeModel, searxng: Peer
+) -> None:
+    sent = answers_sent(page)
+    card = propose_searches(page, model, "sea otters", "beavers")
+    expect(page.locator(".confirm-card")).to_have_count(1)
+    expect(card.locator(".confirm-title")).to_have_text("2 calls wait for your approval")
+    expect(card.locator(".confirm-call .confirm-value")).to_have_text(["sea otters", "beavers"])
+    screenshot(page, "confirm-round")
+    card.get_by_role("button", name="Approve: Search SearXNG for “sea otters”").click()
+    # One answer is not all of them: nothing is sent, the card waits for the other.
+    expect(card.locator(".confirm-call").first).to_have_attribute("data-decision", "approve")
+    expect(card.locator(".confirm-call-state").first).to_have_text("Approved")
+    assert searxng.requests["/search"] == 0 and sent == []
+    card.get_by_role("button", name="Deny: Search SearXNG for “beavers”").click()
+    expect(page.locator(".tool-ok")).to_have_count(1)
+    expect(page.locator(".tool-denied")).to_have_count(1)
+    expect(page.locator(".confirm-card")).to_have_count(0)
+    assert searxng.requests["/search"] == 1
+    assert [[(a["approve"], "scope" in a) for a in body["confirmations"]] for body in sent] == [
+        [(True, False), (False, False)]
+    ]
+
+
+def test_approve_all_answers_every_call_of_the_round_in_one_request(
+    page: Page, model: FakeModel, searxng: Peer
+) -> None:
+    sent = answers_sent(page)
+    card = propose_searches(page, model, "sea otters", "beavers", "river otters")
+    card.get_by_role("button", name="Approve all 3 calls").click()
+    expect(page.locator(".tool-ok")).to_have_count(3)
+    expect(page.locator(".answer")).to_contain_text("From the search")
+    assert searxng.requests["/search"] == 3
+    assert len(sent) == 1 and [a["approve"] for a in sent[0]["confirmations"]] == [True] * 3
+
+
+def test_enter_on_the_armed_card_approves_every_call_and_escape_denies_every_call(
+    page: Page, model: FakeModel, searxng: Peer
+) -> None:
+    card = propose_searches(page, model, "sea otters", "beavers")
+    expect(card).to_be_focused()
+    expect(card).to_have_attribute("data-armed", "true")
+    page.keyboard.press("Enter")
+    expect(page.locator(".tool-ok")).to_have_count(2)
+    assert searxng.requests["/search"] == 2
+    propose_searches(page, model, "sea otters", "beavers")
+    page.keyboard.press("Escape")
+    expect(page.locator(".tool-denied")).to_have_count(2)
+    assert searxng.requests["/search"] == 2
+
+
+def test_allow_for_this_conversation_approves_the_call_with_the_conversation_scope(
+    page: Page, model: FakeModel, searxng: Peer
+) -> None:
+    sent = answers_sent(page)
+    propose_search(page, model)
+    page.get_by_role("button", name="Allow for this conversation: Search SearXNG for").click()
+    expect(page.locator(".tool-ok")).to_have_count(1)
+    assert searxng.requests["/search"] == 1
+    assert [body["confirmation"]["scope"] for body in sent] == ["conversation"]
+    assert all(body["confirmation"]["approve"] is True for body in sent)

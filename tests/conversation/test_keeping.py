@@ -6,6 +6,7 @@ the other, they would wait for ever (each wait has a deadline)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,13 +14,15 @@ import pytest
 
 from spyglass.conversation.pending import PausedTurn
 from spyglass.conversation.turn import ConversationRunner, TurnRefused
-from spyglass.core.confirmation import ConfirmationReply, PendingRecord
+from spyglass.core.confirmation import ConfirmationReply, PendingRecord, token_digest
+from spyglass.errors import StoreUnavailable
 from spyglass.history.store import NullHistory
+from spyglass.llm.client import ModelClient
 from spyglass.privacy.provenance import InMemoryProvenanceStore, Source
 from spyglass.runtime import Runtime
 from spyglass.state.sqlite.history import SQLiteHistory, ThreadedHistory
 from spyglass.state.sqlite.statefile import SQLitePendingTurnStore, StateDB
-from tests.support.fake_model import FakeModel, text, tool_call
+from tests.support.fake_model import FakeModel, text, tool_call, tool_calls
 from tests.support.turns import done, run, running
 from tests.support.web import LoopbackWeb
 
@@ -235,3 +238,139 @@ async def test_a_pausing_turn_is_saved_to_history_beside_keeping_it_and_only_onc
         assert history.saves == 2
         saved = await history.messages(first["conversation_id"])
         assert [e["status"] for e in saved[-1]["events"]] == ["ok"]
+
+
+class _DiesOnceTheCallStarted(SQLitePendingTurnStore):
+    """A process's paused turns that stops for good once an approved call of ``digest`` was
+    recorded as started (before it left): it renews nothing after, as a dead process."""
+
+    def __init__(self, db: StateDB, lease: float, digest: str) -> None:
+        super().__init__(db, lease)
+        self.digest = digest
+        self.dead = asyncio.Event()
+
+    async def checkpoint(self, token: str, state: Any) -> None:
+        if self.dead.is_set():
+            return
+        await super().checkpoint(token, state)
+        if state.started is not None and state.started.get("digest") == self.digest:
+            self.dead.set()
+            await asyncio.Event().wait()  # never returns: cancelled when the test ends
+
+
+async def test_a_batch_carried_on_after_a_crash_answers_each_card_once_and_never_resends(
+    service_runtime: Runtime, fake_model: FakeModel, web: LoopbackWeb, clock: Any
+) -> None:
+    """Two cards approved in one batch: the first process runs the first call, records the
+    second as started and dies. Another process, given the same batch again, does not run
+    the first again and tells the second as maybe sent, without sending it."""
+    service_runtime.policy.set("web_access_enabled", True)
+    fake_model.script(
+        tool_calls(
+            ("web_search", {"query": "a"}, "c1"),
+            ("web_search", {"query": "b"}, "c2"),
+            style="openai",
+        ),
+        text("One found, one maybe sent."),
+    )
+    db = service_runtime.stores.pending.db  # type: ignore[attr-defined]
+    lease = service_runtime.settings.state.lease_seconds
+    history = ThreadedHistory(SQLiteHistory(service_runtime.paths.database_file, retention_days=30))
+    model = ModelClient(service_runtime.settings.llm)
+
+    def process(pending: SQLitePendingTurnStore) -> ConversationRunner:
+        return ConversationRunner(
+            service_runtime.executor, model, history, pending, policy=service_runtime.policy
+        )
+
+    second = process(SQLitePendingTurnStore(db, lease))
+    try:
+        cards = done(await run(second, "two searches"))
+        a, b = (c["token"] for c in cards["pending_confirmations"])
+        conversation = cards["conversation_id"]
+        batch = [ConfirmationReply(a, True), ConfirmationReply(b, True)]
+        dying = _DiesOnceTheCallStarted(db, lease, token_digest(b))
+        first = process(dying)
+        state = await first.resume(conversation, [a, b])
+        crashed = asyncio.create_task(_drain(first.run(state, batch)))
+        await asyncio.wait_for(dying.dead.wait(), timeout=5)
+        assert web.hits["/search"] == 1  # the first call ran; the second never left
+        clock.now += lease + 1
+        state = await second.resume(conversation, [a, b])
+        last = done([e async for e in second.run(state, batch)])
+        crashed.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await crashed
+        assert [(e["status"], e.get("code")) for e in last["events"]] == [
+            ("ok", None),
+            ("failed", "INTERRUPTED"),
+        ]
+        assert web.hits["/search"] == 1
+        assert last["text"] == "One found, one maybe sent."
+    finally:
+        await model.aclose()
+        await history.close()
+        await service_runtime.stores.aclose()
+
+
+async def _drain(events: Any) -> None:
+    async for _ in events:
+        pass
+
+
+class _CannotKeep(SQLitePendingTurnStore):
+    """The state file's paused turns, unreachable when a turn is to be kept."""
+
+    async def put(self, paused: PausedTurn, record: PendingRecord | None = None) -> None:
+        raise StoreUnavailable("sqlite", "the state file is locked")
+
+
+async def test_a_round_whose_turn_cannot_be_kept_fails_its_waiting_calls_closed_and_goes_on(
+    service_runtime: Runtime, fake_model: FakeModel, web: LoopbackWeb
+) -> None:
+    service_runtime.policy.set("web_access_enabled", True)
+    fake_model.script(
+        tool_calls(
+            ("web_search", {"query": "a"}, "c1"),
+            ("system_health", {}, "c2"),
+            ("web_search", {"query": "b"}, "c3"),
+            style="openai",
+        ),
+        text("I could not search."),
+    )
+    db = service_runtime.stores.pending.db  # type: ignore[attr-defined]
+    async with running(service_runtime, NullHistory(), _CannotKeep(db, 30.0)) as runner:
+        body = done(await run(runner, "three things"))
+    assert body["text"] == "I could not search."
+    assert body["pending_confirmations"] == []
+    assert [(e["status"], e.get("code")) for e in body["events"]] == [
+        ("failed", "STORE_UNAVAILABLE"),
+        ("ok", None),
+        ("failed", "STORE_UNAVAILABLE"),
+    ]
+    assert web.hits["/search"] == 0
+
+
+async def test_the_state_file_keeps_a_paused_round_without_any_card_s_raw_token(
+    service: ConversationRunner, service_runtime: Runtime, fake_model: FakeModel, web: LoopbackWeb
+) -> None:
+    service_runtime.policy.set("web_access_enabled", True)
+    fake_model.script(
+        tool_calls(
+            ("web_search", {"query": "a"}, "c1"),
+            ("web_search", {"query": "b"}, "c2"),
+            style="openai",
+        ),
+        text("Both."),
+    )
+    first = done(await run(service, "two searches"))
+    tokens = [c["token"] for c in first["pending_confirmations"]]
+    db = service_runtime.stores.pending.db  # type: ignore[attr-defined]
+    rows = db.run_blocking(lambda c: c.execute("SELECT digest, state FROM paused_turns").fetchall())
+    assert [row[0] for row in rows] == [token_digest(tokens[0])]  # kept once
+    kept = " ".join(str(value) for row in rows for value in row)
+    assert not [t for t in tokens if t in kept]
+    # Yet whoever answers the first card is shown the second after it.
+    state = await service.resume(first["conversation_id"], tokens[0])
+    second = done([e async for e in service.run(state, ConfirmationReply(tokens[0], True))])
+    assert second["pending_confirmation"]["token"] == tokens[1]

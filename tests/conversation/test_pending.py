@@ -10,9 +10,10 @@ from spyglass.conversation.pending import (
     PausedTurn,
     TurnBusy,
     TurnState,
+    WaitingCard,
 )
 from spyglass.conversation.stored import state_to_json
-from spyglass.core.confirmation import Binding, PendingRecord
+from spyglass.core.confirmation import Binding, PendingRecord, token_digest
 from spyglass.core.context import Turn
 from spyglass.llm.toolcalls import ToolCall
 from tests.support.stores import LiveStores
@@ -54,19 +55,32 @@ async def test_a_turn_expired_longer_than_that_is_not_given_back(live: LiveStore
     assert await live.pending.take("tok", "c1") is None
 
 
+def waiting_for(state: TurnState, *tokens: str) -> None:
+    """``state`` paused at one card per token, in that order."""
+    for index, token in enumerate(tokens):
+        digest = token_digest(token)
+        arguments = {"query": f"query {index}"}
+        card = {"capability": "web.search", "version": 1, "arguments": arguments}
+        state.waiting.append(WaitingCard(index, digest, card, 1100))
+        state.tokens[digest] = token
+        state.queue.append(ToolCall(f"call_{index}", "web_search", arguments))
+        state.events.append({"type": "tool", "status": "pending_confirmation"})
+
+
 async def test_the_whole_turn_comes_back_as_it_was_put(live: LiveStores) -> None:
     original = paused("tok", "c1", 1100)
     state = original.state
     state.messages = [{"role": "user", "content": "héllo"}]
-    state.text, state.rounds, state.waiting_event = "partial", 2, 0
-    state.queue = [ToolCall("call_1", "web_search", {"query": "x"})]
-    state.waiting = {"token": "tok", "capability": "web.search", "arguments": {"query": "x"}}
+    state.text, state.rounds = "partial", 2
+    waiting_for(state, "tok", "second-token")
     state.turn.counts["web.search"] = 1
     state.citations.add("https://example.org/", "Example")
     await live.pending.put(original)
     taken = await live.pending.take("tok", "c1")
     assert taken is not None
     assert state_to_json(taken.state) == state_to_json(state)
+    # Every card's token comes back to whoever presents the token the turn is kept by.
+    assert taken.state.tokens == state.tokens
 
 
 async def test_a_claimed_turn_is_busy_for_another_process_until_its_lease_lapses(
@@ -92,12 +106,11 @@ async def test_a_checkpoint_is_what_the_next_process_carries_on_from(live: LiveS
     taken = await first.pending.take("tok", "c1")
     assert taken is not None
     taken.state.text = "progress"
-    taken.state.waiting = None
     await first.pending.checkpoint("tok", taken.state)
     live.clock.now += 11
     resumed = await second.pending.take("tok", "c1")
     assert resumed is not None
-    assert (resumed.state.text, resumed.state.waiting) == ("progress", None)
+    assert (resumed.state.text, resumed.state.waiting) == ("progress", [])
     # The first process, late, can neither overwrite nor finish what it no longer holds.
     await first.pending.checkpoint("tok", taken.state)
     await first.pending.finish("tok")

@@ -9,6 +9,7 @@ import pytest
 
 from spyglass.conversation.pending import TurnState
 from spyglass.conversation.stored import TURN_STATE, state_from_json, state_to_json
+from spyglass.core.confirmation import token_digest
 from spyglass.core.context import Turn
 from spyglass.errors import StorageError
 from spyglass.llm.toolcalls import ToolCall
@@ -60,12 +61,16 @@ def test_a_turn_stored_before_records_were_versioned_loads_as_version_1() -> Non
     assert loaded.turn.sources == [Source("https://zoo.example/z", "search", "result 1", 0)]
     assert loaded.citations.to_list() == [{"url": "https://example.org/", "title": "Example"}]
     assert loaded.queue == [ToolCall("call_1", "web_search", {"query": "x"})]
-    assert (loaded.rounds, loaded.waiting_event, loaded.notices) == (2, 0, [])
+    assert (loaded.rounds, loaded.notices) == (2, [])
+    # Its one card is kept by digest now; its raw token is gone from the stored form.
+    assert [(c.event, c.digest) for c in loaded.waiting] == [(0, token_digest("tok"))]
+    assert loaded.waiting[0].card == {"capability": "web.search"}
     assert loaded.receipt == [{"capability": "web.search", "target": "zebras", "left": True}]
     # Written again, it carries its version and reads back the same.
     again = state_to_json(loaded)
-    assert json.loads(again)["schema"] == TURN_STATE.version == 2
+    assert json.loads(again)["schema"] == TURN_STATE.version == 3
     assert loaded.started is None  # version 2: nothing was under way
+    assert '"tok"' not in again
     assert state_to_json(state_from_json(again)) == again
 
 
@@ -98,7 +103,7 @@ def test_what_only_the_holding_process_needs_is_not_stored() -> None:
     original.saved = True
     data = json.loads(state_to_json(original))
     assert "cache" not in data["turn"]
-    assert not {"saved", "taken", "source_writes"} & set(data)
+    assert not {"saved", "taken", "source_writes", "tokens", "claim"} & set(data)
 
 
 def test_a_stored_turn_that_does_not_match_its_form_is_refused() -> None:

@@ -69,7 +69,7 @@ async def test_a_call_the_model_leaked_into_reasoning_is_run_and_audited_as_reco
     assert audit_lines(service_runtime)[-1]["recovered"] is True
 
 
-async def test_ollama_style_calls_each_ask_for_their_own_approval(
+async def test_ollama_style_calls_of_one_round_each_get_a_card_and_come_back_together(
     service: ConversationRunner,
     fake_model: FakeModel,
     service_runtime: Runtime,
@@ -81,21 +81,23 @@ async def test_ollama_style_calls_each_ask_for_their_own_approval(
         text("Both searched."),
     )
     first = done(await run(service, "search twice"))
-    assert first["pending_confirmation"]["arguments"] == {"query": "a"}
-    state = await service.resume(first["conversation_id"], first["pending_confirmation"]["token"])
-    second = done(
-        [
-            e
-            async for e in service.run(
-                state, ConfirmationReply(first["pending_confirmation"]["token"], True)
-            )
-        ]
-    )
+    cards = first["pending_confirmations"]
+    assert [c["arguments"] for c in cards] == [{"query": "a"}, {"query": "b"}]
+    assert first["pending_confirmation"] == cards[0]
+    assert len({c["token"] for c in cards}) == 2
+    # An existing client answers the first card alone: the turn pauses again at the second.
+    token = cards[0]["token"]
+    state = await service.resume(first["conversation_id"], token)
+    second = done([e async for e in service.run(state, ConfirmationReply(token, True))])
     assert second["pending_confirmation"]["arguments"] == {"query": "b"}
+    assert second["pending_confirmation"]["token"] == cards[1]["token"]
+    assert [c["token"] for c in second["pending_confirmations"]] == [cards[1]["token"]]
+    assert web.hits["/search"] == 1 and len(fake_model.requests) == 1
     token = second["pending_confirmation"]["token"]
     state = await service.resume(second["conversation_id"], token)
     third = done([e async for e in service.run(state, ConfirmationReply(token, True))])
     assert third["text"] == "Both searched."
+    assert third["pending_confirmation"] is None and third["pending_confirmations"] == []
     assert [e["status"] for e in third["events"]] == ["ok", "ok"]
     assert web.hits["/search"] == 2
     # Every proposed call got its own tool message, in order, before the final request.

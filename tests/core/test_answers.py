@@ -122,6 +122,20 @@ def test_token_from_another_conversation_is_rejected(harness: Harness) -> None:
         confirmation_token=pending.pending_confirmation.token,
     )
     assert outcome.error.reason == "conversation"
+    # Sent to the wrong conversation, the answer did not use the token up.
+    declined = harness.executor.deny(
+        pending.pending_confirmation.token, channel="test", conversation_id="c2"
+    )
+    assert declined.error.reason == "unknown"
+    approved = harness.executor.invoke(
+        "test.echo",
+        1,
+        {"text": "a"},
+        channel="test",
+        turn=Turn(conversation_id="c1"),
+        confirmation_token=pending.pending_confirmation.token,
+    )
+    assert approved.status == "ok"
 
 
 def test_denial_spends_the_token_and_is_audited_as_denied(harness: Harness) -> None:

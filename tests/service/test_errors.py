@@ -43,7 +43,7 @@ async def test_an_unknown_field_is_answered_with_the_fields_to_send(
     assert response.status_code == 422
     message = response.json()["error"]["message"]
     assert "message is not an accepted field" in message
-    assert "(send conversation_id, text, confirmation)" in message
+    assert "(send conversation_id, text, confirmation, confirmations)" in message
 
 
 async def test_malformed_json_is_422_saying_so(client: httpx.AsyncClient) -> None:

@@ -39,6 +39,20 @@ DEFAULT_LEASE_SECONDS = 30.0
 
 
 @dataclass
+class WaitingCard:
+    """One card a paused round waits for; its token is kept apart (``TurnState.tokens``)."""
+
+    #: Where the call's event is in ``TurnState.events`` (replaced by its outcome's).
+    event: int
+    #: The token's SHA-256 (:func:`~spyglass.core.confirmation.token_digest`).
+    digest: str
+    #: The pending confirmation as the person was shown it, without its token.
+    card: dict[str, Any]
+    #: Wall-clock time the card expires at; a card nobody answered by then is declined.
+    expires_at: float
+
+
+@dataclass
 class TurnState:
     """Everything needed to carry on a turn: transcript, calls still to run, what was shown."""
 
@@ -57,15 +71,26 @@ class TurnState:
     #: Things the person is told about the turn itself (``{"code", "message"}``).
     notices: list[dict[str, Any]] = field(default_factory=list)
     rounds: int = 0
+    #: The calls of the round not finished yet: first those waiting for an answer (the
+    #: call ``queue[i]`` waits for the card ``waiting[i]``), then those not run yet.
     queue: list[ToolCall] = field(default_factory=list)
-    #: The call waiting for approval: its index in ``events`` and the pending confirmation.
-    waiting_event: int | None = None
-    waiting: dict[str, Any] | None = None
-    #: The token this turn was claimed by, while a process holds it under a lease.
-    claim: str | None = None
-    #: The approved call about to leave or under way (``{"invocation_id"}``), recorded
-    #: before it leaves and cleared with its result: a turn carried on after a crash that
-    #: finds it says the call may have been sent, and does not send it again.
+    #: The cards the round's calls wait for, in round order (one card per round: every
+    #: call that needs asking is asked at once, and the turn goes on once all are answered).
+    waiting: list[WaitingCard] = field(default_factory=list)
+    #: Digests of the cards answered since the turn was paused: an answer sent again to a
+    #: turn carried on after a crash names them, and they are not answered twice.
+    answered: list[str] = field(default_factory=list)
+    #: The waiting cards' tokens by digest. Stored only sealed under the token the turn is
+    #: kept (or claimed) by (:mod:`spyglass.conversation.cards`): a copy of a store holds
+    #: nothing that approves a call.
+    tokens: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    #: The token this turn was claimed by, while a process holds it under a lease (never
+    #: stored: whoever carries the turn on presents it).
+    claim: str | None = field(default=None, compare=False, repr=False)
+    #: The approved call about to leave or under way (``{"invocation_id", "digest"}``: the
+    #: digest names its card), recorded before it leaves and cleared with its result: a turn
+    #: carried on after a crash that finds it says the call may have been sent, and does not
+    #: send it again.
     started: dict[str, Any] | None = None
     #: Writes of where this turn's URLs came from, still under way in this process (never
     #: stored: the sources themselves are in ``turn``).

@@ -9,8 +9,11 @@ from spyglass.conversation.pending import TurnState
 from spyglass.privacy import receipts
 
 
-def response(state: TurnState, pending: dict[str, Any] | None) -> dict[str, Any]:
-    """The message endpoint's JSON answer (also the data of the final ``done`` event)."""
+def response(state: TurnState, pending: list[dict[str, Any]]) -> dict[str, Any]:
+    """The message endpoint's JSON answer (also the data of the final ``done`` event).
+
+    ``pending``: the cards the turn waits for, in round order; ``pending_confirmation`` is
+    the first of them (for clients that answer one card at a time), or ``null``."""
     data: dict[str, Any] = {
         "conversation_id": state.conversation_id,
         "turn_id": state.turn_id,
@@ -20,19 +23,19 @@ def response(state: TurnState, pending: dict[str, Any] | None) -> dict[str, Any]
         data["reasoning"] = state.reasoning
     data["events"] = state.events
     data["citations"] = state.citations.for_answer(state.text)
-    data["pending_confirmation"] = pending
+    data["pending_confirmation"] = pending[0] if pending else None
+    data["pending_confirmations"] = pending
     if state.notices:
         data["notices"] = state.notices
-    waiting = []
-    if pending is not None:
-        waiting = [
-            {
-                "capability": pending["capability"],
-                "target": receipts.entry_target(pending["capability"], pending["arguments"]),
-                "status": "pending_confirmation",
-                "left": False,
-                "at": receipts.now(),
-            }
-        ]
+    waiting = [
+        {
+            "capability": card["capability"],
+            "target": receipts.entry_target(card["capability"], card["arguments"]),
+            "status": "pending_confirmation",
+            "left": False,
+            "at": receipts.now(),
+        }
+        for card in pending
+    ]
     data["receipt"] = receipts.build([*state.receipt, *waiting])
     return data

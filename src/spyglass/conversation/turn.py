@@ -11,32 +11,32 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from typing import Any
 
 from spyglass.conversation.asking import EMPTY_ANSWER, ModelAnswer, ask, nothing_left, notice
+from spyglass.conversation.cards import find, shown
 from spyglass.conversation.events import tool_event
-from spyglass.conversation.keeping import TurnKeeper
 from spyglass.conversation.pending import (
     PausedTurn,
     PendingTurnStore,
     TurnBusy,
     TurnState,
-    expiry,
     held,
 )
 from spyglass.conversation.reply import response
+from spyglass.conversation.rounds import RoundRunner
+from spyglass.conversation.stopping import STOPPED, STOPPED_MESSAGE, TurnStops
 from spyglass.conversation.transcript import is_untrusted, replay, tool_message, tool_payload
 from spyglass.core.actor import Actor
 from spyglass.core.capability import Capability
-from spyglass.core.confirmation import ConfirmationReply, PendingRecord, Taken
+from spyglass.core.confirmation import ConfirmationReply, Taken, token_digest
 from spyglass.core.context import Turn
-from spyglass.core.encoding import printable
 from spyglass.core.executor import Executor
 from spyglass.core.outcome import Code, Outcome
-from spyglass.core.parked import Keep, Parked
+from spyglass.core.parked import Parked
 from spyglass.core.policy import PolicySource, capability_allowed, read_snapshot
-from spyglass.errors import RequestRefused, SpyglassError, StoreUnavailable
+from spyglass.errors import RequestRefused, SpyglassError
 from spyglass.history.store import HistoryStore
 from spyglass.llm.client import ModelClient, ModelUnavailable
 from spyglass.llm.prompt import system_prompt
@@ -76,7 +76,7 @@ class AnswerDeferred(SpyglassError):
 DEFERRED = "STORE_UNAVAILABLE"
 
 
-class ConversationRunner(TurnKeeper):
+class ConversationRunner(RoundRunner):
     """Runs turns for one channel (``console`` for the console and the HTTP API).
 
     It is given what it uses: the executor that runs the calls (with the settings, the
@@ -104,6 +104,8 @@ class ConversationRunner(TurnKeeper):
         self.pending = pending
         self.channel = channel
         self.provenance = provenance or InMemoryProvenanceStore()
+        #: The turns running in this process, so that :meth:`stop` can end one.
+        self.stops = TurnStops()
 
     # -- what the model may use -----------------------------------------------------------
 
@@ -213,24 +215,31 @@ class ConversationRunner(TurnKeeper):
     async def resume(
         self,
         conversation_id: str,
-        token: str,
+        token: str | Sequence[str],
         actor: Actor | None = None,
         *,
         holder: str | None = None,
     ) -> TurnState:
-        """The paused turn a confirmation token belongs to. Raises :class:`TurnRefused`.
+        """The paused turn confirmation tokens belong to. Raises :class:`TurnRefused`.
 
-        Where the two share a store, the claim takes the token too, in the same step (the
-        executor still checks everything about it); a person whose calls an owner or a
-        parent approves keeps their token until that approver has decided. ``holder``: the
-        account the conversation must be that of (only where the store
+        ``token``: one token, or the tokens of a batch answer (the turn is found by the
+        first still-waiting card's, which the batch must hold; every other must name a card
+        of the same turn). Where the two share a store, the claim takes that token too, in
+        the same step (the executor still checks everything about it); a person whose calls
+        an owner or a parent approves keeps their token until that approver has decided.
+        ``holder``: the account the conversation must be that of (only where the store
         :meth:`~PendingTurnStore.checks_holders`); another's is answered as an unknown token.
         """
+        tokens = [token] if isinstance(token, str) else list(token)
         with_token = self._joined() and not (actor is not None and actor.needs_approval)
+        paused: PausedTurn | None = None
         try:
-            paused = await self.pending.take(
-                token, conversation_id, with_token=with_token, holder=holder
-            )
+            for each in tokens:
+                paused = await self.pending.take(
+                    each, conversation_id, with_token=with_token, holder=holder
+                )
+                if paused is not None:
+                    break
         except TurnBusy as exc:
             # Answered already and still running (here or in another process). Should that
             # process die, its lease lapses and the same answer carries the turn on.
@@ -244,60 +253,102 @@ class ConversationRunner(TurnKeeper):
             # Forged, replayed, foreign or long expired: it never reaches the executor's
             # confirm stage, but the refusal is audited all the same (without the token).
             await self.executor.refuse_confirmation(channel=self.channel, actor=actor)
+            more = len(tokens) > 1
             raise TurnRefused(
                 "INVALID_CONFIRMATION",
                 "this confirmation is unknown, already answered, expired or belongs to "
-                "another conversation; send the request again to get a new one",
+                "another conversation; send the request again to get a new one"
+                + (
+                    " (a batch must include the first card still waiting, pending_confirmation)"
+                    if more
+                    else ""
+                ),
+                400,
+            )
+        state = paused.state
+        known = {c.digest for c in state.waiting} | set(state.answered)
+        strangers = [t for t in tokens if token_digest(t) not in known]
+        if strangers:
+            # Nothing was answered: the turn goes back as it was, with its token.
+            await self._pause_again(state, paused.token, paused.taken, paused.expires_at)
+            await self.executor.refuse_confirmation(channel=self.channel, actor=actor)
+            raise TurnRefused(
+                "INVALID_CONFIRMATION",
+                f"{len(strangers)} of these confirmations are not waiting in this turn; "
+                "answer only the tokens of pending_confirmations, as the last answer gave them",
                 400,
             )
         # An expired one still resumes: the executor records the call as expired (a
         # denial), and the model answers with what it has instead of the turn dying.
-        paused.state.claim = token
-        paused.state.taken = paused.taken
-        paused.state.paused_until = paused.expires_at
-        return paused.state
+        state.claim = paused.token
+        state.taken = paused.taken
+        state.paused_until = paused.expires_at
+        return state
 
     # -- running --------------------------------------------------------------------------
 
     async def run(
         self,
         state: TurnState,
-        answer: ConfirmationReply | None = None,
+        answer: ConfirmationReply | Sequence[ConfirmationReply] | None = None,
         actor: Actor | None = None,
     ) -> AsyncGenerator[Event, None]:
-        """Drive the turn to its end or to the next confirmation, yielding events;
-        ``answer`` is the person's reply to the card the turn was paused for."""
+        """Drive the turn to its end or to the next round's cards, yielding events;
+        ``answer`` is the person's reply (or replies) to the cards the turn was paused for.
+        :meth:`stop` ends it at once: the call under way is cancelled, and calls not started
+        never start; what was produced is kept."""
         yield "turn", {"conversation_id": state.conversation_id, "turn_id": state.turn_id}
         # (An in-process store hands back the very state it kept, saved at its pause.)
         state.saved = False
-        paused: dict[str, Any] | None = None
+        paused: list[dict[str, Any]] | None = None
         failed = False
         # The answer met a store outage before its call ran: the turn is paused again.
         deferred = False
         claim = state.claim
+        answers = [answer] if isinstance(answer, ConfirmationReply) else list(answer or [])
+        stopper = self.stops.begin(state.conversation_id)
         try:
             async with held(self.pending, state, self.settings.state.lease_seconds):
+                steps = self._steps(state, answers, actor)
                 try:
-                    async for event in self._steps(state, answer, actor):
-                        if event[0] == "pending_confirmation":
-                            paused = event[1]
+                    async for event in steps:
+                        if event[0] == "pending_confirmations":
+                            paused = event[1]["pending_confirmations"]
                         elif event[0] == "tool_end" and claim is not None:
                             # Progress another process carries on from if this one dies.
                             await self._checkpoint(claim, state)
-                        yield event
+                        with stopper.outside():
+                            yield event
+                        if stopper.stopped:
+                            # (Whatever the call under way did on its cancellation, no
+                            # call after it starts.)
+                            stopper.caught()
+                            await steps.aclose()
+                            break
+                    stopper.settle()
+                except asyncio.CancelledError:
+                    if not stopper.caught():
+                        raise
                 except AnswerDeferred as exc:
+                    stopper.settle()
                     failed = deferred = True
-                    paused = state.waiting
+                    paused = shown(state, self.executor.clock())
                     yield "error", {"error": {"code": DEFERRED, "message": exc.message}}
                 except ModelUnavailable as exc:
+                    stopper.settle()
                     failed = True
                     yield "error", {"error": {"code": "MODEL_UNAVAILABLE", "message": exc.message}}
                 except Exception:
+                    stopper.settle()
                     # A bug must not cut the stream: the client still gets an error and `done`.
                     logger.exception("turn %s failed unexpectedly", state.turn_id)
                     failed = True
                     yield "error", {"error": {"code": "INTERNAL_ERROR", "message": TURN_FAILED}}
         finally:
+            stopper.settle()
+            self.stops.end(state.conversation_id, stopper)
+            if stopper.ended_turn:
+                state.notices.append({"code": STOPPED, "message": STOPPED_MESSAGE})
             if state.taken is not None:
                 # Taken with the claim but never answered here (the turn had handled its
                 # answer already): back to the store, to expire as it would have.
@@ -310,49 +361,44 @@ class ConversationRunner(TurnKeeper):
             if claim is not None and not deferred:
                 state.claim = None
                 await asyncio.shield(self._finish(claim))
+        if stopper.ended_turn:
+            paused = None
+            yield "notice", state.notices[-1]
         if not failed or state.citations.to_list():
             yield "citations", {"citations": state.citations.for_answer(state.text)}
-        yield "done", response(state, paused)
+        yield "done", response(state, paused or [])
+
+    def stop(self, conversation_id: str) -> bool:
+        """End the turn running in this process for ``conversation_id`` at once; whether
+        one was running."""
+        return self.stops.stop(conversation_id)
 
     async def _steps(
-        self, state: TurnState, answer: ConfirmationReply | None, actor: Actor | None = None
-    ) -> AsyncIterator[Event]:
-        if answer is not None and state.waiting is not None:
-            # (A turn carried on after a crash may have handled its answer already.)
-            token, approve = answer.token, answer.approve
-            if state.started is not None:
-                event = await self._interrupted(state, actor)
-            else:
-                event = await self._answer(state, token, approve, actor)
-            yield "tool_end", event
+        self, state: TurnState, answers: list[ConfirmationReply], actor: Actor | None = None
+    ) -> AsyncGenerator[Event, None]:
+        if answers and state.waiting:
+            async for event in self._answers(state, answers, actor):
+                yield event
+            if state.waiting:
+                # Some of the round's cards still wait (an answer named only some): the
+                # turn is paused again under the first of them, once the round's calls not
+                # run yet have run (a round a crashed process had not finished).
+                unfinished = len(state.queue) > len(state.waiting)
+                more = self._round(state, actor) if unfinished else self._keep_waiting(state)
+                async for event in more:
+                    yield event
+            if state.waiting:
+                async for event in self._pending(state):
+                    yield event
+                return
         limits = self.settings.llm
         while True:
-            while state.queue:
-                call = state.queue[0]
-                name = self._capability_name(call)
-                yield "tool_start", {"capability": name, "arguments": _shown(call)}
-                outcome = await self.executor.ainvoke(
-                    name,
-                    None,
-                    call.arguments,
-                    channel=self.channel,
-                    turn=state.turn,
-                    recovered=call.recovered,
-                    actor=actor,
-                    parked=Parked(keep=self._keeper(state, call)) if self._joined() else None,
-                )
-                if outcome.pending_confirmation is not None:
-                    if state.waiting is None:
-                        # The executor kept its token itself: the turn is kept on its own.
-                        _wait(state, call, outcome)
-                        clock = self.executor.clock
-                        token = outcome.pending_confirmation.token
-                        await self._pause(PausedTurn(token, state, expiry(clock)))
-                    assert state.waiting is not None and state.waiting_event is not None
-                    yield "tool_end", state.events[state.waiting_event]
-                    yield "pending_confirmation", state.waiting
-                    return
-                yield "tool_end", await self._record(state, call, outcome)
+            async for event in self._round(state, actor):
+                yield event
+            if state.waiting:
+                async for event in self._pending(state):
+                    yield event
+                return
             final = state.rounds >= limits.max_tool_rounds
             reply = ModelAnswer(tools=[] if final else await self._tools(actor))
             async for item in ask(self.model, self.settings, state, reply):
@@ -383,31 +429,23 @@ class ConversationRunner(TurnKeeper):
             state.rounds += 1
             state.queue = list(calls)
 
-    def _keeper(self, state: TurnState, call: ToolCall) -> Keep:
-        """Keeps a confirmation the executor issues for ``call`` together with the turn it
-        pauses, in one store step; the turn is left as it was if that step fails."""
-
-        async def keep(record: PendingRecord, outcome: Outcome) -> None:
-            _wait(state, call, outcome)
-            try:
-                await self._pause(PausedTurn(record.token, state, record.expires_at), record)
-            except BaseException:
-                state.events.pop()
-                state.waiting = state.waiting_event = None
-                state.saved = False
-                raise
-
-        return keep
-
     async def _answer(
-        self, state: TurnState, token: str, approve: bool, actor: Actor | None = None
+        self, state: TurnState, answer: ConfirmationReply, actor: Actor | None = None
     ) -> dict[str, Any]:
-        waiting = state.waiting or {}
-        call = state.queue[0]
+        """Answer one waiting card with the person's reply to it."""
+        index = find(state, answer.token)
+        assert index is not None
+        card = state.waiting[index]
+        waiting = card.card
+        call = state.queue[index]
+        token, approve = answer.token, answer.approve
         executor = self.executor
-        taken, state.taken = state.taken, None
+        # Only the card the turn was claimed by was taken with the claim.
+        taken: Taken | None = None
+        if token == state.claim:
+            taken, state.taken = state.taken, None
         if approve:
-            started = self._starter(state) if state.claim is not None else None
+            started = self._starter(state, card) if state.claim is not None else None
             outcome = await executor.ainvoke(
                 waiting["capability"],
                 waiting["version"],
@@ -420,7 +458,8 @@ class ConversationRunner(TurnKeeper):
                 parked=Parked(taken=taken, started=started, returns_taken=True),
             )
             if _not_run_for_a_store(outcome):
-                await self._pause_again(state, token, taken)
+                claim = state.claim or token
+                await self._pause_again(state, claim, taken if token == claim else None)
                 error = outcome.error
                 raise AnswerDeferred(error.message if error is not None else "")
             # No answer used it (the call stopped before its confirm stage): back to the
@@ -434,64 +473,8 @@ class ConversationRunner(TurnKeeper):
                 actor=actor,
                 parked=Parked(taken=taken),
             )
-        event = await self._record(state, call, outcome, replace=state.waiting_event)
-        state.waiting = state.waiting_event = None
-        state.started = None
-        return event
-
-    async def _pause_again(self, state: TurnState, token: str, taken: Taken | None) -> None:
-        """Keep the claimed turn paused again under ``token``, with the approval it was
-        claimed with (taken or not by the answer: its call did not run), in one store step:
-        the token is never put back without its turn. Should that step fail too, the turn
-        stays claimed with its approval where the store keeps it with the turn (Redis, the
-        state file): the same approval carries it on once the lease has lapsed."""
-        state.started = None
-        record = taken.record if taken is not None else None
-        until = record.expires_at if record is not None else state.paused_until
-        if until is None:
-            until = expiry(self.executor.clock)
-        try:
-            await self.pending.put(PausedTurn(token, state, until), record)
-        except StoreUnavailable as exc:
-            logger.warning("could not pause the turn again: %s", exc.message)
-
-    def _starter(self, state: TurnState) -> Callable[[str], Awaitable[None]]:
-        """Records in the paused-turn store that the approved call is about to leave; raises
-        (and the call does not leave) when that cannot be recorded."""
-        claim = state.claim
-        assert claim is not None
-
-        async def started(invocation_id: str) -> None:
-            state.started = {"invocation_id": invocation_id}
-            try:
-                await self.pending.checkpoint(claim, state)
-            except BaseException:
-                state.started = None
-                raise
-
-        return started
-
-    async def _interrupted(self, state: TurnState, actor: Actor | None = None) -> dict[str, Any]:
-        """The approved call the crashed process had started: it may have been sent, so it
-        is recorded as such (receipt, history, audit) and never sent again."""
-        waiting = state.waiting or {}
-        started = state.started or {}
-        call = state.queue[0]
-        outcome = await self.executor.interrupted(
-            waiting["capability"],
-            waiting.get("version"),
-            str(started.get("invocation_id", "")),
-            channel=self.channel,
-            actor=actor,
-        )
-        if state.taken is not None:
-            # (Never there: the crashed process took the approval.)
-            taken, state.taken = state.taken, None
-            await self.executor.give_back(taken)
-        event = await self._record(state, call, outcome, replace=state.waiting_event)
-        state.waiting = state.waiting_event = None
-        state.started = None
-        return event
+        event = await self._record(state, call, outcome, replace=card.event)
+        return self._answered(state, card, call, event)
 
     async def _record(
         self, state: TurnState, call: ToolCall, outcome: Outcome, replace: int | None = None
@@ -527,8 +510,10 @@ class ConversationRunner(TurnKeeper):
             state.events[replace] = event
         else:
             state.events.append(event)
-        if state.queue and state.queue[0] is call:
-            state.queue.pop(0)
+        for index, queued in enumerate(state.queue):
+            if queued is call:
+                del state.queue[index]
+                break
         return event
 
     def _capability_name(self, call: ToolCall) -> str:
@@ -546,18 +531,5 @@ def _not_run_for_a_store(outcome: Outcome) -> bool:
     )
 
 
-def _wait(state: TurnState, call: ToolCall, outcome: Outcome) -> None:
-    """Record in ``state`` that ``call`` waits for the confirmation ``outcome`` asks for."""
-    assert outcome.pending_confirmation is not None
-    state.waiting = outcome.pending_confirmation.to_dict()
-    state.waiting_event = len(state.events)
-    state.events.append(tool_event(outcome, call.arguments))
-
-
 async def _yes() -> bool:
     return True
-
-
-def _shown(call: ToolCall) -> dict[str, Any]:
-    shown: dict[str, Any] = printable(call.arguments) if isinstance(call.arguments, dict) else {}
-    return shown

@@ -182,6 +182,9 @@ class Answers:
                 reason="expired",
             )
         if record is None or record.binding.conversation_id != conversation_id:
+            if record is not None:
+                # Sent to the wrong conversation: the card still waits in its own, unspent.
+                await self._restore(record)
             return stop(
                 attempt,
                 "confirm",
@@ -292,6 +295,8 @@ class Answers:
             account(attempt.actor),
         )
         if record.binding.conversation_id != expected.conversation_id:
+            # Sent to the wrong conversation: the card still waits in its own, unspent.
+            await self._restore(record)
             return stop(
                 attempt,
                 "confirm",

@@ -47,22 +47,54 @@ class ConfirmationAnswer(_Body):
     )
 
 
+#: The most answers one batch carries: a round has at most this many calls.
+MAX_ANSWERS = 8
+
+
 class MessageRequest(_Body):
-    """Start or continue a turn (``text``), or answer a pending confirmation."""
+    """Start or continue a turn (``text``), or answer the round's pending confirmations:
+    one (``confirmation``) or several at once (``confirmations``)."""
 
     conversation_id: str | None = Field(default=None, min_length=1, max_length=64)
     text: str | None = Field(default=None, min_length=1, max_length=MAX_TEXT)
     confirmation: ConfirmationAnswer | None = None
+    confirmations: list[ConfirmationAnswer] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_ANSWERS,
+        description="Answers to several cards of one round (the tokens of "
+        "pending_confirmations); the turn goes on once every card of the round is answered.",
+    )
 
     @model_validator(mode="after")
     def _one_kind(self) -> MessageRequest:
-        if (self.text is None) == (self.confirmation is None):
-            raise ValueError("send either text (a message) or confirmation (an answer)")
-        if self.confirmation is not None and self.conversation_id is None:
+        if self.confirmation is not None and self.confirmations is not None:
+            raise ValueError(
+                "send confirmation (one answer) or confirmations (a list of answers), not both"
+            )
+        answers = self.answers()
+        if (self.text is None) == (not answers):
+            raise ValueError("send either text (a message) or confirmation/confirmations (answers)")
+        if answers and self.conversation_id is None:
             raise ValueError("conversation_id is required with a confirmation")
+        tokens = [a.token for a in answers]
+        if len(set(tokens)) != len(tokens):
+            raise ValueError("each token may appear once in confirmations; remove the repeats")
         if self.text is not None and not self.text.strip():
             raise ValueError("text must not be blank")
         return self
+
+    def answers(self) -> list[ConfirmationAnswer]:
+        """The answers this request carries, in the order sent (none for a message)."""
+        if self.confirmation is not None:
+            return [self.confirmation]
+        return list(self.confirmations or [])
+
+
+class StopRequest(_Body):
+    """End the turn running for a conversation."""
+
+    conversation_id: str = Field(min_length=1, max_length=64)
 
 
 class ModelPick(_Body):

@@ -289,7 +289,7 @@ class RedisPendingTurnStore:
         key = self._key(paused.token)
         mapping: dict[Any, Any] = {
             "conversation": paused.state.conversation_id,
-            "state": state_to_json(paused.state),
+            "state": state_to_json(paused.state, paused.token),
             "expires_at": f"{paused.expires_at:.6f}",
             "lease_until": "0",
             "owner": "",
@@ -346,14 +346,14 @@ class RedisPendingTurnStore:
                 if record is None
                 else record_from_json(token, record, expiry_audited=bool(int(answer[4])))
             )
-        return PausedTurn(token, state_from_json(answer[1]), float(answer[2]), taken)
+        return PausedTurn(token, state_from_json(answer[1], token), float(answer[2]), taken)
 
     async def checkpoint(self, token: str, state: TurnState) -> None:
         key = self._key(token)
         until = self.state.clock() + self.lease
         args: list[str | int] = [
             self.owner,
-            state_to_json(state),
+            state_to_json(state, token),
             f"{until:.6f}",
             self._ttl_ms(until),
         ]

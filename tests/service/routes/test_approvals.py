@@ -13,7 +13,7 @@ from spyglass.accounts.roles import Role
 from spyglass.core.confirmation import TOKEN_TTL_SECONDS
 from spyglass.runtime import Runtime
 from tests.service.household import add, bearer, console, token_client
-from tests.support.fake_model import FakeModel, text, tool_call
+from tests.support.fake_model import FakeModel, text, tool_call, tool_calls
 from tests.support.service import Clock
 from tests.support.web import LoopbackWeb
 
@@ -157,3 +157,36 @@ async def test_only_owners_and_parents_answer_and_never_their_own_or_by_guessing
     async with bearer(app, await app.state.spyglass.accounts.get("owner")) as owner:
         guessed = await owner.post("/api/v1/approvals/" + "0" * 32, json={"approve": True})
         assert guessed.status_code == 404
+
+
+async def test_each_waiting_call_of_a_child_s_round_goes_to_the_queue_and_one_batch_runs_them(
+    app: FastAPI, web_on: Runtime, fake_model: FakeModel, web: LoopbackWeb, api_token: str
+) -> None:
+    kid_account = await add(app, "kid", Role.CHILD)
+    async with console(app, kid_account) as kid, token_client(app, api_token) as owner:
+        fake_model.script(
+            tool_calls(
+                ("web_search", {"query": "otters"}, "c1"),
+                ("web_search", {"query": "beavers"}, "c2"),
+                style="openai",
+            ),
+            text("Otters swim; no beavers."),
+        )
+        turn = (await kid.post(URL, json={"text": "otters and beavers"})).json()
+        cards = turn["pending_confirmations"]
+        assert [c["waiting_for"] is not None for c in cards] == [True, True]
+        calls = (await owner.get("/api/v1/approvals")).json()["calls"]
+        assert sorted(c["arguments"]["query"] for c in calls) == ["beavers", "otters"]
+        by_query = {c["arguments"]["query"]: c for c in calls}
+        body = {
+            "conversation_id": turn["conversation_id"],
+            "confirmations": [{"token": c["token"], "approve": True} for c in cards],
+        }
+        await owner.post(f"/api/v1/approvals/{by_query['otters']['id']}", json={"approve": True})
+        early = await kid.post(URL, json=body)
+        assert early.status_code == 409 and early.json()["error"]["code"] == "AWAITING_APPROVAL"
+        await owner.post(f"/api/v1/approvals/{by_query['beavers']['id']}", json={"approve": False})
+        done = await kid.post(URL, json=body)
+        assert done.status_code == 200, done.text
+        assert [e["status"] for e in done.json()["events"]] == ["ok", "denied"]
+    assert web.hits["/search"] == 1

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 
 from spyglass.runtime import Runtime
-from tests.support.fake_model import FakeModel, Reply, text, tool_call
+from tests.support.fake_model import FakeModel, Reply, text, tool_call, tool_calls
 from tests.support.service import Clock
 from tests.support.web import CANARY, LoopbackWeb
 
@@ -367,11 +367,13 @@ async def test_sse_streams_the_whole_turn_in_contract_order(
         "tool_start",
         "tool_end",
         "pending_confirmation",
+        "pending_confirmations",
         "citations",
         "done",
     ]
     done = events[-1][1]
     assert done["pending_confirmation"] == events[4][1]
+    assert done["pending_confirmations"] == events[5][1]["pending_confirmations"] == [events[4][1]]
     assert events[2][1] == {"capability": "web.search", "arguments": {"query": "otters"}}
 
     fake_model.script(text("Found them."))
@@ -457,3 +459,192 @@ async def test_the_answer_and_the_sse_done_event_carry_the_receipt(
     assert done["receipt"]["summary"].startswith("Left this device: searched 'otters' (")
     stored = await client.get(f"/api/v1/conversations/{first['conversation_id']}")
     assert stored.json()["messages"][-1]["receipt"] == done["receipt"]
+
+
+def two_searches() -> Reply:
+    return tool_calls(
+        ("web_search", {"query": "otters"}, "c1"),
+        ("web_search", {"query": "beavers"}, "c2"),
+        style="openai",
+    )
+
+
+def batch(turn: dict[str, Any], *approvals: bool) -> dict[str, Any]:
+    cards = turn["pending_confirmations"]
+    return {
+        "conversation_id": turn["conversation_id"],
+        "confirmations": [
+            {"token": c["token"], "approve": a} for c, a in zip(cards, approvals, strict=True)
+        ],
+    }
+
+
+async def test_a_round_s_cards_come_back_at_once_and_one_batch_answers_them(
+    client: httpx.AsyncClient, fake_model: FakeModel, web: LoopbackWeb, web_on: Runtime
+) -> None:
+    fake_model.script(two_searches(), text("Otters found; beavers declined."))
+    turn = (await client.post(URL, json={"text": "otters and beavers?"})).json()
+    cards = turn["pending_confirmations"]
+    assert [c["arguments"]["query"] for c in cards] == ["otters", "beavers"]
+    assert turn["pending_confirmation"] == cards[0]
+    assert all(c["expires_in_seconds"] == 120 for c in cards)
+    answered = await client.post(URL, json=batch(turn, True, False))
+    assert answered.status_code == 200, answered.text
+    body = answered.json()
+    assert body["text"] == "Otters found; beavers declined."
+    assert [e["status"] for e in body["events"]] == ["ok", "denied"]
+    assert body["pending_confirmations"] == [] and body["pending_confirmation"] is None
+    assert web.hits["/search"] == 1
+    # Every token was single use.
+    again = await client.post(URL, json=batch(turn, True, True))
+    assert again.status_code == 400
+
+
+async def test_an_existing_client_answering_one_card_at_a_time_is_shown_the_next(
+    client: httpx.AsyncClient, fake_model: FakeModel, web: LoopbackWeb, web_on: Runtime
+) -> None:
+    fake_model.script(two_searches(), text("Both found."))
+    turn = (await client.post(URL, json={"text": "otters and beavers?"})).json()
+    second = (await client.post(URL, json=answer(turn))).json()
+    assert second["pending_confirmation"]["arguments"] == {"query": "beavers"}
+    assert second["pending_confirmation"]["token"] == turn["pending_confirmations"][1]["token"]
+    assert [e["status"] for e in second["events"]] == ["ok", "pending_confirmation"]
+    last = (await client.post(URL, json=answer(second))).json()
+    assert last["text"] == "Both found."
+    assert web.hits["/search"] == 2
+
+
+async def test_a_batch_streams_its_outcomes_and_a_partial_one_streams_the_cards_still_waiting(
+    client: httpx.AsyncClient, fake_model: FakeModel, web: LoopbackWeb, web_on: Runtime
+) -> None:
+    fake_model.script(
+        tool_calls(
+            ("web_search", {"query": "a"}, "c1"),
+            ("web_search", {"query": "b"}, "c2"),
+            ("web_search", {"query": "c"}, "c3"),
+            style="openai",
+        ),
+        text("Done."),
+    )
+    stream = {"Accept": "text/event-stream"}
+    first = parse_sse((await client.post(URL, json={"text": "abc"}, headers=stream)).text)
+    listed = dict(first)["pending_confirmations"]["pending_confirmations"]
+    assert [c["arguments"]["query"] for c in listed] == ["a", "b", "c"]
+    turn = first[-1][1]
+    partial = {
+        "conversation_id": turn["conversation_id"],
+        "confirmations": [
+            {"token": listed[0]["token"], "approve": True},
+            {"token": listed[1]["token"], "approve": False},
+        ],
+    }
+    events = parse_sse((await client.post(URL, json=partial, headers=stream)).text)
+    names = [name for name, _ in events]
+    assert names == [
+        "turn",
+        "tool_end",
+        "tool_end",
+        "pending_confirmation",
+        "pending_confirmations",
+        "citations",
+        "done",
+    ]
+    assert [c["token"] for c in dict(events)["pending_confirmations"]["pending_confirmations"]] == [
+        listed[2]["token"]
+    ]
+    last = await client.post(URL, json=answer(events[-1][1]))
+    assert [e["status"] for e in last.json()["events"]] == ["ok", "denied", "ok"]
+    assert web.hits["/search"] == 2
+
+
+async def test_answers_that_cannot_be_a_batch_say_what_to_send(
+    client: httpx.AsyncClient, fake_model: FakeModel, web: LoopbackWeb, web_on: Runtime
+) -> None:
+    fake_model.script(two_searches(), text("Both found."))
+    turn = (await client.post(URL, json={"text": "otters and beavers?"})).json()
+    one = {"token": turn["pending_confirmation"]["token"], "approve": True}
+    conversation = turn["conversation_id"]
+    cases = {
+        "not both": {"conversation_id": conversation, "confirmation": one, "confirmations": [one]},
+        "each token may appear once": {
+            "conversation_id": conversation,
+            "confirmations": [one, one],
+        },
+        "at most 8": {"conversation_id": conversation, "confirmations": [one] * 9},
+        "at least 1": {"conversation_id": conversation, "confirmations": []},
+        "conversation_id is required": {"confirmations": [one]},
+    }
+    for words, body in cases.items():
+        response = await client.post(URL, json=body)
+        assert response.status_code == 422, (words, response.text)
+        message = response.json()["error"]["message"]
+        assert words in message.replace("no more than 8", "at most 8").replace(
+            "at least 1 item", "at least 1"
+        ), message
+    stranger = await client.post(
+        URL,
+        json={
+            "conversation_id": conversation,
+            "confirmations": [one, {"token": "not-a-card-of-this-turn", "approve": True}],
+        },
+    )
+    assert stranger.status_code == 400
+    assert "not waiting in this turn" in stranger.json()["error"]["message"]
+    # Nothing was used up: the whole round is still answerable.
+    whole = await client.post(URL, json=batch(turn, True, True))
+    assert whole.status_code == 200, whole.text
+    assert web.hits["/search"] == 2
+
+
+async def test_an_answer_sent_to_another_conversation_does_not_use_up_the_token(
+    client: httpx.AsyncClient, fake_model: FakeModel, web: LoopbackWeb, web_on: Runtime
+) -> None:
+    fake_model.script(text("Hi."))
+    other = (await client.post(URL, json={"text": "hello"})).json()["conversation_id"]
+    turn = await ask_search(client, fake_model)
+    wrong = await client.post(URL, json=answer(turn, conversation_id=other))
+    assert wrong.status_code == 400
+    right = await client.post(URL, json=answer(turn))
+    assert right.status_code == 200 and right.json()["text"] == "Otters are mustelids."
+
+
+async def test_stop_answers_whether_a_turn_ran_and_refuses_a_conversation_not_the_caller_s(
+    client: httpx.AsyncClient, fake_model: FakeModel
+) -> None:
+    fake_model.script(text("Hi."))
+    conversation = (await client.post(URL, json={"text": "hello"})).json()["conversation_id"]
+    stopped = await client.post("/api/v1/conversation/stop", json={"conversation_id": conversation})
+    assert stopped.status_code == 200
+    assert stopped.json() == {"conversation_id": conversation, "stopped": False}
+    unknown = await client.post("/api/v1/conversation/stop", json={"conversation_id": "nope"})
+    assert unknown.status_code == 404
+
+
+async def test_stop_ends_the_caller_s_turn_running_in_this_process_with_done(
+    app: Any, client: httpx.AsyncClient, fake_model: FakeModel
+) -> None:
+    fake_model.script(text("Hi."))
+    conversation = (await client.post(URL, json={"text": "hello"})).json()["conversation_id"]
+    # (The in-process test transport answers only once a response is whole, so the turn
+    # runs beside it, as the service runs it for a streaming client.)
+    runner = app.state.spyglass.conversations
+    fake_model.script(Reply(deltas=[{"content": "word "}] * 200, delay=0.02))
+    state = await runner.start(conversation, "talk")
+    events: list[tuple[str, dict[str, Any]]] = []
+
+    async def read() -> None:
+        async for event in runner.run(state):
+            events.append(event)
+
+    reader = asyncio.create_task(read())
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 5
+    while not any(name == "content" for name, _ in events):
+        assert loop.time() < deadline, "the turn never streamed"
+        await asyncio.sleep(0.005)
+    stopped = await client.post("/api/v1/conversation/stop", json={"conversation_id": conversation})
+    assert stopped.json() == {"conversation_id": conversation, "stopped": True}
+    await asyncio.wait_for(reader, timeout=5)
+    assert events[-1][0] == "done"
+    assert events[-1][1]["notices"][-1]["code"] == "STOPPED"
+    assert 0 < events[-1][1]["text"].count("word") < 200

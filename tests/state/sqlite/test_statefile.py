@@ -240,7 +240,8 @@ async def test_a_turn_and_its_token_stored_by_the_release_before_versioned_recor
         (stored,) = db.run_blocking(
             lambda c: c.execute("SELECT state FROM paused_turns").fetchall()
         )
-        assert json.loads(stored[0])["schema"] == TURN_STATE.version == 2
+        assert json.loads(stored[0])["schema"] == TURN_STATE.version == 3
+        assert 'tok"' not in stored[0]  # kept by digest only
         assert state_from_json(stored[0]).turn.id == "turn-1"
     finally:
         db.close()

@@ -104,8 +104,19 @@ export function deleteConversation(id) {
 }
 
 /**
- * Send a message (or a confirmation answer) and stream the turn.
- * @param {object} body  `{conversation_id?, text}` or `{conversation_id, confirmation}`
+ * End the turn running for a conversation at once (the call under way is cancelled, calls
+ * not started never start); its stream still ends with `done`.
+ * @returns {Promise<{conversation_id: string, stopped: boolean}>} `stopped` is false when no
+ *   turn of it runs in the process that answered
+ */
+export function stopTurn(conversationId) {
+  return json("POST", "/api/v1/conversation/stop", { conversation_id: conversationId });
+}
+
+/**
+ * Send a message (or answers to a round's cards) and stream the turn.
+ * @param {object} body  `{conversation_id?, text}`, `{conversation_id, confirmation}` or
+ *   `{conversation_id, confirmations: [...]}`
  * @param {(name: string, data: any) => void} onEvent  called for every event, in order
  * @param {AbortSignal} signal  aborting it stops the turn (the service keeps what was said)
  * @returns {Promise<object|null>} the `done` response, or null when the stream ended without one

@@ -1,8 +1,12 @@
 // The conversation: sending a message, streaming the turn into the transcript, asking the owner
-// about pending calls, stopping, starting over and reopening a stored conversation.
+// about a round's pending calls (one card), stopping, starting over and reopening a stored
+// conversation.
 
-import { ApiError, streamMessage } from "./api.js";
-import { showConfirmation } from "./confirm.js";
+// After Stop, the service ends the turn and sends `done`; past this the stream is cut instead.
+const STOP_GRACE_MS = 3000;
+
+import { ApiError, stopTurn, streamMessage } from "./api.js";
+import { showConfirmations } from "./confirm.js";
 import { AssistantMessage, userMessage } from "./message.js";
 import { runningText } from "./tools.js";
 
@@ -33,7 +37,7 @@ export class Chat {
       }
     });
     ui.input.addEventListener("input", () => this.autosize());
-    ui.stop.addEventListener("click", () => this.stop());
+    ui.stop.addEventListener("click", () => this.stopTurn());
     this.updateComposer();
   }
 
@@ -86,8 +90,32 @@ export class Chat {
     this.runTurn(body, view);
   }
 
+  /** Cut the running turn's stream at once (the service ends a turn whose client went). */
   stop() {
     if (this.controller) this.controller.abort();
+  }
+
+  /**
+   * The Stop button: ask the service to end the turn, so that what was made so far arrives
+   * with `done`; where no turn of this conversation runs in the process that answered (or
+   * nothing answers), cut the stream instead.
+   */
+  async stopTurn() {
+    const controller = this.controller;
+    if (!controller) return;
+    this.ui.stop.disabled = true;
+    this.setStatus("Stopping…");
+    const cut = () => {
+      if (this.controller === controller) controller.abort();
+    };
+    if (!this.conversationId) return cut();
+    try {
+      const answer = await stopTurn(this.conversationId);
+      if (!answer?.stopped) return cut();
+      setTimeout(cut, STOP_GRACE_MS);
+    } catch {
+      cut();
+    }
   }
 
   async runTurn(body, view, status = "Thinking…") {
@@ -96,20 +124,22 @@ export class Chat {
     this.setBusy(true);
     view.setPending(true);
     this.setStatus(status);
-    let pending = null;
+    let pending = [];
     let done = null;
     let noticed = false;
     try {
       done = await streamMessage(body, (name, data) => {
-        if (name === "pending_confirmation") pending = data;
+        if (name === "pending_confirmation" && pending.length === 0) pending = [data];
+        if (name === "pending_confirmations" && Array.isArray(data.pending_confirmations)) pending = data.pending_confirmations;
         if (name === "notice") noticed = true;
         this.onEvent(view, name, data);
       }, controller.signal);
       view.reconcile(done);
       // A service that answered JSON instead of a stream sent its notices only in `done`.
       if (!noticed) for (const notice of done?.notices ?? []) view.note(String(notice.message ?? ""), "info");
-      pending = done?.pending_confirmation ?? pending;
-      if (!done && !pending && !controller.signal.aborted) view.note("The answer ended early: the connection to Spyglass closed. Ask again to retry.", "error");
+      if (Array.isArray(done?.pending_confirmations)) pending = done.pending_confirmations;
+      else if (done?.pending_confirmation) pending = [done.pending_confirmation];
+      if (!done && pending.length === 0 && !controller.signal.aborted) view.note("The answer ended early: the connection to Spyglass closed. Ask again to retry.", "error");
     } catch (error) {
       if (controller.signal.aborted) {
         view.note("Stopped. What was written so far is kept.", "info");
@@ -123,12 +153,13 @@ export class Chat {
     } finally {
       view.setPending(false);
       if (this.controller === controller) this.controller = null;
+      this.ui.stop.disabled = false;
       this.setBusy(false);
       this.setStatus("");
       this.scrollToEnd(false);
     }
     if (this.conversationId) this.hooks.onTurnSaved(this.conversationId);
-    if (pending && !controller.signal.aborted) await this.confirm(pending, view);
+    if (pending.length > 0 && !controller.signal.aborted) await this.confirm(pending, view);
   }
 
   onEvent(view, name, data) {
@@ -153,6 +184,7 @@ export class Chat {
         this.setStatus("Thinking…");
         break;
       case "pending_confirmation":
+      case "pending_confirmations":
         this.setStatus("Waiting for your approval.");
         break;
       case "citations":
@@ -174,16 +206,18 @@ export class Chat {
     if (follow) this.scrollToEnd(false);
   }
 
-  async confirm(pending, view) {
+  /** Ask about the round's waiting calls on one card, then send every answer at once. */
+  async confirm(pendings, view) {
     this.setLocked(true);
-    this.setStatus(pending.waiting_for ? `Waiting for ${pending.waiting_for}.` : "Waiting for your approval.");
-    const card = showConfirmation(this.ui.confirmSlot, pending);
+    const waitingFor = pendings.find((p) => p.waiting_for)?.waiting_for;
+    this.setStatus(waitingFor ? `Waiting for ${waitingFor}.` : "Waiting for your approval.");
+    const card = showConfirmations(this.ui.confirmSlot, pendings);
     this.card = card;
     this.scrollToEnd(false);
     const decision = await card.decision;
     if (this.card !== card) return; // dismissed by a new conversation
     this.card = null;
-    if (decision === "expired") {
+    if (decision.result === "expired") {
       this.setLocked(false);
       this.setStatus("");
       for (const block of view.blocks) {
@@ -193,13 +227,23 @@ export class Chat {
       this.ui.input.focus();
       return;
     }
+    if (decision.result !== "answered") return;
     card.element.remove();
     this.setLocked(false);
-    const approved = decision === "approve";
+    const answers = decision.answers;
     // An approved call runs at once, so it shows as running before the service says more.
-    if (approved) view.block(pending.capability, pending.arguments).running();
-    const status = approved ? runningText(pending.capability, pending.arguments) : "Thinking…";
-    await this.runTurn({ conversation_id: this.conversationId, confirmation: { token: pending.token, approve: approved } }, view, status);
+    let status = "Thinking…";
+    answers.forEach((answer, k) => {
+      if (!answer.approve) return;
+      view.block(pendings[k].capability, pendings[k].arguments).running();
+      status = runningText(pendings[k].capability, pendings[k].arguments);
+    });
+    const wire = answers.map(({ token, approve, scope }) => (scope === "conversation" ? { token, approve, scope } : { token, approve }));
+    const body = { conversation_id: this.conversationId };
+    // One card keeps the one-answer form every version of the service takes.
+    if (wire.length === 1) body.confirmation = wire[0];
+    else body.confirmations = wire;
+    await this.runTurn(body, view, status);
     this.ui.input.focus();
   }
 

@@ -1,6 +1,8 @@
-// The confirmation card: the one place where the owner says yes or no to a call that would
-// leave the device. It shows the literal query or the full URL, counts down to expiry, and
-// is built only by this module — text from the model or the web can never produce one.
+// The confirmation card: the one place where the owner says yes or no to calls that would
+// leave the device. Every call of a round that needs asking is on ONE card, each with its own
+// Approve / Deny / "Allow for this conversation" and the literal query or the full URL, plus
+// "Approve all"; the card counts down to expiry, and is built only by this module — text from
+// the model or the web can never produce one.
 
 import { waitForApprover } from "./approvals.js";
 import { h, hostOf } from "./dom.js";
@@ -43,25 +45,18 @@ const EXTRAS = {
   focus: (text) => `Looking for: “${text}” (stays on this device, never sent)`,
 };
 
-/**
- * Show a pending confirmation and resolve with the owner's decision.
- * @param {HTMLElement} slot  where the card goes
- * @param {{token: string, capability: string, arguments: object, expires_in_seconds: number, notices?: object[], provider?: string|null}} pending
- * @returns {{element: HTMLElement, decision: Promise<"approve"|"deny"|"expired"|"dismissed">, remove: () => void}}
- */
-export function showConfirmation(slot, pending) {
-  const words = wordsFor(pending);
+/** The literal a call is judged by: the query, the URL, or its arguments as JSON. */
+function literalOf(pending) {
   const args = pending.arguments ?? {};
-  const literal = pending.capability === "web.search" ? String(args.query ?? "") : pending.capability === "web.fetch" ? String(args.url ?? "") : JSON.stringify(args, null, 2);
-  const titleId = `confirm-title-${Math.random().toString(36).slice(2)}`;
+  if (pending.capability === "web.search") return String(args.query ?? "");
+  if (pending.capability === "web.fetch") return String(args.url ?? "");
+  return JSON.stringify(args, null, 2);
+}
 
-  const countdown = h("span", { class: "confirm-countdown" });
-  const meter = h("span", { class: "confirm-meter-fill" });
-  const deny = h("button", { type: "button", class: "button button-secondary", text: "Deny" });
-  const approve = h("button", { type: "button", class: "button button-primary", text: "Approve" });
-  deny.setAttribute("aria-label", `Deny: ${words.title}`);
-  approve.setAttribute("aria-label", `Approve: ${words.title}`);
-
+/** What the person reads about one call: its value, notices, host, extras and note. */
+function callDetails(pending, words, noteId) {
+  const args = pending.arguments ?? {};
+  const literal = literalOf(pending);
   const value = h("div", { class: `confirm-value confirm-value-${pending.capability === "web.fetch" ? "url" : "query"}`, tabindex: "0", "aria-label": `${words.title}: ${literal}` });
   const argument = pending.capability === "web.search" ? "query" : pending.capability === "web.fetch" ? "url" : null;
   fillHighlighted(value, literal, pending.notices, argument);
@@ -75,65 +70,119 @@ export function showConfirmation(slot, pending) {
     const text = describe ? describe(list ?? String(raw)) : `${key}: ${list ? list.join(", ") : JSON.stringify(raw)}`;
     extras.append(h("li", {}, ...shownNodes(text)));
   }
-
-  // A child's call (or anyone's the owner marked) is approved by an owner or a parent, from
-  // their own console: this card only waits for them, and can cancel.
   const waiting = typeof pending.waiting_for === "string" && pending.waiting_for;
-  if (waiting) {
-    deny.textContent = "Cancel";
-    deny.setAttribute("aria-label", `Cancel: ${words.title}`);
-    approve.hidden = true;
-  }
   const waitNote = waiting ? h("p", { class: "confirm-waiting", role: "status", text: `Waiting for ${waiting} to approve this.` }) : null;
-
   const where = pending.capability === "web.fetch" ? h("p", { class: "confirm-host" }, "on ", h("strong", { text: hostOf(literal) })) : null;
+  return [value, notices, where, extras.childElementCount ? extras : null, waitNote, h("p", { class: "confirm-note", id: noteId, text: words.note })];
+}
 
-  const card = h(
-    "section",
-    { class: "confirm-card", role: "alertdialog", tabindex: "-1", "aria-labelledby": titleId, "aria-describedby": `${titleId}-note` },
-    h("div", { class: "confirm-head" }, h("h2", { id: titleId, class: "confirm-title", text: words.title }), countdown),
-    value,
-    notices,
-    where,
-    extras.childElementCount ? extras : null,
-    waitNote,
-    h("p", { class: "confirm-note", id: `${titleId}-note`, text: words.note }),
-    h("div", { class: "confirm-meter", "aria-hidden": "true" }, meter),
-    h("div", { class: "confirm-actions" }, h("span", { class: "confirm-keys", text: waiting ? "Esc cancels" : "Enter approves · Esc denies" }), deny, approve),
-  );
-  card.dataset.capability = pending.capability;
+/**
+ * Show the pending confirmations of one round on one card and resolve with the owner's
+ * answers, once every call has one.
+ * @param {HTMLElement} slot  where the card goes
+ * @param {Array<{token: string, capability: string, arguments: object, expires_in_seconds: number, notices?: object[], provider?: string|null, waiting_for?: string}>} pendings
+ * @returns {{element: HTMLElement, decision: Promise<{result: "answered", answers: Array<{token: string, approve: boolean, scope: "call"|"conversation"}>}|{result: "expired"|"dismissed"}>, remove: () => void}}
+ */
+export function showConfirmations(slot, pendings) {
+  const single = pendings.length === 1;
+  const titleId = `confirm-title-${Math.random().toString(36).slice(2)}`;
+  const countdown = h("span", { class: "confirm-countdown" });
+  const meter = h("span", { class: "confirm-meter-fill" });
+  const anyWaiting = pendings.some((p) => typeof p.waiting_for === "string" && p.waiting_for);
+  const allWaiting = pendings.every((p) => typeof p.waiting_for === "string" && p.waiting_for);
 
   let settle;
   const decision = new Promise((resolve) => {
     settle = resolve;
   });
   let done = false;
+  const answers = new Map(); // index → {token, approve, scope}
+  const calls = pendings.map((pending, index) => {
+    const words = wordsFor(pending);
+    const literal = literalOf(pending);
+    const waiting = typeof pending.waiting_for === "string" && pending.waiting_for;
+    // Each call's buttons name it: several calls may share a title ("Search … for").
+    const named = single ? words.title : `${words.title} “${literal}”`;
+    const deny = h("button", { type: "button", class: "button button-secondary", text: waiting ? "Cancel" : "Deny" });
+    const allow = h("button", { type: "button", class: "button button-secondary confirm-allow", text: "Allow for this conversation" });
+    const approve = h("button", { type: "button", class: "button button-primary", text: "Approve" });
+    deny.setAttribute("aria-label", `${waiting ? "Cancel" : "Deny"}: ${named}`);
+    allow.setAttribute("aria-label", `Allow for this conversation: ${named}`);
+    approve.setAttribute("aria-label", `Approve: ${named}`);
+    allow.title = "Approves this call, and the same kind of call for the rest of this conversation when nothing about it is unusual";
+    approve.hidden = allow.hidden = Boolean(waiting);
+    const state = h("span", { class: "confirm-call-state", role: "status" });
+    const noteId = `${titleId}-note-${index}`;
+    const actions = h("div", { class: "confirm-actions" }, single ? h("span", { class: "confirm-keys", text: waiting ? "Esc cancels" : "Enter approves · Esc denies" }) : state, deny, allow, approve);
+    const item = single
+      ? h("div", { class: "confirm-call" }, ...callDetails(pending, words, `${titleId}-note`), h("div", { class: "confirm-meter", "aria-hidden": "true" }, meter), actions)
+      : h("li", { class: "confirm-call" }, h("h3", { class: "confirm-call-title", text: words.title }), ...callDetails(pending, words, noteId), actions);
+    item.dataset.capability = pending.capability;
+    const answer = (approved, scope = "call") => {
+      if (done || answers.has(index)) return;
+      answers.set(index, { token: pending.token, approve: approved, scope });
+      item.dataset.decision = approved ? (scope === "conversation" ? "conversation" : "approve") : "deny";
+      state.textContent = approved ? (scope === "conversation" ? "Allowed for this conversation" : "Approved") : "Declined";
+      for (const button of [deny, allow, approve]) button.disabled = true;
+      if (answers.size === pendings.length) finish({ result: "answered", answers: pendings.map((_, k) => answers.get(k)) });
+    };
+    approve.addEventListener("click", () => answer(true));
+    allow.addEventListener("click", () => answer(true, "conversation"));
+    deny.addEventListener("click", () => answer(false));
+    if (waiting) waitForApprover(pending, () => done || answers.has(index)).then((result) => answer(result === "approve"));
+    return { item, answer, waiting, deny, allow, approve };
+  });
+
+  const approveAll = h("button", { type: "button", class: "button button-primary confirm-approve-all", text: "Approve all" });
+  approveAll.setAttribute("aria-label", `Approve all ${pendings.length} calls`);
+  approveAll.hidden = single || anyWaiting;
+  const answerAll = (approved) => {
+    for (const call of calls) if (!call.waiting || !approved) call.answer(approved);
+  };
+  approveAll.addEventListener("click", () => answerAll(true));
+
+  const title = single ? wordsFor(pendings[0]).title : `${pendings.length} calls wait for your approval`;
+  const card = h(
+    "section",
+    { class: "confirm-card", role: "alertdialog", tabindex: "-1", "aria-labelledby": titleId, "aria-describedby": single ? `${titleId}-note` : undefined },
+    h("div", { class: "confirm-head" }, h("h2", { id: titleId, class: "confirm-title", text: title }), countdown),
+    single ? calls[0].item : h("ol", { class: "confirm-calls" }, ...calls.map((c) => c.item)),
+    single ? null : h("div", { class: "confirm-meter", "aria-hidden": "true" }, meter),
+    single
+      ? null
+      : h("div", { class: "confirm-actions confirm-actions-all" }, h("span", { class: "confirm-keys", text: allWaiting ? "Esc cancels" : "Enter approves all · Esc denies all" }), approveAll),
+  );
+  card.dataset.capability = pendings[0].capability;
+  card.dataset.calls = String(pendings.length);
+
   card.dataset.armed = "false";
   const arming = setTimeout(() => {
     if (!done) card.dataset.armed = "true";
   }, KEYBOARD_ARMS_AFTER_MS);
-  const total = Math.max(0, Number(pending.expires_in_seconds) || 0);
+  // The round's cards were issued together: the card lasts as long as the first to expire.
+  const total = Math.max(0, Math.min(...pendings.map((p) => Number(p.expires_in_seconds) || 0)));
   const deadline = performance.now() + total * 1000;
 
-  const finish = (result) => {
+  function finish(result) {
     if (done) return;
     done = true;
     clearInterval(timer);
     clearTimeout(arming);
     document.removeEventListener("keydown", onDocumentKey, true);
-    deny.disabled = true;
-    approve.disabled = true;
+    for (const call of calls) for (const button of [call.deny, call.allow, call.approve]) button.disabled = true;
+    approveAll.disabled = true;
     settle(result);
-  };
+  }
 
   const expire = () => {
     if (done && card.dataset.state === "expired") return;
-    finish("expired");
+    finish({ result: "expired" });
     card.dataset.state = "expired";
     card.classList.add("confirm-expired");
     countdown.textContent = "";
-    card.querySelector(".confirm-actions").replaceChildren(h("p", { class: "confirm-expired-text", text: "Expired — ask again." }));
-    card.querySelector(".confirm-title").textContent = `${words.title} — expired`;
+    for (const actions of card.querySelectorAll(".confirm-actions")) actions.remove();
+    card.append(h("p", { class: "confirm-expired-text", text: "Expired — ask again." }));
+    card.querySelector(".confirm-title").textContent = `${title} — expired`;
   };
 
   const tick = () => {
@@ -146,24 +195,20 @@ export function showConfirmation(slot, pending) {
   const timer = setInterval(tick, 250);
   tick();
 
-  approve.addEventListener("click", () => finish("approve"));
-  deny.addEventListener("click", () => finish("deny"));
   card.addEventListener("keydown", (event) => {
     // Enter approves only when the card itself has focus, never from a button or the text.
-    if (event.key === "Enter" && event.target === card && !event.isComposing && !waiting) {
+    if (event.key === "Enter" && event.target === card && !event.isComposing && !allWaiting) {
       event.preventDefault();
-      if (card.dataset.armed === "true") finish("approve");
+      if (card.dataset.armed === "true") answerAll(true);
     }
   });
   function onDocumentKey(event) {
     if (event.key === "Escape" && !done) {
       event.preventDefault();
-      finish("deny");
+      answerAll(false);
     }
   }
   document.addEventListener("keydown", onDocumentKey, true);
-
-  if (waiting) waitForApprover(pending, () => done).then((answer) => finish(answer));
 
   slot.replaceChildren(card);
   if (!done) card.focus({ preventScroll: true });
@@ -172,7 +217,7 @@ export function showConfirmation(slot, pending) {
     element: card,
     decision,
     remove: () => {
-      finish("dismissed");
+      finish({ result: "dismissed" });
       card.remove();
     },
   };

@@ -1,4 +1,5 @@
-"""``POST /api/v1/conversation/message``: a turn as JSON, or as Server-Sent Events."""
+"""``POST /api/v1/conversation/message``: a turn as JSON, or as Server-Sent Events;
+``POST /api/v1/conversation/stop``: end the turn running for a conversation."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from spyglass.conversation.turn import DEFERRED, Event, TurnRefused
 from spyglass.core.confirmation import ConfirmationReply
 from spyglass.service.auth import Principal
 from spyglass.service.errors import ApiError
-from spyglass.service.models import MessageRequest
+from spyglass.service.models import MessageRequest, StopRequest
 from spyglass.service.ownership import UNKNOWN_CONVERSATION, owns
 from spyglass.service.sse import EventStreamResponse
 from spyglass.service.state import Caller, ServiceState, State
@@ -31,23 +32,24 @@ async def send_message(
 ) -> Response:
     service = state.runner(principal)
     actor = principal.actor
-    answer: ConfirmationReply | None = None
+    answers: list[ConfirmationReply] = []
     try:
-        if body.confirmation is not None:
+        if body.answers():
             assert body.conversation_id is not None  # checked by the model
-            token = body.confirmation.token
-            waits = body.confirmation.approve and actor.needs_approval
+            tokens = [a.token for a in body.answers()]
+            approved = [a.token for a in body.answers() if a.approve]
+            waits = bool(approved) and actor.needs_approval
             # Where one store holds both, whose conversation it is is checked in the claim's
             # own step; otherwise (and before asking whether an approver has decided) first.
             in_claim = not waits and service.pending.checks_holders(state.accounts)
             if not in_claim and not await owns(state, principal, body.conversation_id):
                 # Another person's conversation answers exactly as an unknown token does.
-                await service.resume(UNKNOWN_CONVERSATION, token, actor)
-            if waits:
+                await service.resume(UNKNOWN_CONVERSATION, tokens, actor)
+            for token in approved if waits else []:
                 await _approved_yet(state, principal, token)
             holder = principal.account.id if in_claim else None
-            turn = await service.resume(body.conversation_id, token, actor, holder=holder)
-            answer = ConfirmationReply(token, body.confirmation.approve, body.confirmation.scope)
+            turn = await service.resume(body.conversation_id, tokens, actor, holder=holder)
+            answers = [ConfirmationReply(a.token, a.approve, a.scope) for a in body.answers()]
         else:
             assert body.text is not None
             account_id = principal.account.id
@@ -61,8 +63,8 @@ async def send_message(
             )
     except TurnRefused as exc:
         raise ApiError(exc.status, exc.code, exc.message) from None
-    events = service.run(turn, answer, actor)
-    if answer is not None:
+    events = service.run(turn, answers, actor)
+    if answers:
         events = await _answered(events)
     if "text/event-stream" in request.headers.get("accept", ""):
         stall = state.runtime.settings.server.stream_stall_seconds
@@ -74,6 +76,10 @@ async def send_message(
             error = data["error"]
         elif name == "done":
             done = data
+    if error is not None and error["code"] == DEFERRED:
+        # A later answer of a batch met the outage (the earlier ones ran): the turn is
+        # paused again with the cards still waiting, and the same batch carries it on.
+        raise ApiError(503, DEFERRED, error["message"])
     if error is not None:
         # The conversation is kept: its id comes back so the client can try again in it.
         return JSONResponse(
@@ -109,6 +115,27 @@ async def _answered(events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event
             yield item
 
     return replayed()
+
+
+@router.post(
+    "/api/v1/conversation/stop",
+    operation_id="stopTurn",
+    summary="End the turn running for a conversation at once (calls not started never start)",
+)
+async def stop_turn(body: StopRequest, state: State, principal: Caller) -> JSONResponse:
+    """The call under way is cancelled and the turn ends with ``done`` as usual, what was
+    produced kept. Only the process running the turn can stop it: ``stopped`` is false when
+    none runs here (closing the turn's stream stops it wherever it runs)."""
+    if not await owns(state, principal, body.conversation_id):
+        raise ApiError(
+            404,
+            "NOT_FOUND",
+            f"no conversation with id {body.conversation_id[:64]!r}; use the conversation_id "
+            "the turn's first event gave",
+        )
+    runners = {id(r): r for r in (state.conversations, state.unrecorded) if r is not None}
+    stopped = [r.stop(body.conversation_id) for r in runners.values()]
+    return JSONResponse({"conversation_id": body.conversation_id, "stopped": any(stopped)})
 
 
 class _Raw(Response):

@@ -243,7 +243,7 @@ class SQLitePendingTurnStore:
         from spyglass.conversation.stored import state_to_json
 
         digest = token_digest(paused.token)
-        data = state_to_json(paused.state)
+        data = state_to_json(paused.state, paused.token)
         now = self.db.clock()
         # Kept past expiry for the recall window, so a late answer still continues the turn.
         cutoff = now - RECALL_SECONDS
@@ -314,13 +314,13 @@ class SQLitePendingTurnStore:
             return None
         if isinstance(found, float):
             raise TurnBusy(found)
-        return PausedTurn(token, state_from_json(found[0]), found[1], taken=found[2])
+        return PausedTurn(token, state_from_json(found[0], token), found[1], taken=found[2])
 
     async def checkpoint(self, token: str, state: TurnState) -> None:
         from spyglass.conversation.stored import state_to_json
 
         digest = token_digest(token)
-        data = state_to_json(state)
+        data = state_to_json(state, token)
         lease_until = self.db.clock() + self.lease
         await self.db.run(
             lambda db: db.execute(
