@@ -170,6 +170,7 @@ def build_runtime(
         permission=Permission(stores.policy, people, settings),
         expiry=expiry,
         answers=Answers(registry, store, expiry, people=people, clock=clock),
+        grants=stores.grants,
     )
     # web.fetch keeps a turn's pages where the process that carries the turn on finds them.
     executor.seams.provide(PAGE_CACHE, stores.pages)

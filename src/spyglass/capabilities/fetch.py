@@ -179,6 +179,32 @@ async def precheck(context: InvocationContext) -> Sequence[Notice]:
     return [recipient(order[0]), *notices]
 
 
+#: Why a page read asks under the ``flagged`` rule (:mod:`spyglass.core.flagged`).
+NOT_FROM_CONVERSATION = "this address did not come from this conversation"
+ON_OWN_NETWORK = "this address is on your own network"
+
+
+def unusual(notices: Sequence[Notice]) -> list[str]:
+    """Why a page read with these precheck notices asks under the ``flagged`` rule: its
+    address did not come from the conversation (no ``provenance`` notice), is on the owner's
+    own network, or a hosted reader would fetch it. A read with no recipient at all is a
+    later part of a page read this turn: nothing is sent."""
+    from spyglass.net.private import NOTICE_KIND
+
+    to = next((n.message for n in notices if n.kind == RECIPIENT), None)
+    if to is None:
+        return []
+    kinds = {n.kind for n in notices}
+    found = []
+    if "provenance" not in kinds:
+        found.append(NOT_FROM_CONVERSATION)
+    if NOTICE_KIND in kinds:
+        found.append(ON_OWN_NETWORK)
+    if to != DIRECT_RECIPIENT:
+        found.append(f"{to} will fetch this page for you")
+    return found
+
+
 def recipient(name: str) -> Notice:
     """The notice naming who receives the URL: ``direct`` (Spyglass) or the hosted reader."""
     if name == DIRECT:
@@ -549,4 +575,6 @@ CAPABILITY = Capability(
     precheck=precheck,
     timeout_setting="fetch.call_timeout_seconds",
     readiness=problems,
+    approval_key="fetch",
+    unusual=unusual,
 )

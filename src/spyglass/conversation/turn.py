@@ -29,7 +29,7 @@ from spyglass.conversation.reply import response
 from spyglass.conversation.transcript import is_untrusted, replay, tool_message, tool_payload
 from spyglass.core.actor import Actor
 from spyglass.core.capability import Capability
-from spyglass.core.confirmation import ConfirmationReply, PendingRecord, Taken
+from spyglass.core.confirmation import ConfirmationReply, PendingRecord, Scope, Taken
 from spyglass.core.context import Turn
 from spyglass.core.encoding import printable
 from spyglass.core.executor import Executor
@@ -323,7 +323,7 @@ class ConversationRunner(TurnKeeper):
             if state.started is not None:
                 event = await self._interrupted(state, actor)
             else:
-                event = await self._answer(state, token, approve, actor)
+                event = await self._answer(state, token, approve, actor, answer.scope)
             yield "tool_end", event
         limits = self.settings.llm
         while True:
@@ -400,7 +400,12 @@ class ConversationRunner(TurnKeeper):
         return keep
 
     async def _answer(
-        self, state: TurnState, token: str, approve: bool, actor: Actor | None = None
+        self,
+        state: TurnState,
+        token: str,
+        approve: bool,
+        actor: Actor | None = None,
+        scope: Scope = "call",
     ) -> dict[str, Any]:
         waiting = state.waiting or {}
         call = state.queue[0]
@@ -426,6 +431,11 @@ class ConversationRunner(TurnKeeper):
             # No answer used it (the call stopped before its confirm stage): back to the
             # store, to expire as it would have.
             await executor.give_back(taken)
+            if scope == "conversation" and outcome.stage == "execute":
+                # The approval was taken for this call: "Allow for this conversation" too.
+                await executor.allow_for_conversation(
+                    state.conversation_id, outcome.capability, actor=actor, channel=self.channel
+                )
         else:
             outcome = await executor.adeny(
                 token,

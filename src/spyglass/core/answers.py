@@ -73,10 +73,12 @@ class Answers:
         turn: Turn,
         notices: tuple[Notice, ...],
         keep: Keep | None = None,
+        reasons: tuple[str, ...] = (),
     ) -> Outcome:
         """A new card for this call: the ``pending_confirmation`` outcome, its record kept by
         ``keep`` or in the confirmation store (and, for a person whose calls someone else
-        approves, put to that approver)."""
+        approves, put to that approver). ``reasons``: why it asks where the ``flagged`` rule
+        could have let it run."""
         record = PendingRecord(
             token=new_token(),
             binding=Binding(
@@ -108,6 +110,7 @@ class Answers:
                     notices=tuple(n for n in notices if n.kind != RECIPIENT),
                     waiting_for=waiting_for,
                     provider=next((n.message for n in notices if n.kind == RECIPIENT), None),
+                    reasons=reasons,
                 ),
             )
 

@@ -38,6 +38,7 @@ from spyglass.core.attempt import (
     audit_event,
     finding_kinds,
     stop,
+    unasked,
     unavailable,
 )
 from spyglass.core.audit import AuditSink
@@ -45,6 +46,8 @@ from spyglass.core.capability import Capability
 from spyglass.core.confirmation import ConfirmationStore, Taken
 from spyglass.core.context import InvocationContext, Seams, Turn
 from spyglass.core.expiry import ExpirySweep
+from spyglass.core.flagged import CONVERSATION, FLAGGED, Verdict, applies, mode, reasons
+from spyglass.core.grants import LOCAL_OWNER, GrantStore, InMemoryGrants
 from spyglass.core.outcome import Code, Notice, Outcome
 from spyglass.core.parked import Parked
 from spyglass.core.permission import Permission
@@ -81,6 +84,7 @@ class Executor:
         permission: Permission | None = None,
         expiry: ExpirySweep | None = None,
         answers: Answers | None = None,
+        grants: GrantStore | None = None,
     ) -> None:
         self.registry = registry
         self.settings = settings
@@ -97,6 +101,8 @@ class Executor:
         self.answers = answers or Answers(
             registry, confirmations, self.expiry, people=people, clock=clock
         )
+        #: "Allow for this conversation" grants (see :mod:`spyglass.core.grants`).
+        self.grants: GrantStore = grants or InMemoryGrants(clock)
 
     # -- what the parts share, and tests (and the runtime's stores) swap after building ------
 
@@ -241,6 +247,35 @@ class Executor:
         await self._audited(attempt, outcome)
         return outcome
 
+    async def allow_for_conversation(
+        self,
+        conversation_id: str | None,
+        capability: str,
+        *,
+        actor: Actor | None = None,
+        channel: str,
+        by_approver: bool = False,
+    ) -> bool:
+        """Record an "Allow for this conversation" for ``capability`` (given with an approved
+        call): its later calls in this conversation, for this person, run under the
+        ``flagged`` rule. Only in a conversation Spyglass runs; a person whose calls wait for
+        an owner or a parent cannot give it themselves (``by_approver``: their approver
+        does). Returns whether it was recorded; an unreachable store records nothing (the
+        calls then ask, as before)."""
+        if not applies(channel, conversation_id) or self.registry.get(capability) is None:
+            return False
+        if self.answers.waits(actor) and not by_approver:
+            return False
+        assert conversation_id is not None
+        try:
+            await self.grants.grant(
+                conversation_id, _grantee(actor), capability, self._grant_seconds()
+            )
+        except StoreUnavailable as exc:
+            logger.warning("an 'Allow for this conversation' was not recorded: %s", exc.message)
+            return False
+        return True
+
     async def give_back(self, taken: Taken | None) -> None:
         """Put back a record its caller took but no answer used (the call stopped before its
         confirm stage), so that its card still expires, and is audited, as before."""
@@ -364,9 +399,12 @@ class Executor:
             if attempt.channel in self.delegated_channels and not waits:
                 attempt.confirmed_by = "delegated"
             elif not approved:
-                return await self.answers.issue(
-                    attempt, capability, arguments, turn, notices, parked.keep
-                )
+                verdict = await self._unasked(attempt, capability, turn, notices, waits)
+                if verdict.rule is None:
+                    return await self.answers.issue(
+                        attempt, capability, arguments, turn, notices, parked.keep, verdict.reasons
+                    )
+                attempt.confirmed_by = verdict.rule
             else:
                 attempt.confirmed_by = "approver" if waits else "owner"
 
@@ -383,6 +421,51 @@ class Executor:
                 # Not recorded as started, so not sent: a crash now would misreport it.
                 return unavailable(attempt, exc)
         return await self._execute(attempt, capability, arguments, turn)
+
+    async def _unasked(
+        self,
+        attempt: Attempt,
+        capability: Capability,
+        turn: Turn,
+        notices: tuple[Notice, ...],
+        waits: bool,
+    ) -> Verdict:
+        """Whether this call runs without a card (see :mod:`spyglass.core.flagged`): the rule
+        it runs under, or why it asks."""
+        if not applies(attempt.channel, turn.conversation_id):
+            return Verdict(None)
+        chosen = mode(capability, self.settings, attempt.switches, attempt.actor)
+        # A person whose calls wait keeps those rules whatever is set; only a grant their
+        # approver gave reaches them.
+        flagged = chosen == FLAGGED and not waits
+        if not flagged and capability.approval_key is None:
+            return Verdict(None)
+        why = reasons(capability, notices)
+        assert turn.conversation_id is not None
+        if why:
+            # The reasons matter only where the rule could have let the call run.
+            return Verdict(None, why if flagged or await self._granted(attempt, turn) else ())
+        if flagged:
+            return Verdict(FLAGGED)
+        return Verdict(CONVERSATION) if await self._granted(attempt, turn) else Verdict(None)
+
+    async def _granted(self, attempt: Attempt, turn: Turn) -> bool:
+        """Whether a live grant covers this call (and, as it is used, renewed)."""
+        assert attempt.capability is not None and turn.conversation_id is not None
+        try:
+            return await self.grants.use(
+                turn.conversation_id,
+                _grantee(attempt.actor),
+                attempt.capability.name,
+                self._grant_seconds(),
+            )
+        except StoreUnavailable as exc:
+            # Fail closed: the call asks, as it would without the grant.
+            logger.warning("conversation grants cannot be read: %s", exc.message)
+            return False
+
+    def _grant_seconds(self) -> float:
+        return float(self.settings.approvals.conversation_minutes * 60)
 
     async def interrupted(
         self,
@@ -503,6 +586,7 @@ class Executor:
             stage="execute",
             result=result,
             provider=context.provider,
+            unasked=unasked(attempt),
         )
 
     def _timeout(self, capability: Capability) -> float:
@@ -529,3 +613,8 @@ class Executor:
         once it is written: before the answer it records is sent, also where the sink writes
         on another thread (PostgreSQL)."""
         await self._audit.arecord(audit_event(attempt, outcome))
+
+
+def _grantee(actor: Actor | None) -> str:
+    """The account a grant is kept under (the local owner's, when nobody signed in)."""
+    return LOCAL_OWNER if actor is None else actor.account_id
