@@ -17,14 +17,14 @@ Every other channel (MCP, Open WebUI, the command line) keeps its own rules.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from spyglass.core.actor import Actor
 from spyglass.core.attempt import FINDING_PREFIX
 from spyglass.core.capability import Capability
 from spyglass.core.outcome import CONVERSATION, FLAGGED, UNASKED, Notice
-from spyglass.core.policy import PolicySource, approvals_of
+from spyglass.core.policy import APPROVAL_KEYS, PolicySource, approvals_of
 from spyglass.settings import Settings
 
 #: The channel of Spyglass's own conversations (the console and the HTTP conversation API).
@@ -36,6 +36,7 @@ __all__ = [
     "UNASKED",
     "Verdict",
     "applies",
+    "household",
     "mode",
     "reasons",
 ]
@@ -69,6 +70,12 @@ def mode(
         return chosen
     value = getattr(settings.approvals, key, "each")
     return value if isinstance(value, str) else "each"
+
+
+def household(approvals: Mapping[str, str], settings: Settings) -> dict[str, str]:
+    """Every approval key's mode for the household: set at run time (``approvals``, as the
+    owner's policy keeps them), else the ``[approvals]`` setting."""
+    return {key: approvals.get(key) or getattr(settings.approvals, key) for key in APPROVAL_KEYS}
 
 
 def reasons(capability: Capability, notices: Sequence[Notice]) -> tuple[str, ...]:

@@ -84,19 +84,44 @@ class PolicyBody(_Body):
     web_fetch_enabled: bool | None = Field(
         default=None, description="web.fetch, under the master switch (on unless set off)."
     )
+    approvals_search: Literal["each", "flagged", "default"] | None = Field(
+        default=None,
+        description="How often web.search asks in Spyglass's own conversations: each (every "
+        "call), flagged (only a query the privacy check flags), or default (follow the "
+        "approvals.search setting).",
+    )
+    approvals_fetch: Literal["each", "flagged", "default"] | None = Field(
+        default=None,
+        description="How often web.fetch asks in Spyglass's own conversations: each, flagged "
+        "(only an unusual address: not from the conversation, on your network, to a hosted "
+        "reader, or flagged by the privacy check), or default (follow approvals.fetch).",
+    )
 
     @model_validator(mode="after")
     def _some_switch(self) -> PolicyBody:
-        if not self.changes():
+        if not self.changes() and not self.approval_changes():
             raise ValueError(
                 "name at least one switch: web_access_enabled, web_search_enabled or "
-                "web_fetch_enabled, each true or false"
+                "web_fetch_enabled, each true or false; or approvals_search or "
+                "approvals_fetch, each each, flagged or default"
             )
         return self
 
     def changes(self) -> dict[str, bool]:
         """The switches this body sets, by policy key."""
-        return {key: value for key, value in self.model_dump().items() if value is not None}
+        return {
+            key: value
+            for key, value in self.model_dump().items()
+            if value is not None and not key.startswith("approvals_")
+        }
+
+    def approval_changes(self) -> dict[str, str]:
+        """The approval modes this body sets, by ``[approvals]`` key."""
+        return {
+            key.removeprefix("approvals_"): value
+            for key, value in self.model_dump().items()
+            if value is not None and key.startswith("approvals_")
+        }
 
 
 class InvokeRequest(_Body):
