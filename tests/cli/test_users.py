@@ -135,3 +135,19 @@ def test_a_password_is_kept_as_an_argon2_hash(home: Path) -> None:
     assert done.returncode == 0, done.stderr
     raw = b"".join(p.read_bytes() for p in home.rglob("state.db*"))
     assert b"a long passphrase" not in raw and b"$argon2id$" in raw
+
+
+def test_set_gives_a_person_their_own_approval_mode_and_household_takes_it_back(
+    home: Path,
+) -> None:
+    run("users", "add", "sam", home=home)
+    changed = run("users", "set", "sam", "--approvals-fetch", "flagged", "--json", home=home)
+    assert changed.code == 0
+    shown = json.loads(changed.stdout)
+    assert (shown["approvals_fetch"], shown["approvals_search"]) == ("flagged", None)
+    text = run("users", "set", "sam", "--approvals-search", "each", home=home).stdout
+    assert "own approval modes: search each, fetch flagged" in text
+    back = run("users", "set", "sam", "--approvals-fetch", "household", "--json", home=home)
+    assert json.loads(back.stdout)["approvals_fetch"] is None
+    wrong = run("users", "set", "sam", "--approvals-fetch", "never", home=home)
+    assert wrong.code == 2

@@ -177,3 +177,45 @@ def test_the_per_turn_cap_still_holds_for_calls_that_run_without_a_card(tmp_path
     second = harness.executor.invoke("test.echo", None, {"text": "b"}, channel="console", turn=turn)
     assert first.status == "ok"
     assert second.error is not None and second.error.code == "TURN_LIMIT_EXCEEDED"
+
+
+def _household(tmp_path: Path) -> Harness:
+    """A harness whose executor asks a person's permissions (``Allowance``)."""
+    from spyglass.core.answers import Answers
+    from spyglass.core.permission import Permission
+    from tests.core.test_permission import Allowance
+
+    harness = _harness(tmp_path)
+    executor = harness.executor
+    people = Allowance(100)
+    executor.people = people
+    executor.permission = Permission(harness.policy, people, executor.settings)
+    executor.answers = Answers(
+        executor.registry, harness.store, executor.expiry, people=people, clock=harness.clock
+    )
+    return harness
+
+
+def test_a_person_whose_calls_wait_keeps_asking_whatever_mode_is_set(tmp_path: Path) -> None:
+    harness = _household(tmp_path)
+    harness.policy.set_approval("search", "flagged")
+    child = Actor("kid", "p-kid", needs_approval=True, approvals={"search": "flagged"})
+    assert _run(harness, "plain", actor=child).status == "pending_confirmation"
+    member = Actor("sam", "p-sam")
+    assert _run(harness, "plain", actor=member).status == "ok"
+
+
+def test_only_an_approver_s_grant_lets_a_waiting_person_s_clean_calls_run(tmp_path: Path) -> None:
+    harness = _household(tmp_path)
+    executor = harness.executor
+    child = Actor("kid", "p-kid", needs_approval=True)
+    own = executor.allow_for_conversation("c1", "test.echo", actor=child, channel="console")
+    assert not executor.run_sync(own)
+    assert _run(harness, "plain", actor=child).status == "pending_confirmation"
+    given = executor.allow_for_conversation(
+        "c1", "test.echo", actor=child, channel="console", by_approver=True
+    )
+    assert executor.run_sync(given)
+    ran = _run(harness, "plain", actor=child)
+    assert (ran.status, ran.unasked) == ("ok", "conversation")
+    assert _run(harness, "odd", actor=child).status == "pending_confirmation"

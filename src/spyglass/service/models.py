@@ -175,12 +175,26 @@ class PersonChange(_Body):
     no_daily_limit: bool = Field(default=False, description="true removes the daily limit.")
     owner_keys: bool | None = None
     needs_approval: bool | None = None
+    approvals_search: Literal["each", "flagged", "household"] | None = Field(
+        default=None,
+        description="How often this person's searches ask; household follows the owner's "
+        "choice. A child's calls, or a person's who needs approval, keep their rules.",
+    )
+    approvals_fetch: Literal["each", "flagged", "household"] | None = Field(
+        default=None,
+        description="How often this person's page reads ask; household follows the owner's.",
+    )
 
 
 class ApprovalAnswer(_Body):
     """An owner's or parent's answer to a waiting call."""
 
     approve: bool = Field(description="true lets the call run once; false declines it.")
+    scope: Literal["call", "conversation"] = Field(
+        default="call",
+        description="conversation also lets this person's later calls of the same capability "
+        "in the same conversation run under the flagged rule (calls a check flags still wait).",
+    )
 
 
 class ShareBody(_Body):
