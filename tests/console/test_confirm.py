@@ -198,3 +198,20 @@ def test_an_approval_the_service_no_longer_accepts_is_explained(
     page.get_by_role("button", name="Approve: Search SearXNG for").click()
     expect(page.locator(".message-assistant").last).to_contain_text("expired")
     assert searxng.requests["/search"] == 0
+
+
+def test_under_flagged_a_clean_search_runs_without_a_card_and_a_flagged_one_says_why(
+    page: Page, model: FakeModel, searxng: Peer, server: ConsoleServer
+) -> None:
+    server.runtime.policy.set_approval("search", "flagged")
+    model.script(tool_call("web_search", {"query": "sea otter tools"}))
+    page.fill("#composer-input", "How do sea otters use tools?")
+    page.keyboard.press("Enter")
+    expect(page.locator(".answer").last).to_contain_text("From the search", timeout=15_000)
+    expect(page.locator(".confirm-card")).to_have_count(0)
+    expect(page.locator(".tool-unasked")).to_contain_text("not asked: nothing flagged it")
+    assert searxng.requests["/search"] == 1
+    propose_search(page, model, "otters jane.doe@example.net")
+    reason = page.locator(".confirm-card .confirm-reason")
+    expect(reason).to_contain_text("Asks because the query contains an email address")
+    assert searxng.requests["/search"] == 1

@@ -66,7 +66,7 @@ export function showConfirmation(slot, pending) {
   const argument = pending.capability === "web.search" ? "query" : pending.capability === "web.fetch" ? "url" : null;
   if (argument) fillHighlighted(value, literal, pending.notices, argument);
   else value.textContent = literal;
-  const notices = noticeList(pending.notices);
+  const notices = noticeList(pending.notices, pending.reasons);
 
   const extras = h("ul", { class: "confirm-extras" });
   for (const [key, raw] of Object.entries(args)) {

@@ -37,6 +37,8 @@ def _shown(call: WaitingCall, names: dict[str, str], now: float) -> dict[str, An
         "notices": call.notices,
         "decision": call.decision,
         "expires_in_seconds": max(0, round(call.expires_at - now)),
+        # Made in a conversation: it can also be allowed for the rest of that conversation.
+        "in_conversation": call.conversation_id is not None,
     }
 
 
