@@ -219,3 +219,14 @@ def test_only_an_approver_s_grant_lets_a_waiting_person_s_clean_calls_run(tmp_pa
     ran = _run(harness, "plain", actor=child)
     assert (ran.status, ran.unasked) == ("ok", "conversation")
     assert _run(harness, "odd", actor=child).status == "pending_confirmation"
+
+
+def test_every_built_in_approval_key_is_a_setting_and_a_policy_key() -> None:
+    from spyglass.capabilities import BUILTIN
+    from spyglass.core.policy import APPROVAL_KEYS
+    from spyglass.settings import ApprovalSettings
+
+    keys = {c.name: c.approval_key for c in BUILTIN.latest() if c.approval_key is not None}
+    assert keys == {"web.search": "search", "web.fetch": "fetch"}
+    assert set(keys.values()) == set(APPROVAL_KEYS)
+    assert set(APPROVAL_KEYS) <= set(ApprovalSettings.model_fields)

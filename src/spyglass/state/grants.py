@@ -67,12 +67,12 @@ def _digest(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-# KEYS[1] grant, KEYS[2] the person's set; ARGV: until, ttl ms.
+# The person's set lives as long as their longest grant (PEXPIRE's GT needs Redis 7: compared
+# here instead). KEYS[1] grant, KEYS[2] the person's set; ARGV: until, ttl ms.
 _GRANT = """
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('SADD', KEYS[2], KEYS[1])
-redis.call('PEXPIRE', KEYS[2], ARGV[2], 'GT')
-if redis.call('PTTL', KEYS[2]) < 0 then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
+if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
 return 1
 """
 
@@ -85,7 +85,7 @@ if tonumber(ends) <= tonumber(ARGV[1]) then
   return 0
 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-redis.call('PEXPIRE', KEYS[2], ARGV[3], 'GT')
+if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
 return 1
 """
 
