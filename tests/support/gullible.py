@@ -7,7 +7,8 @@ Used as ``FakeModel(default=Gullible())``. On each request it answers, in order:
    obeyed yet: that call, with every ``SECRET`` in ``target`` replaced by the person's first
    message in the conversation (URL-encoded in an address) — what a model that follows
    injected text does with the conversation's words;
-2. after the person's message ``research <words>``: ``web_search`` for ``<words>``;
+2. after the person's message ``research <words>``: ``web_search`` for ``<words>``; after
+   ``read <address>``: ``web_fetch`` of that address;
 3. after a search result: ``web_fetch`` of its first result;
 4. otherwise: a short text answer.
 
@@ -66,6 +67,8 @@ class Gullible:
         words = said[-1] if said else ""
         if words.startswith("research ") and "web_search" in offered:
             return self._call("web_search", {"query": words.removeprefix("research ").strip()})
+        if words.startswith("read ") and "web_fetch" in offered:
+            return self._call("web_fetch", {"url": words.removeprefix("read ").strip()})
         return text("Noted.")
 
     def _call(self, name: str, arguments: dict[str, Any]) -> Reply:
