@@ -4,54 +4,30 @@ each seen from a second process too."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Callable
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from spyglass.core.grants import GrantStore, InMemoryGrants
-from spyglass.state.grants import RedisGrants, SQLiteGrants
+from spyglass.core.grants import GrantStore
 from tests.support.service import Clock
+from tests.support.stores import LiveStores
 
 IDLE = 3600.0
 
 
-@pytest.fixture(params=["memory", "sqlite", "redis"])
-async def grants(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> AsyncIterator[tuple[Clock, GrantStore, Callable[[], GrantStore]]]:
-    clock = Clock(1000.0)
-    handles: list[Any] = []
-    name = request.param
-
-    def build() -> GrantStore:
-        if name == "memory":
-            return InMemoryGrants(clock)
-        if name == "sqlite":
-            from spyglass.state.sqlite.statefile import StateDB
-
-            db = StateDB(tmp_path / "state.db", clock)
-            handles.append(db)
-            return SQLiteGrants(db)
-        from spyglass.state.redis import RedisState
-
-        server = RedisState(request.getfixturevalue("redis_url"), timeout=2.0, clock=clock)
-        handles.append(server)
-        return RedisGrants(server)
-
-    store = build()
+@pytest.fixture
+def grants(live: LiveStores) -> tuple[Clock, GrantStore, Callable[[], GrantStore]]:
+    """Each backend's grants (``live``: memory, the state file, Redis on a real server), and
+    a second process's view of the same storage."""
 
     def other() -> GrantStore:
-        if name == "memory":
-            pytest.skip("an in-process store is not shared with another process")
-        return build()
+        more = live.other().grants
+        assert more is not None
+        return more
 
-    yield clock, store, other
-    for handle in handles:
-        closed = handle.aclose() if hasattr(handle, "aclose") else handle.close()
-        if closed is not None:
-            await closed
+    assert live.grants is not None
+    return live.clock, live.grants, other
 
 
 def _ids() -> tuple[str, str]:
