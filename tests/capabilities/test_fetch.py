@@ -639,3 +639,14 @@ def test_a_page_read_asks_under_flagged_when_its_address_is_unusual_and_says_why
     ]
     # No recipient: a later part of a page read this turn, from the cache; nothing is sent.
     assert unusual([]) == []
+
+
+def test_a_page_read_spyglass_may_hand_to_a_fallback_reader_asks_under_flagged() -> None:
+    from spyglass.capabilities.fetch import FALLBACK_READER, HOSTED_NOTICE, unusual
+    from spyglass.core.outcome import DIRECT_RECIPIENT, RECIPIENT, Notice
+    from spyglass.fetch.hosted.dispatch import announce
+
+    [told] = announce(["direct", "jina"])
+    assert told.kind == HOSTED_NOTICE
+    came = Notice("provenance", "result 1 of your search 'tides'", "url")
+    assert unusual([Notice(RECIPIENT, DIRECT_RECIPIENT), came, told]) == [FALLBACK_READER]

@@ -125,3 +125,19 @@ def test_a_query_string_token_is_flagged_but_a_hash_in_the_path_is_not() -> None
     token = "q8Zr4Lm2Xv9Tn6Bw1Kc7Hd3Jf5Gs0PyA"
     assert [f.kind for f in check.url(f"https://a.example/cb?code={token}")] == ["secret"]
     assert check.url(f"https://a.example/files/{token}/view") == []
+
+
+async def test_a_domain_filter_spelled_from_private_words_is_flagged_like_the_query(
+    paths: Paths,
+) -> None:
+    runtime = runtime_with(paths, **{"privacy.personal_terms": ["Quillfeather"]})
+    arguments = {"query": "tide tables", "include_domains": ["quillfeather-road.example.com"]}
+    outcome = await runtime.executor.ainvoke("web.search", 1, arguments, channel="cli")
+    assert outcome.pending_confirmation is not None
+    (notice,) = outcome.pending_confirmation.to_dict()["notices"]
+    assert (notice["kind"], notice["argument"]) == ("privacy.personal_term", "include_domains")
+    assert "start" not in notice
+    clean = {"query": "tide tables", "include_domains": ["python.org"]}
+    plain = await runtime.executor.ainvoke("web.search", 1, clean, channel="cli")
+    assert plain.pending_confirmation is not None
+    assert plain.pending_confirmation.notices == ()

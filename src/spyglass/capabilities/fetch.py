@@ -182,13 +182,17 @@ async def precheck(context: InvocationContext) -> Sequence[Notice]:
 #: Why a page read asks under the ``flagged`` rule (:mod:`spyglass.core.flagged`).
 NOT_FROM_CONVERSATION = "this address did not come from this conversation"
 ON_OWN_NETWORK = "this address is on your own network"
+FALLBACK_READER = "a hosted reader may fetch this page for you if Spyglass cannot read it"
+#: The notice kind naming the hosted readers that may see the URL
+#: (:func:`spyglass.fetch.hosted.dispatch.announce`).
+HOSTED_NOTICE = "fetch.provider"
 
 
 def unusual(notices: Sequence[Notice]) -> list[str]:
     """Why a page read with these precheck notices asks under the ``flagged`` rule: its
     address did not come from the conversation (no ``provenance`` notice), is on the owner's
-    own network, or a hosted reader would fetch it. A read with no recipient at all is a
-    later part of a page read this turn: nothing is sent."""
+    own network, or a hosted reader would (or, should Spyglass fail, might) fetch it. A read
+    with no recipient at all is a later part of a page read this turn: nothing is sent."""
     from spyglass.net.private import NOTICE_KIND
 
     to = next((n.message for n in notices if n.kind == RECIPIENT), None)
@@ -202,6 +206,8 @@ def unusual(notices: Sequence[Notice]) -> list[str]:
         found.append(ON_OWN_NETWORK)
     if to != DIRECT_RECIPIENT:
         found.append(f"{to} will fetch this page for you")
+    elif HOSTED_NOTICE in kinds:
+        found.append(FALLBACK_READER)
     return found
 
 
