@@ -157,7 +157,7 @@ def build_runtime(
     store = confirmations or stores.confirmations
     registry = registry or BUILTIN
     people = HouseholdPolicy(stores, clock=clock)
-    # The executor's three parts, each given what it works on.
+    # The executor's parts, each given what it works on (its grants: the stores').
     expiry = ExpirySweep(registry, store, stores.audit, clock)
     executor = Executor(
         registry,

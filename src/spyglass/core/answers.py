@@ -1,7 +1,8 @@
 """The answers to a confirmation: approve with its token, decline, or wait for an approver.
 
-:class:`Answers` is one of the executor's three parts (with
-:class:`~spyglass.core.permission.Permission` and :class:`~spyglass.core.expiry.ExpirySweep`):
+:class:`Answers` is one of the executor's parts (with
+:class:`~spyglass.core.permission.Permission`, :class:`~spyglass.core.expiry.ExpirySweep` and
+:class:`~spyglass.core.flagged.Unasked`):
 the executor's confirm stage asks it to :meth:`~Answers.issue` a card or to
 :meth:`~Answers.approve` the call a token was given for, and the executor's ``adeny`` asks it
 to :meth:`~Answers.decline` one. It audits nothing itself but the expiry of a card it takes

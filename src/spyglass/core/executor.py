@@ -4,7 +4,7 @@ Every call from every front end passes through :meth:`Executor.ainvoke`. The cor
 :meth:`Executor.invoke` adapts it for synchronous callers (the CLI) by running the coroutine
 on a fresh event loop, so it must not be called from inside a running loop.
 
-The executor is one object made of three parts, each a small class in its own module, given to
+The executor is one object made of four parts, each a small class in its own module, given to
 it by the composition root (:func:`spyglass.runtime.build_runtime`) or built from its stores
 when not given, and held as an attribute:
 
@@ -13,7 +13,10 @@ when not given, and held as an attribute:
 - ``answers`` (:class:`~spyglass.core.answers.Answers`): confirmation cards issued, approved
   and declined;
 - ``expiry`` (:class:`~spyglass.core.expiry.ExpirySweep`): cards nobody answered in time,
-  audited once.
+  audited once;
+- ``unasked`` (:class:`~spyglass.core.flagged.Unasked`): whether a call in Spyglass's own
+  conversations runs without a card (the ``flagged`` rule, conversation grants), or why it
+  asks.
 
 Front ends keep calling the executor itself: ``adeny``, ``refuse_confirmation``,
 ``give_back``, ``sweep_expired`` and ``sweep_due`` are thin methods here that hand the work to
@@ -46,8 +49,8 @@ from spyglass.core.capability import Capability
 from spyglass.core.confirmation import ConfirmationStore, Taken
 from spyglass.core.context import InvocationContext, Seams, Turn
 from spyglass.core.expiry import ExpirySweep
-from spyglass.core.flagged import CONVERSATION, FLAGGED, Verdict, applies, mode, reasons
-from spyglass.core.grants import LOCAL_OWNER, GrantStore, InMemoryGrants
+from spyglass.core.flagged import Unasked
+from spyglass.core.grants import GrantStore, InMemoryGrants
 from spyglass.core.outcome import Code, Notice, Outcome
 from spyglass.core.parked import Parked
 from spyglass.core.permission import Permission
@@ -101,8 +104,14 @@ class Executor:
         self.answers = answers or Answers(
             registry, confirmations, self.expiry, people=people, clock=clock
         )
-        #: "Allow for this conversation" grants (see :mod:`spyglass.core.grants`).
-        self.grants: GrantStore = grants or InMemoryGrants(clock)
+        # Asked for the settings and for who waits at every call: both may be swapped after
+        # building (the settings by tests, the answers part with its stores).
+        self.unasked = Unasked(
+            registry,
+            lambda: self.settings,
+            grants or InMemoryGrants(clock),
+            lambda actor: self.answers.waits(actor),
+        )
 
     # -- what the parts share, and tests (and the runtime's stores) swap after building ------
 
@@ -123,6 +132,15 @@ class Executor:
     @confirmations.setter
     def confirmations(self, store: ConfirmationStore) -> None:
         self.expiry.confirmations = self.answers.confirmations = store
+
+    @property
+    def grants(self) -> GrantStore:
+        """Where "Allow for this conversation" grants are kept."""
+        return self.unasked.grants
+
+    @grants.setter
+    def grants(self, store: GrantStore) -> None:
+        self.unasked.grants = store
 
     @property
     def audit(self) -> AuditSink:
@@ -262,19 +280,9 @@ class Executor:
         an owner or a parent cannot give it themselves (``by_approver``: their approver
         does). Returns whether it was recorded; an unreachable store records nothing (the
         calls then ask, as before)."""
-        if not applies(channel, conversation_id) or self.registry.get(capability) is None:
-            return False
-        if self.answers.waits(actor) and not by_approver:
-            return False
-        assert conversation_id is not None
-        try:
-            await self.grants.grant(
-                conversation_id, _grantee(actor), capability, self._grant_seconds()
-            )
-        except StoreUnavailable as exc:
-            logger.warning("an 'Allow for this conversation' was not recorded: %s", exc.message)
-            return False
-        return True
+        return await self.unasked.allow(
+            conversation_id, capability, actor=actor, channel=channel, by_approver=by_approver
+        )
 
     async def give_back(self, taken: Taken | None) -> None:
         """Put back a record its caller took but no answer used (the call stopped before its
@@ -399,7 +407,7 @@ class Executor:
             if attempt.channel in self.delegated_channels and not waits:
                 attempt.confirmed_by = "delegated"
             elif not approved:
-                verdict = await self._unasked(attempt, capability, turn, notices, waits)
+                verdict = await self.unasked.verdict(attempt, capability, turn, notices, waits)
                 if verdict.rule is None:
                     return await self.answers.issue(
                         attempt, capability, arguments, turn, notices, parked.keep, verdict.reasons
@@ -421,51 +429,6 @@ class Executor:
                 # Not recorded as started, so not sent: a crash now would misreport it.
                 return unavailable(attempt, exc)
         return await self._execute(attempt, capability, arguments, turn)
-
-    async def _unasked(
-        self,
-        attempt: Attempt,
-        capability: Capability,
-        turn: Turn,
-        notices: tuple[Notice, ...],
-        waits: bool,
-    ) -> Verdict:
-        """Whether this call runs without a card (see :mod:`spyglass.core.flagged`): the rule
-        it runs under, or why it asks."""
-        if not applies(attempt.channel, turn.conversation_id):
-            return Verdict(None)
-        chosen = mode(capability, self.settings, attempt.switches, attempt.actor)
-        # A person whose calls wait keeps those rules whatever is set; only a grant their
-        # approver gave reaches them.
-        flagged = chosen == FLAGGED and not waits
-        if not flagged and capability.approval_key is None:
-            return Verdict(None)
-        why = reasons(capability, notices)
-        assert turn.conversation_id is not None
-        if why:
-            # The reasons matter only where the rule could have let the call run.
-            return Verdict(None, why if flagged or await self._granted(attempt, turn) else ())
-        if flagged:
-            return Verdict(FLAGGED)
-        return Verdict(CONVERSATION) if await self._granted(attempt, turn) else Verdict(None)
-
-    async def _granted(self, attempt: Attempt, turn: Turn) -> bool:
-        """Whether a live grant covers this call (and, as it is used, renewed)."""
-        assert attempt.capability is not None and turn.conversation_id is not None
-        try:
-            return await self.grants.use(
-                turn.conversation_id,
-                _grantee(attempt.actor),
-                attempt.capability.name,
-                self._grant_seconds(),
-            )
-        except StoreUnavailable as exc:
-            # Fail closed: the call asks, as it would without the grant.
-            logger.warning("conversation grants cannot be read: %s", exc.message)
-            return False
-
-    def _grant_seconds(self) -> float:
-        return float(self.settings.approvals.conversation_minutes * 60)
 
     async def interrupted(
         self,
@@ -613,8 +576,3 @@ class Executor:
         once it is written: before the answer it records is sent, also where the sink writes
         on another thread (PostgreSQL)."""
         await self._audit.arecord(audit_event(attempt, outcome))
-
-
-def _grantee(actor: Actor | None) -> str:
-    """The account a grant is kept under (the local owner's, when nobody signed in)."""
-    return LOCAL_OWNER if actor is None else actor.account_id
