@@ -182,6 +182,13 @@ one place every check reads; a person's own settings can only narrow their role.
   is asked.
 - **needs_approval**: every call waits for an owner or a parent (on for a child).
 - **parent**: a member marked parent approves other people's waiting calls.
+- **approvals_search**, **approvals_fetch**: how often this person's searches and page reads
+  ask in the console and the HTTP API, `each` or `flagged` (see
+  [privacy.md](privacy.md#4-approvals-that-fit-the-risk)); unset (`household` in the console,
+  `--approvals-fetch household`, or `"household"` in `PATCH /api/v1/people/{{id}}`) follows
+  the owner's choice. A child's calls, and a person's marked `needs_approval`, keep waiting
+  for an approver whatever is set here. The mode is read as the person's request is signed
+  in: a change applies from their next message.
 
 The owner's switches (`spyglass policy`) are checked first and always win: with web access
 off nobody searches. Every front end asks the same place, the executor's policy stage.
@@ -211,6 +218,14 @@ only after the approval. A declined call never runs; one nobody approved before 
 expired never runs either. On a channel whose host approves calls (MCP delegated, Open
 WebUI), such a person's calls still wait for an approver (Open WebUI refuses them, since it
 cannot carry the answer back).
+
+An approver can also answer **Allow for this conversation** (`{{"approve": true, "scope":
+"conversation"}}`): the call runs, and that person's later calls of the same capability in
+the same conversation run without waiting when no check flags them (the `flagged` rule of
+[privacy.md](privacy.md#4-approvals-that-fit-the-risk)), until the conversation has been idle
+for `approvals.conversation_minutes` or the person signs out. A flagged call still waits for
+an approver. The child cannot give it themselves: their own `"scope": "conversation"` is
+heard as a plain answer.
 
 ## Isolation
 

@@ -157,7 +157,7 @@ def build_runtime(
     store = confirmations or stores.confirmations
     registry = registry or BUILTIN
     people = HouseholdPolicy(stores, clock=clock)
-    # The executor's three parts, each given what it works on.
+    # The executor's parts, each given what it works on (its grants: the stores').
     expiry = ExpirySweep(registry, store, stores.audit, clock)
     executor = Executor(
         registry,
@@ -170,6 +170,7 @@ def build_runtime(
         permission=Permission(stores.policy, people, settings),
         expiry=expiry,
         answers=Answers(registry, store, expiry, people=people, clock=clock),
+        grants=stores.grants,
     )
     # web.fetch keeps a turn's pages where the process that carries the turn on finds them.
     executor.seams.provide(PAGE_CACHE, stores.pages)

@@ -96,3 +96,25 @@ async def test_conversations_stay_private_across_processes(
     async with bearer(two, sam) as sams_elsewhere:
         found = (await sams_elsewhere.get("/api/v1/conversations")).json()["conversations"]
         assert [c["id"] for c in found] == [cid]
+
+
+async def test_a_parents_allow_for_this_conversation_at_one_process_holds_at_the_other(
+    apps: tuple[FastAPI, FastAPI], fake_model: FakeModel, web: LoopbackWeb
+) -> None:
+    one, two = apps
+    kid = await add(one, "kid", Role.CHILD)
+    async with (
+        console(one, kid) as kids,
+        bearer(two, await two.state.spyglass.accounts.get("owner")) as owner,
+    ):
+        fake_model.script(tool_call("web_search", {"query": "otters"}))
+        turn = (await kids.post(URL, json={"text": "otters?"})).json()
+        [call] = (await owner.get("/api/v1/approvals")).json()["calls"]
+        answer = await owner.post(
+            f"/api/v1/approvals/{call['id']}", json={"approve": True, "scope": "conversation"}
+        )
+        assert answer.json()["scope"] == "conversation"
+    grants = one.state.spyglass.runtime.executor.grants
+    assert type(grants).__name__ == "RedisGrants"
+    assert await grants.use(turn["conversation_id"], kid.id, "web.search", 60)
+    assert not await grants.use(turn["conversation_id"], kid.id, "web.fetch", 60)

@@ -99,3 +99,40 @@ def test_an_unknown_switch_name_is_a_usage_error_listing_the_choices(home: Path)
     assert result.code == 2
     assert "search" in result.stderr and "fetch" in result.stderr
     assert not (home / "capabilities" / "policy.json").exists()
+
+
+def test_approvals_shows_and_switches_how_often_each_capability_asks(home: Path) -> None:
+    shown = run("policy", "approvals", "--json", home=home)
+    assert shown.code == 0
+    assert json.loads(shown.stdout) == {"approvals_search": "each", "approvals_fetch": "each"}
+    changed = run("policy", "approvals", "fetch", "flagged", home=home)
+    assert changed.code == 0
+    assert "approvals fetch: flagged" in changed.stdout
+    assert "audit log" in changed.stdout
+    stored = json.loads((home / "capabilities" / "policy.json").read_text())
+    assert stored["approvals"] == {"fetch": "flagged"}
+    assert json.loads(run("policy", "show", "--json", home=home).stdout)["approvals_fetch"] == (
+        "flagged"
+    )
+    assert "approvals fetch: flagged" in run("policy", "show", home=home).stdout
+    run("policy", "approvals", "fetch", "default", home=home)
+    back = json.loads(run("policy", "approvals", "--json", home=home).stdout)
+    assert back["approvals_fetch"] == "each"
+
+
+def test_approvals_follows_the_setting_until_the_owner_chooses(home: Path) -> None:
+    (home / "config.toml").write_text('[approvals]\nsearch = "flagged"\n')
+    shown = json.loads(run("policy", "approvals", "--json", home=home).stdout)
+    assert shown["approvals_search"] == "flagged"
+    run("policy", "approvals", "search", "each", home=home)
+    assert json.loads(run("policy", "approvals", "--json", home=home).stdout)[
+        "approvals_search"
+    ] == ("each")
+
+
+def test_approvals_with_a_capability_but_no_mode_says_what_to_add(home: Path) -> None:
+    result = run("policy", "approvals", "search", home=home)
+    assert result.code == 2
+    assert "each|flagged|default" in result.stderr
+    wrong = run("policy", "approvals", "search", "sometimes", home=home)
+    assert wrong.code == 2 and "flagged" in wrong.stderr

@@ -151,3 +151,19 @@ def test_the_readme_s_household_commands_run_in_order_and_leave_mum_a_parent(
         assert done.code == 0, (command, done.stderr)
     people = {p["name"]: p for p in json.loads(run("users", "list", "--json", home=home).stdout)}
     assert people["mum"]["parent"] is True
+
+
+def test_set_gives_a_person_their_own_approval_mode_and_household_takes_it_back(
+    home: Path,
+) -> None:
+    run("users", "add", "sam", home=home)
+    changed = run("users", "set", "sam", "--approvals-fetch", "flagged", "--json", home=home)
+    assert changed.code == 0
+    shown = json.loads(changed.stdout)
+    assert (shown["approvals_fetch"], shown["approvals_search"]) == ("flagged", None)
+    text = run("users", "set", "sam", "--approvals-search", "each", home=home).stdout
+    assert "own approval modes: search each, fetch flagged" in text
+    back = run("users", "set", "sam", "--approvals-fetch", "household", "--json", home=home)
+    assert json.loads(back.stdout)["approvals_fetch"] is None
+    wrong = run("users", "set", "sam", "--approvals-fetch", "never", home=home)
+    assert wrong.code == 2

@@ -126,7 +126,7 @@ def test_the_owner_adds_a_person_and_gets_their_one_time_link(
     panel.get_by_label("New person's role").select_option("guest")
     panel.get_by_role("button", name="Add").click()
     expect(panel.locator(".people-link code")).to_contain_text("/login?code=")
-    expect(panel.locator('.person[data-name="sam"] select')).to_have_value("guest")
+    expect(panel.get_by_label("Role of sam")).to_have_value("guest")
     names = [a.name for a in run_coroutine(server.runtime.accounts.all())]
     assert names == ["owner", "sam"]
     screenshot(owner, "people-phone")
@@ -162,3 +162,53 @@ def test_people_and_approvals_are_not_offered_to_a_member(
     member = signed_in(phone, link_for(server, "sam", Role.MEMBER))
     expect(member.locator("#people-open")).to_be_hidden()
     expect(member.locator("#approvals-open")).to_be_hidden()
+
+
+def test_the_owner_sets_how_often_a_persons_page_reads_ask(
+    phone: BrowserContext, server: ConsoleServer
+) -> None:
+    link_for(server, "sam", Role.MEMBER)
+    owner = signed_in(phone, server.login_url())
+    owner.locator("#people-open").click()
+    row = owner.locator('#people-panel .person[data-name="sam"]')
+    row.get_by_text("Limits").click()
+    expect(row.get_by_label("When sam's page reads ask")).to_have_value("household")
+    row.get_by_label("When sam's page reads ask").select_option("flagged")
+    row.get_by_role("button", name="Save").click()
+    expect(
+        owner.locator('#people-panel .person[data-name="sam"]').get_by_label(
+            "When sam's page reads ask"
+        )
+    ).to_have_value("flagged")
+    sam = run_coroutine(server.runtime.accounts.find("sam"))
+    assert sam is not None and sam.approvals == {"fetch": "flagged"}
+
+
+def test_a_parent_allows_a_childs_searches_for_the_rest_of_the_conversation(
+    browser: Browser,
+    phone: BrowserContext,
+    server: ConsoleServer,
+    model: FakeModel,
+    searxng: Peer,
+) -> None:
+    kid_context = browser.new_context(viewport=PHONE)
+    kid_context.set_default_timeout(10_000)
+    try:
+        kid = signed_in(kid_context, link_for(server, "kid", Role.CHILD))
+        parent = signed_in(phone, server.login_url())
+        model.script(tool_call("web_search", {"query": "sea otters"}))
+        kid.fill("#composer-input", "Tell me about sea otters")
+        kid.keyboard.press("Enter")
+        expect(kid.locator(".confirm-waiting")).to_be_visible()
+        parent.locator("#approvals-open").click()
+        parent.get_by_role("button", name="Allow for this conversation, kid: sea otters").click()
+        expect(kid.locator(".answer")).to_contain_text("From the search", timeout=15_000)
+        assert searxng.requests["/search"] == 1
+        # The next clean search of this conversation runs without waiting for anyone.
+        model.script(tool_call("web_search", {"query": "sea otter pups"}))
+        kid.fill("#composer-input", "And their pups?")
+        kid.keyboard.press("Enter")
+        expect(kid.locator(".answer").last).to_contain_text("From the search", timeout=15_000)
+        assert searxng.requests["/search"] == 2
+    finally:
+        kid_context.close()

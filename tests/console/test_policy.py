@@ -157,3 +157,17 @@ class TestCapabilitySwitchesWhileWebAccessIsOff:
         expect(search).to_have_attribute("aria-checked", "false")
         expect(search).to_be_enabled()
         assert server.runtime.policy.read()[WEB_SEARCH] is False
+
+
+def test_the_owner_chooses_beside_a_switch_that_only_flagged_calls_ask(
+    page: Page, server: ConsoleServer
+) -> None:
+    mode = page.get_by_label("When a search asks for approval").first
+    expect(mode).to_have_value("each")
+    expect(mode).to_be_enabled()
+    mode.select_option("flagged")
+    expect(mode).to_be_enabled()  # the write has finished
+    assert server.runtime.policy.approvals() == {"search": "flagged"}
+    page.reload()
+    expect(page.get_by_label("When a search asks for approval").first).to_have_value("flagged")
+    expect(page.get_by_label("When a page read asks for approval").first).to_have_value("each")

@@ -326,3 +326,38 @@ async def test_a_source_that_blocks_is_read_on_a_worker_thread() -> None:
 
     assert (await read_snapshot(Remote())).enabled(WEB_ACCESS)
     assert seen and threading.get_ident() not in seen
+
+
+def test_an_approval_mode_set_at_run_time_is_kept_beside_the_switches_and_can_be_unset(
+    tmp_path: Path,
+) -> None:
+    policy = PolicyFile(tmp_path / "policy.json")
+    assert policy.approvals() == {}
+    policy.set(WEB_ACCESS, True)
+    assert policy.set_approval("fetch", "flagged") == {"fetch": "flagged"}
+    policy.set(WEB_SEARCH, False)
+    assert policy.approvals() == {"fetch": "flagged"}
+    assert policy.snapshot().approvals == {"fetch": "flagged"}
+    assert policy.read()[WEB_ACCESS] is True
+    assert policy.set_approval("fetch", None) == {}
+    assert "approvals" not in json.loads((tmp_path / "policy.json").read_text())
+
+
+def test_an_unknown_approval_key_or_mode_is_refused_with_what_to_use(tmp_path: Path) -> None:
+    policy = PolicyFile(tmp_path / "policy.json")
+    with pytest.raises(KeyError, match="each or flagged"):
+        policy.set_approval("fetch", "never")
+    with pytest.raises(KeyError, match="search, fetch"):
+        policy.set_approval("health", "flagged")
+
+
+def test_a_policy_file_with_a_broken_approval_mode_keeps_everything_off_and_says_why(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "policy.json"
+    path.write_text('{"web_access_enabled": true, "approvals": {"fetch": "always"}}')
+    policy = PolicyFile(path)
+    assert policy.read()[WEB_ACCESS] is False
+    assert policy.approvals() == {}
+    problem = policy.problem()
+    assert problem is not None and "each or flagged" in problem.message

@@ -265,3 +265,19 @@ async def test_on_a_delegated_channel_a_hidden_spelling_of_private_data_is_block
     outcome = await runtime.executor.ainvoke(tool, 1, {argument: value}, channel="mcp")
     assert outcome.error is not None and outcome.error.code == "PRIVACY_BLOCKED"
     assert outcome.stage == "check"
+
+
+async def test_a_domain_filter_spelled_from_private_words_is_flagged_like_the_query(
+    paths: Paths,
+) -> None:
+    runtime = runtime_with(paths, **{"privacy.personal_terms": ["Quillfeather"]})
+    arguments = {"query": "tide tables", "include_domains": ["quillfeather-road.example.com"]}
+    outcome = await runtime.executor.ainvoke("web.search", 1, arguments, channel="cli")
+    assert outcome.pending_confirmation is not None
+    (notice,) = outcome.pending_confirmation.to_dict()["notices"]
+    assert (notice["kind"], notice["argument"]) == ("privacy.personal_term", "include_domains")
+    assert "start" not in notice
+    clean = {"query": "tide tables", "include_domains": ["python.org"]}
+    plain = await runtime.executor.ainvoke("web.search", 1, clean, channel="cli")
+    assert plain.pending_confirmation is not None
+    assert plain.pending_confirmation.notices == ()

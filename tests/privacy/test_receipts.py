@@ -118,3 +118,21 @@ def test_a_rendered_read_says_so_and_names_the_other_hosts_it_contacted() -> Non
         "read docs.example/ (rendered, 14:02 UTC)"
     )
     assert receipt["items"][0]["contacted_hosts"] == ["cdn.example.net", "api.example.org"]
+
+
+def test_a_call_that_ran_without_a_card_says_so_and_by_which_rule() -> None:
+    from dataclasses import replace
+
+    searched = replace(outcome("web.search", "ok", "execute"), unasked="flagged")
+    read = replace(outcome("web.fetch", "ok", "execute"), unasked="conversation")
+    items = [
+        entry(searched, {"query": "zebra facts"}, AT),
+        entry(read, {"url": "https://zoo.example/zebra"}, AT),
+    ]
+    assert [i["unasked"] for i in items] == ["flagged", "conversation"]
+    assert build(items)["summary"] == (
+        "Left this device: searched 'zebra facts' (SearXNG, 14:02 UTC, not asked: nothing "
+        "flagged it), read zoo.example/zebra (14:02 UTC, not asked: allowed for this "
+        "conversation)"
+    )
+    assert "unasked" not in entry(outcome("web.search", "ok", "execute"), {"query": "a"}, AT)

@@ -464,3 +464,23 @@ def test_an_outage_of_the_policy_table_is_logged_once_not_on_every_read(
         outage(2)
         assert len(warnings()) == 2  # ... and the next one is logged again
     policy.close()
+
+
+async def test_an_approval_mode_set_in_one_process_is_read_by_another_and_can_be_unset(
+    database_url: str,
+) -> None:
+    upgrade(database_url, 5)
+    first, second = (PostgresPolicy(database_url, timeout=5) for _ in range(2))
+    try:
+        assert first.approvals() == {}
+        assert second.set_approval("fetch", "flagged") == {"fetch": "flagged"}
+        second.set_approval("search", "each")
+        assert first.approvals() == {"fetch": "flagged", "search": "each"}
+        assert (await first.asnapshot()).approvals == {"fetch": "flagged", "search": "each"}
+        assert "approvals.fetch" not in first.read()
+        assert first.set_approval("fetch", None) == {"search": "each"}
+        with pytest.raises(KeyError, match="each or flagged"):
+            first.set_approval("fetch", "sometimes")
+    finally:
+        first.close()
+        second.close()

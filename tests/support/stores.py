@@ -15,6 +15,7 @@ import pytest
 
 from spyglass.conversation.pending import InMemoryPendingTurnStore, PendingTurnStore
 from spyglass.core.confirmation import ConfirmationStore, InMemoryConfirmationStore
+from spyglass.core.grants import GrantStore, InMemoryGrants
 from spyglass.state.sessions import LoginCodes, LoginCodeStore, Sessions, SessionStore
 from tests.support.service import Clock
 
@@ -29,6 +30,8 @@ class LiveStores:
     pending: PendingTurnStore
     sessions: SessionStore
     login_codes: LoginCodeStore
+    #: "Allow for this conversation" grants.
+    grants: GrantStore | None = None
     #: Builds a second, independent set on the same storage: another process's view.
     other: Any = None
 
@@ -46,9 +49,11 @@ def _build(name: str, clock: Clock, where: Any, lease: float = 30.0) -> tuple[Li
             InMemoryPendingTurnStore(clock, confirmations),
             Sessions(clock),
             LoginCodes(clock),
+            InMemoryGrants(clock),
         )
         return stores, None
     if name == "sqlite":
+        from spyglass.state.grants import SQLiteGrants
         from spyglass.state.sqlite import statefile as sqlite
 
         db = sqlite.StateDB(Path(where), clock)
@@ -59,9 +64,11 @@ def _build(name: str, clock: Clock, where: Any, lease: float = 30.0) -> tuple[Li
             sqlite.SQLitePendingTurnStore(db, lease),
             sqlite.SQLiteSessions(db),
             sqlite.SQLiteLoginCodes(db),
+            SQLiteGrants(db),
         )
         return stores, db
     from spyglass.state import redis
+    from spyglass.state.grants import RedisGrants
 
     server = redis.RedisState(where, timeout=2.0, clock=clock)
     stores = LiveStores(
@@ -71,6 +78,7 @@ def _build(name: str, clock: Clock, where: Any, lease: float = 30.0) -> tuple[Li
         redis.RedisPendingTurnStore(server, lease),
         redis.RedisSessions(server),
         redis.RedisLoginCodes(server),
+        RedisGrants(server),
     )
     return stores, server
 

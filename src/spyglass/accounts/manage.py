@@ -92,6 +92,12 @@ def overrides(changes: Mapping[str, Any]) -> dict[str, Any]:
             out[key] = _capabilities(value)
         elif key in ("allow_domains", "deny_domains"):
             out[key] = _domains(key, value)
+        elif key.startswith("approvals_"):
+            if value not in ("each", "flagged"):
+                raise AccountError(
+                    f"{key} must be each or flagged, or none to follow the household's"
+                )
+            out[key] = value
         elif key == "daily_budget":
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100000:
                 raise AccountError("daily_budget must be a whole number from 0 to 100000, or none")

@@ -27,7 +27,11 @@ OVERRIDES: dict[str, str] = {
     "daily_budget": "calls per day (0 or more; none for no limit)",
     "owner_keys": "whether this person may spend the owner's provider keys",
     "needs_approval": "whether every call of this person waits for an owner or a parent",
+    "approvals_search": "how often their searches ask: each, flagged, or none (the household's)",
+    "approvals_fetch": "how often their page reads ask: each, flagged, or none (the household's)",
 }
+#: The approval keys a person may have their own mode for, as ``approvals_<key>`` overrides.
+PERSONAL_APPROVALS = ("search", "fetch")
 
 
 class AccountError(InputError):
@@ -94,6 +98,13 @@ class Account:
         return bool(self.overrides.get("needs_approval", self.permissions.needs_approval))
 
     @property
+    def approvals(self) -> dict[str, str]:
+        """Their own approval modes (``{"fetch": "flagged"}``); a key left out follows the
+        household's. A person whose calls wait keeps those rules whatever is set here."""
+        found = {key: self.overrides.get(f"approvals_{key}") for key in PERSONAL_APPROVALS}
+        return {key: mode for key, mode in found.items() if mode in ("each", "flagged")}
+
+    @property
     def may_approve(self) -> bool:
         """Approves other people's waiting calls: the owner, and a person marked parent."""
         if self.disabled:
@@ -118,5 +129,7 @@ class Account:
             "daily_budget": self.daily_budget,
             "owner_keys": self.owner_keys,
             "needs_approval": self.needs_approval,
+            # None: the household's mode.
+            **{f"approvals_{key}": self.approvals.get(key) for key in PERSONAL_APPROVALS},
             "has_password": self.has_password,
         }

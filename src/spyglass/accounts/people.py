@@ -60,6 +60,7 @@ class Actors:
             pseudonym=await self.pseudonym(account.id),
             needs_approval=account.needs_approval,
             capabilities=account.capabilities,
+            approvals=account.approvals,
             read=read,
         )
 

@@ -179,6 +179,38 @@ async def precheck(context: InvocationContext) -> Sequence[Notice]:
     return [recipient(order[0]), *notices]
 
 
+#: Why a page read asks under the ``flagged`` rule (:mod:`spyglass.core.flagged`).
+NOT_FROM_CONVERSATION = "this address did not come from this conversation"
+ON_OWN_NETWORK = "this address is on your own network"
+FALLBACK_READER = "a hosted reader may fetch this page for you if Spyglass cannot read it"
+#: The notice kind naming the hosted readers that may see the URL
+#: (:func:`spyglass.fetch.hosted.dispatch.announce`).
+HOSTED_NOTICE = "fetch.provider"
+
+
+def unusual(notices: Sequence[Notice]) -> list[str]:
+    """Why a page read with these precheck notices asks under the ``flagged`` rule: its
+    address did not come from the conversation (no ``provenance`` notice), is on the owner's
+    own network, or a hosted reader would (or, should Spyglass fail, might) fetch it. A read
+    with no recipient at all is a later part of a page read this turn: nothing is sent."""
+    from spyglass.net.private import NOTICE_KIND
+
+    to = next((n.message for n in notices if n.kind == RECIPIENT), None)
+    if to is None:
+        return []
+    kinds = {n.kind for n in notices}
+    found = []
+    if "provenance" not in kinds:
+        found.append(NOT_FROM_CONVERSATION)
+    if NOTICE_KIND in kinds:
+        found.append(ON_OWN_NETWORK)
+    if to != DIRECT_RECIPIENT:
+        found.append(f"{to} will fetch this page for you")
+    elif HOSTED_NOTICE in kinds:
+        found.append(FALLBACK_READER)
+    return found
+
+
 def recipient(name: str) -> Notice:
     """The notice naming who receives the URL: ``direct`` (Spyglass) or the hosted reader."""
     if name == DIRECT:
@@ -549,4 +581,6 @@ CAPABILITY = Capability(
     precheck=precheck,
     timeout_setting="fetch.call_timeout_seconds",
     readiness=problems,
+    approval_key="fetch",
+    unusual=unusual,
 )

@@ -228,4 +228,6 @@ CAPABILITY = Capability(
     timeout_setting="search.timeout_seconds",
     readiness=problems,
     describer=describe,
+    # Under the flagged rule a query asks only when the privacy check finds something.
+    approval_key="search",
 )

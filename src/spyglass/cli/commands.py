@@ -53,7 +53,7 @@ COMMANDS: dict[str, Entry] = {
         "spyglass.cli.policy",
         "policy",
         "Show or change the owner's switches: web access (off until enabled), and under it "
-        "search and fetch, each on unless switched off.",
+        "search and fetch, each on unless switched off; and how often each asks (approvals).",
     ),
     "audit": Entry(
         "spyglass.cli.audit",

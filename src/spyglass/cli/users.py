@@ -81,6 +81,13 @@ def _show(account: Account, json_output: bool, **extra: Any) -> None:
     for key in ("allow_domains", "deny_domains"):
         if data[key]:
             console.print(f"  {key}: {', '.join(data[key])}", markup=False)
+    own = account.approvals
+    if own:
+        modes = ", ".join(f"{key} {mode}" for key, mode in own.items())
+        note = (
+            " (ignored: their calls wait for an owner or parent)" if account.needs_approval else ""
+        )
+        console.print(f"  own approval modes: {modes}{note}", markup=False)
 
 
 @users.command()
@@ -264,6 +271,17 @@ LIST_HELP = "Comma-separated; an empty value clears the list."
     help="Every call waits for an owner or a parent, or they approve their own.",
 )
 @click.option("--parent/--not-parent", default=None, help="Approves other people's waiting calls.")
+@click.option(
+    "--approvals-search",
+    type=click.Choice(["each", "flagged", "household"]),
+    help="How often their searches ask in the console and HTTP API; household follows "
+    "`spyglass policy approvals`. A child's calls keep waiting for a parent.",
+)
+@click.option(
+    "--approvals-fetch",
+    type=click.Choice(["each", "flagged", "household"]),
+    help="How often their page reads ask; household follows `spyglass policy approvals`.",
+)
 @json_option
 def set_(
     name: str,
@@ -274,9 +292,12 @@ def set_(
     owner_keys: bool | None,
     needs_approval: bool | None,
     parent: bool | None,
+    approvals_search: str | None,
+    approvals_fetch: str | None,
     json_output: bool,
 ) -> None:
-    """Change what one person may do (only within their role)."""
+    """Change what one person may do (only within their role), and how often their calls
+    ask."""
     from spyglass.accounts import manage
     from spyglass.accounts.model import AccountError
 
@@ -299,6 +320,12 @@ def set_(
         changes["owner_keys"] = owner_keys
     if needs_approval is not None:
         changes["needs_approval"] = needs_approval
+    for key, mode in (
+        ("approvals_search", approvals_search),
+        ("approvals_fetch", approvals_fetch),
+    ):
+        if mode is not None:
+            changes[key] = None if mode == "household" else mode
 
     async def work(runtime: Runtime) -> Account:
         account = await manage.named(runtime.accounts, name)

@@ -22,6 +22,9 @@ def tool_event(outcome: Outcome, arguments: Any) -> dict[str, Any]:
         event["message"] = outcome.error.message
     if outcome.provider is not None:
         event["provider"] = outcome.provider
+    if outcome.unasked is not None:
+        # Ran without a card: by which rule (``flagged``, ``conversation``).
+        event["unasked"] = outcome.unasked
     summary = _summary(outcome)
     if summary is not None:
         event["summary"] = summary

@@ -465,6 +465,11 @@ class ConversationRunner(RoundRunner):
             # No answer used it (the call stopped before its confirm stage): back to the
             # store, to expire as it would have.
             await executor.give_back(taken)
+            if answer.scope == "conversation" and outcome.stage == "execute":
+                # The approval was taken for this call: "Allow for this conversation" too.
+                await executor.allow_for_conversation(
+                    state.conversation_id, outcome.capability, actor=actor, channel=self.channel
+                )
         else:
             outcome = await executor.adeny(
                 token,

@@ -38,6 +38,9 @@ class Actor:
     #: What they may use, as known when their request began (what the model is offered);
     #: ``None``: whatever the owner's switches allow. The executor asks afresh per call.
     capabilities: frozenset[str] | None = None
+    #: Their own approval mode per ``[approvals]`` key (``{"fetch": "each"}``), as known when
+    #: their request began; a key left out follows the household's.
+    approvals: Mapping[str, str] = field(default_factory=dict, compare=False)
     #: What the :class:`PersonalPolicy` read about them as their request was authenticated,
     #: opaque to the core; the policy may answer a check from it while it is fresh.
     read: object = field(default=None, compare=False, repr=False)

@@ -1,7 +1,8 @@
 """The answers to a confirmation: approve with its token, decline, or wait for an approver.
 
-:class:`Answers` is one of the executor's three parts (with
-:class:`~spyglass.core.permission.Permission` and :class:`~spyglass.core.expiry.ExpirySweep`):
+:class:`Answers` is one of the executor's parts (with
+:class:`~spyglass.core.permission.Permission`, :class:`~spyglass.core.expiry.ExpirySweep` and
+:class:`~spyglass.core.flagged.Unasked`):
 the executor's confirm stage asks it to :meth:`~Answers.issue` a card or to
 :meth:`~Answers.approve` the call a token was given for, and the executor's ``adeny`` asks it
 to :meth:`~Answers.decline` one. It audits nothing itself but the expiry of a card it takes
@@ -73,10 +74,12 @@ class Answers:
         turn: Turn,
         notices: tuple[Notice, ...],
         keep: Keep | None = None,
+        reasons: tuple[str, ...] = (),
     ) -> Outcome:
         """A new card for this call: the ``pending_confirmation`` outcome, its record kept by
         ``keep`` or in the confirmation store (and, for a person whose calls someone else
-        approves, put to that approver)."""
+        approves, put to that approver). ``reasons``: why it asks where the ``flagged`` rule
+        could have let it run."""
         record = PendingRecord(
             token=new_token(),
             binding=Binding(
@@ -108,6 +111,7 @@ class Answers:
                     notices=tuple(n for n in notices if n.kind != RECIPIENT),
                     waiting_for=waiting_for,
                     provider=next((n.message for n in notices if n.kind == RECIPIENT), None),
+                    reasons=reasons,
                 ),
             )
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from spyglass.core.actor import Actor
 from spyglass.core.capability import Capability
-from spyglass.core.outcome import Code, ErrorInfo, Outcome, Stage, Status
+from spyglass.core.outcome import UNASKED, Code, ErrorInfo, Outcome, Stage, Status
 from spyglass.core.policy import PolicySource
 from spyglass.errors import StoreUnavailable
 from spyglass.settings import Settings
@@ -22,6 +22,9 @@ logger = logging.getLogger(__name__)
 
 #: Notices of this kind prefix are privacy findings; their kinds are audited.
 FINDING_PREFIX = "privacy."
+#: Notices of this kind prefix warn that an argument hides or imitates something (invisible
+#: characters, a look-alike host: :mod:`spyglass.untrusted.shown`).
+WARNING_PREFIX = "shown."
 _KIND = re.compile(r"[a-z][a-z0-9_]{0,31}")
 MAX_FINDINGS = 10
 
@@ -91,7 +94,13 @@ def stop(
         stage=stage,
         error=ErrorInfo(code=str(code), message=message, retryable=retryable, reason=reason),
         provider=attempt.extra.get("provider"),
+        unasked=unasked(attempt),
     )
+
+
+def unasked(attempt: Attempt) -> str | None:
+    """The rule the attempt ran under without a card, once past its confirm stage."""
+    return attempt.confirmed_by if attempt.confirmed_by in UNASKED else None
 
 
 def unavailable(attempt: Attempt, exc: StoreUnavailable, *, stage: Stage = "confirm") -> Outcome:

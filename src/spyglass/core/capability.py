@@ -77,6 +77,10 @@ Readiness = Callable[["Settings"], Sequence[str]]
 #: The description for these settings, when part of it depends on them (the search
 #: provider's query operators).
 Describer = Callable[["Settings"], str]
+#: Why a call with these precheck notices is unusual, as short reasons for the person
+#: ("this address did not come from this conversation"); empty when nothing is. Asked by
+#: the ``flagged`` approval rule (:mod:`spyglass.core.flagged`): a call with a reason asks.
+Unusual = Callable[[Sequence["Notice"]], Sequence[str]]
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,13 @@ class Capability:
     readiness: Readiness | None = field(default=None, repr=False, compare=False)
     #: Builds the description from the settings; ``description`` is the settings-free form.
     describer: Describer | None = field(default=None, repr=False, compare=False)
+    #: Its key in ``[approvals]`` and the owner's policy (``search``), when the owner may let
+    #: its calls run without a card under the ``flagged`` rule; ``None``: every call asks.
+    approval_key: str | None = None
+    #: What makes one of its calls unusual enough to ask under the ``flagged`` rule (the
+    #: privacy check's findings always do). ``None`` with an ``approval_key``: nothing but
+    #: the findings does.
+    unusual: Unusual | None = field(default=None, repr=False, compare=False)
     confirmation: Confirmation = field(init=False)
     #: What MCP hosts and models are shown of ``argument_schema`` (spyglass.core.advertised);
     #: validation enforces the whole schema.

@@ -4,7 +4,7 @@ Every call from every front end passes through :meth:`Executor.ainvoke`. The cor
 :meth:`Executor.invoke` adapts it for synchronous callers (the CLI) by running the coroutine
 on a fresh event loop, so it must not be called from inside a running loop.
 
-The executor is one object made of three parts, each a small class in its own module, given to
+The executor is one object made of four parts, each a small class in its own module, given to
 it by the composition root (:func:`spyglass.runtime.build_runtime`) or built from its stores
 when not given, and held as an attribute:
 
@@ -13,7 +13,10 @@ when not given, and held as an attribute:
 - ``answers`` (:class:`~spyglass.core.answers.Answers`): confirmation cards issued, approved
   and declined;
 - ``expiry`` (:class:`~spyglass.core.expiry.ExpirySweep`): cards nobody answered in time,
-  audited once.
+  audited once;
+- ``unasked`` (:class:`~spyglass.core.flagged.Unasked`): whether a call in Spyglass's own
+  conversations runs without a card (the ``flagged`` rule, conversation grants), or why it
+  asks.
 
 Front ends keep calling the executor itself: ``adeny``, ``refuse_confirmation``,
 ``give_back``, ``sweep_expired`` and ``sweep_due`` are thin methods here that hand the work to
@@ -38,6 +41,7 @@ from spyglass.core.attempt import (
     audit_event,
     finding_kinds,
     stop,
+    unasked,
     unavailable,
 )
 from spyglass.core.audit import AuditSink
@@ -45,6 +49,8 @@ from spyglass.core.capability import Capability
 from spyglass.core.confirmation import ConfirmationStore, Taken
 from spyglass.core.context import InvocationContext, Seams, Turn
 from spyglass.core.expiry import ExpirySweep
+from spyglass.core.flagged import Unasked
+from spyglass.core.grants import GrantStore, InMemoryGrants
 from spyglass.core.outcome import Code, Notice, Outcome
 from spyglass.core.parked import Parked
 from spyglass.core.permission import Permission
@@ -81,6 +87,7 @@ class Executor:
         permission: Permission | None = None,
         expiry: ExpirySweep | None = None,
         answers: Answers | None = None,
+        grants: GrantStore | None = None,
     ) -> None:
         self.registry = registry
         self.settings = settings
@@ -96,6 +103,14 @@ class Executor:
         self.expiry = expiry or ExpirySweep(registry, confirmations, audit, clock)
         self.answers = answers or Answers(
             registry, confirmations, self.expiry, people=people, clock=clock
+        )
+        # Asked for the settings and for who waits at every call: both may be swapped after
+        # building (the settings by tests, the answers part with its stores).
+        self.unasked = Unasked(
+            registry,
+            lambda: self.settings,
+            grants or InMemoryGrants(clock),
+            lambda actor: self.answers.waits(actor),
         )
 
     # -- what the parts share, and tests (and the runtime's stores) swap after building ------
@@ -117,6 +132,15 @@ class Executor:
     @confirmations.setter
     def confirmations(self, store: ConfirmationStore) -> None:
         self.expiry.confirmations = self.answers.confirmations = store
+
+    @property
+    def grants(self) -> GrantStore:
+        """Where "Allow for this conversation" grants are kept."""
+        return self.unasked.grants
+
+    @grants.setter
+    def grants(self, store: GrantStore) -> None:
+        self.unasked.grants = store
 
     @property
     def audit(self) -> AuditSink:
@@ -240,6 +264,25 @@ class Executor:
         outcome = self.answers.refused(attempt, reason)
         await self._audited(attempt, outcome)
         return outcome
+
+    async def allow_for_conversation(
+        self,
+        conversation_id: str | None,
+        capability: str,
+        *,
+        actor: Actor | None = None,
+        channel: str,
+        by_approver: bool = False,
+    ) -> bool:
+        """Record an "Allow for this conversation" for ``capability`` (given with an approved
+        call): its later calls in this conversation, for this person, run under the
+        ``flagged`` rule. Only in a conversation Spyglass runs; a person whose calls wait for
+        an owner or a parent cannot give it themselves (``by_approver``: their approver
+        does). Returns whether it was recorded; an unreachable store records nothing (the
+        calls then ask, as before)."""
+        return await self.unasked.allow(
+            conversation_id, capability, actor=actor, channel=channel, by_approver=by_approver
+        )
 
     async def give_back(self, taken: Taken | None) -> None:
         """Put back a record its caller took but no answer used (the call stopped before its
@@ -365,13 +408,17 @@ class Executor:
                 attempt.confirmed_by = "delegated"
             elif not approved:
                 # What the arguments hide or imitate (invisible characters, a look-alike
-                # host), said beside them on every front end's card. Loaded only for a card.
+                # host), said beside them on every front end's card, and a reason to ask.
+                # Loaded only where a card may be issued.
                 from spyglass.untrusted import shown
 
                 notices = (*notices, *shown.notices(arguments))
-                return await self.answers.issue(
-                    attempt, capability, arguments, turn, notices, parked.keep
-                )
+                verdict = await self.unasked.verdict(attempt, capability, turn, notices, waits)
+                if verdict.rule is None:
+                    return await self.answers.issue(
+                        attempt, capability, arguments, turn, notices, parked.keep, verdict.reasons
+                    )
+                attempt.confirmed_by = verdict.rule
             else:
                 attempt.confirmed_by = "approver" if waits else "owner"
 
@@ -508,6 +555,7 @@ class Executor:
             stage="execute",
             result=result,
             provider=context.provider,
+            unasked=unasked(attempt),
         )
 
     def _timeout(self, capability: Capability) -> float:

@@ -87,6 +87,14 @@ RECIPIENT = "recipient"
 DIRECT_RECIPIENT = "direct"
 
 
+#: ``confirmed_by`` of a call that ran without a card under the owner's ``flagged`` mode.
+FLAGGED = "flagged"
+#: ``confirmed_by`` of a call that ran without a card under an "Allow for this conversation".
+CONVERSATION = "conversation"
+#: The rules under which a call that needs confirmation runs without a card.
+UNASKED = frozenset({FLAGGED, CONVERSATION})
+
+
 @dataclass(frozen=True)
 class PendingConfirmation:
     token: str
@@ -100,6 +108,9 @@ class PendingConfirmation:
     waiting_for: str | None = None
     #: Who receives the call once approved (see :data:`RECIPIENT`); None when not known.
     provider: str | None = None
+    #: Why this call asks where the owner let calls run without a card (``flagged``):
+    #: short sentences for the person ("this address did not come from this conversation").
+    reasons: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -113,6 +124,8 @@ class PendingConfirmation:
         }
         if self.waiting_for is not None:
             data["waiting_for"] = self.waiting_for
+        if self.reasons:
+            data["reasons"] = list(self.reasons)
         return data
 
 
@@ -131,6 +144,10 @@ class Outcome:
     #: Search or fetch provider that ran, for the audit log and the person; not serialised
     #: into the Outcome JSON when absent.
     provider: str | None = None
+    #: The rule under which a call that needs confirmation ran without a card
+    #: (:data:`FLAGGED`, :data:`CONVERSATION`); ``None`` when someone approved it, or it
+    #: needed nobody.
+    unasked: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -152,6 +169,8 @@ class Outcome:
             data["pending_confirmation"] = self.pending_confirmation.to_dict()
         if self.provider is not None:
             data["provider"] = self.provider
+        if self.unasked is not None:
+            data["unasked"] = self.unasked
         return data
 
     def to_json(self, *, indent: int | None = None) -> str:

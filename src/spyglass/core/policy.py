@@ -6,6 +6,10 @@ under it one switch per capability it gates, named ``<wire name>_enabled``
 when its master switch and its own switch are both on. The per-capability switches default to
 on, so turning web access on keeps meaning "search and fetch"; an owner who wants snippets but
 no page reads switches fetch off.
+
+Beside the switches the owner keeps how often each capability asks (``approvals``, see
+:mod:`spyglass.core.flagged`): ``each`` or ``flagged`` per ``[approvals]`` key (``search``,
+``fetch``). A value set here overrides the ``[approvals]`` setting; one never set follows it.
 """
 
 from __future__ import annotations
@@ -19,9 +23,9 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from spyglass import jsontext
 from spyglass.core.workers import STORES
@@ -43,6 +47,12 @@ WEB_FETCH = "web_fetch_enabled"
 #: default for a key it holds no value for.
 DEFAULTS: Mapping[str, bool] = {WEB_ACCESS: False, WEB_SEARCH: True, WEB_FETCH: True}
 KNOWN_KEYS = tuple(DEFAULTS)
+#: The capabilities whose approval mode the owner chooses, by their ``[approvals]`` key.
+APPROVAL_KEYS = ("search", "fetch")
+#: The approval modes: every call asks, or only a call a check flags does.
+APPROVAL_MODES = ("each", "flagged")
+#: Where the policy file keeps the approval modes set at run time.
+APPROVALS_FIELD = "approvals"
 #: The code of a refusal because the policy exists but cannot be read (it fails closed).
 POLICY_UNREADABLE = "POLICY_UNREADABLE"
 FIX_HINT = "`spyglass policy enable` or `spyglass policy disable` rewrites it"
@@ -135,15 +145,37 @@ def capability_allowed(
     return switch_off(policy, capability) is None
 
 
+def approval_problem(name: object, mode: object) -> str | None:
+    """Why ``mode`` cannot be the approval mode of ``name``; ``None`` when it can."""
+    if name not in APPROVAL_KEYS:
+        return f"{str(name)[:40]!r} has no approval mode; these do: {', '.join(APPROVAL_KEYS)}"
+    if mode not in APPROVAL_MODES:
+        shown = json.dumps(mode, ensure_ascii=True)[:40]
+        return f"the approval mode of {name} is {shown}; use each or flagged"
+    return None
+
+
+def approvals_of(policy: PolicySource) -> Mapping[str, str]:
+    """The approval modes the owner set at run time (``{"search": "flagged"}``); a key
+    missing follows the ``[approvals]`` setting. A source that keeps none answers ``{}``."""
+    modes = getattr(policy, "approvals", None)
+    if callable(modes):
+        found: Mapping[str, str] = modes()
+        return found
+    return modes if isinstance(modes, Mapping) else {}
+
+
 @dataclass(frozen=True)
 class PolicySnapshot:
     """The owner's switches as read once, so one decision asks the source once.
 
     A :class:`PolicySource` itself; :meth:`problem` is the problem found by that reading.
+    ``approvals``: the approval modes set at run time, from the same reading.
     """
 
     values: Mapping[str, bool]
     found_problem: PolicyProblem | None = None
+    approvals: Mapping[str, str] = field(default_factory=dict)
 
     def enabled(self, key: str) -> bool:
         return self.values.get(key, False)
@@ -165,7 +197,7 @@ def snapshot(policy: PolicySource) -> PolicySnapshot:
         taken: PolicySnapshot = take()
         return taken
     values = {key: policy.enabled(key) for key in KNOWN_KEYS}
-    return PolicySnapshot(values, policy_problem(policy))
+    return PolicySnapshot(values, policy_problem(policy), dict(approvals_of(policy)))
 
 
 async def read_snapshot(policy: PolicySource) -> PolicySnapshot:
@@ -197,7 +229,7 @@ class PolicyFile:
         self._writing = threading.Lock()
         self._problem: PolicyProblem | None = None
         #: The last parse and the file identity it came from (see :meth:`_load`).
-        self._parsed: tuple[tuple[int, ...], dict[str, bool]] | None = None
+        self._parsed: tuple[tuple[int, ...], dict[str, bool], dict[str, str]] | None = None
 
     def read(self) -> dict[str, bool]:
         """Every known switch with its current value.
@@ -205,30 +237,37 @@ class PolicyFile:
         A switch the file does not mention has its default; a file that cannot be read or
         parsed turns every switch off.
         """
-        values, problem = self._load()
+        values, _, problem = self._load()
         self._note(problem)
         return values
 
+    def approvals(self) -> dict[str, str]:
+        """The approval modes set at run time (none while the file cannot be read: every
+        call then asks, as under ``each``)."""
+        _, modes, problem = self._load()
+        self._note(problem)
+        return modes
+
     def problem(self) -> PolicyProblem | None:
         """Why the file cannot be used right now (read afresh), or ``None``."""
-        _, problem = self._load()
+        _, _, problem = self._load()
         self._note(problem)
         return problem
 
     def snapshot(self) -> PolicySnapshot:
-        """Every switch and the file's problem, from one reading."""
-        values, problem = self._load()
+        """Every switch, the approval modes and the file's problem, from one reading."""
+        values, modes, problem = self._load()
         self._note(problem)
-        return PolicySnapshot(values, problem)
+        return PolicySnapshot(values, problem, modes)
 
-    def _load(self) -> tuple[dict[str, bool], PolicyProblem | None]:
+    def _load(self) -> tuple[dict[str, bool], dict[str, str], PolicyProblem | None]:
         values = dict.fromkeys(KNOWN_KEYS, False)
         try:
             info = os.stat(self.path)
         except FileNotFoundError:
-            return dict(DEFAULTS), None
+            return dict(DEFAULTS), {}, None
         except OSError as exc:
-            return values, self._unreadable(f"cannot be read ({exc.strerror or exc})")
+            return values, {}, self._unreadable(f"cannot be read ({exc.strerror or exc})")
         # Every write replaces the file (a new inode); an edit in place changes its modification
         # time or size. While none of that changed, the last parse is still the file's content:
         # fresh on every call for the price of one stat.
@@ -236,19 +275,19 @@ class PolicyFile:
         with self._lock:
             parsed = self._parsed
         if parsed is not None and parsed[0] == identity:
-            return dict(parsed[1]), None
+            return dict(parsed[1]), dict(parsed[2]), None
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:
-            return dict(DEFAULTS), None
+            return dict(DEFAULTS), {}, None
         except OSError as exc:
-            return values, self._unreadable(f"cannot be read ({exc.strerror or exc})")
+            return values, {}, self._unreadable(f"cannot be read ({exc.strerror or exc})")
         try:
             data = jsontext.loads(raw)
         except (ValueError, UnicodeDecodeError):
-            return values, self._unreadable("is not valid JSON")
+            return values, {}, self._unreadable("is not valid JSON")
         if not isinstance(data, dict):
-            return values, self._unreadable("must hold a JSON object")
+            return values, {}, self._unreadable("must hold a JSON object")
         for key in KNOWN_KEYS:
             if key not in data:
                 values[key] = default(key)
@@ -259,17 +298,25 @@ class PolicyFile:
                 # told which value to fix, as for a file that is not JSON at all.
                 shown = json.dumps(data[key], ensure_ascii=True)
                 shown = shown if len(shown) <= 40 else shown[:39] + "…"
-                return dict.fromkeys(KNOWN_KEYS, False), self._unreadable(
-                    f"gives {key} the value {shown}, which is neither true nor false"
+                return (
+                    dict.fromkeys(KNOWN_KEYS, False),
+                    {},
+                    self._unreadable(
+                        f"gives {key} the value {shown}, which is neither true nor false"
+                    ),
                 )
+        modes = data.get(APPROVALS_FIELD, {})
+        wrong = _approvals_problem(modes)
+        if wrong is not None:
+            return dict.fromkeys(KNOWN_KEYS, False), {}, self._unreadable(wrong)
         settled = time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) > _SETTLED_NS
         if len(raw) == info.st_size and settled:
             # Kept only when what was read is what was stat'ed, and only once the file is a
             # little older than the clock's tick: two edits within one tick, of one size,
             # would otherwise look the same (the "racy git" problem).
             with self._lock:
-                self._parsed = (identity, dict(values))
-        return values, None
+                self._parsed = (identity, dict(values), dict(modes))
+        return values, dict(modes), None
 
     def _unreadable(self, what: str) -> PolicyProblem:
         return PolicyProblem(
@@ -294,25 +341,49 @@ class PolicyFile:
         """Change one switch, writing the file atomically. Returns the new state."""
         if key not in KNOWN_KEYS:
             raise KeyError(key)
+        values, _ = self._change(key, value, None)
+        return values
+
+    def set_approval(self, name: str, mode: str | None) -> dict[str, str]:
+        """Set how often ``name`` (``search``, ``fetch``) asks; ``None`` follows the
+        ``[approvals]`` setting again. Returns the modes set now."""
+        problem = approval_problem(name, "each" if mode is None else mode)
+        if problem is not None:
+            raise KeyError(problem)
+        _, modes = self._change(None, None, (name, mode))
+        return modes
+
+    def _change(
+        self, key: str | None, value: bool | None, approval: tuple[str, str | None] | None
+    ) -> tuple[dict[str, bool], dict[str, str]]:
         try:
             # Read, change and write as one step: two switches flipped at once (two requests,
             # the service's worker processes, `spyglass policy` beside them) would otherwise
             # each write the file as it was before the other's change, and one change is lost.
             with self._writing, self._file_locked():
-                values = self.read()
-                values[key] = value
+                values, modes = self.read(), self.approvals()
+                if key is not None and value is not None:
+                    values[key] = value
+                if approval is not None:
+                    name, mode = approval
+                    if mode is None:
+                        modes.pop(name, None)
+                    else:
+                        modes[name] = mode
                 # The file keeps the master switch, the one just set and any switch away from
                 # its default: a switch nobody touched follows its default.
-                kept = {
+                kept: dict[str, Any] = {
                     k: v for k, v in values.items() if k in (WEB_ACCESS, key) or v != default(k)
                 }
+                if modes:
+                    kept[APPROVALS_FIELD] = dict(sorted(modes.items()))
                 self._write(kept)
         except OSError as exc:
             raise StorageError(
                 f"cannot write the policy file {self.path} ({exc.strerror or exc}); "
                 "check that its folder exists and is writable"
             ) from exc
-        return values
+        return values, modes
 
     @contextlib.contextmanager
     def _file_locked(self) -> Iterator[None]:
@@ -328,7 +399,7 @@ class PolicyFile:
         finally:
             os.close(fd)
 
-    def _write(self, values: dict[str, bool]) -> None:
+    def _write(self, values: dict[str, Any]) -> None:
         make_private_dir(self.path.parent)
         # Temp file in the same folder, fsync, rename: readers see the old or the new file,
         # never a torn one, and concurrent writers each replace it whole.
@@ -344,6 +415,17 @@ class PolicyFile:
             Path(tmp).unlink(missing_ok=True)
             raise
         _fsync_dir(self.path.parent)
+
+
+def _approvals_problem(modes: object) -> str | None:
+    """Why the file's ``approvals`` object cannot be used; ``None`` when it can."""
+    if not isinstance(modes, dict):
+        return f"gives {APPROVALS_FIELD} a value that is not an object"
+    for name, mode in modes.items():
+        problem = approval_problem(name, mode)
+        if problem is not None:
+            return f"cannot be used: {problem}"
+    return None
 
 
 def _fsync_dir(folder: Path) -> None:

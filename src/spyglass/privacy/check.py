@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from spyglass.core.context import InvocationContext
 from spyglass.core.outcome import Notice
@@ -163,10 +164,22 @@ def checker(context: InvocationContext) -> PrivacyCheck:
     return PrivacyCheck(context.settings.privacy, context.turn.private_texts)
 
 
+#: ``web.search``'s arguments besides the query that reach the provider (as ``site:`` terms).
+DOMAIN_FILTERS = ("include_domains", "exclude_domains")
+
+
 async def check_query(context: InvocationContext) -> list[Notice]:
-    """``web.search``'s privacy check of its ``query`` argument."""
+    """``web.search``'s privacy check of its ``query`` argument, and of its domain filters:
+    they reach the provider too, so a host name spelled from private words is flagged."""
     query: str = context.arguments["query"]
-    return enforce(context, checker(context).query(query), "query")
+    check = checker(context)
+    notices = enforce(context, check.query(query), "query")
+    for name in DOMAIN_FILTERS:
+        values = context.arguments.get(name) or []
+        found = [f for value in values if isinstance(value, str) for f in check.query(value)]
+        # A finding's span is within one entry, not the list: the notice names the filter.
+        notices += [replace(n, start=None, end=None) for n in enforce(context, found, name)]
+    return notices
 
 
 async def check_url(context: InvocationContext) -> list[Notice]:

@@ -34,6 +34,11 @@ NOT_SENT = {
     "rejected": "refused",
     "pending_confirmation": "waiting for your approval",
 }
+#: ``unasked`` rule → how a call that ran without a card reads on the receipt.
+UNASKED_BY = {
+    "flagged": "not asked: nothing flagged it",
+    "conversation": "not asked: allowed for this conversation",
+}
 #: Error reason → how a call that did not go out is described, where the status alone would
 #: mislead: a card nobody answered in time was not declined by anyone.
 NOT_SENT_BECAUSE = {
@@ -63,6 +68,9 @@ def entry(outcome: Outcome, arguments: Any, at: str | None = None) -> dict[str, 
     }
     if outcome.provider is not None:
         data["provider"] = outcome.provider
+    if outcome.unasked is not None:
+        # It ran without a card: the receipt says so, and by which rule.
+        data["unasked"] = outcome.unasked
     if outcome.error is not None:
         data["code"] = outcome.error.code
     if reason in NOT_SENT_BECAUSE:
@@ -131,6 +139,8 @@ def build(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
                 else "rendered"
             )
         detail.append(_when(item))
+        if item.get("unasked") in UNASKED_BY:
+            detail.append(UNASKED_BY[item["unasked"]])
         if item.get("code") == "INTERRUPTED":
             detail.append("may have been sent: the process running it stopped")
         elif item["status"] != "ok":

@@ -116,19 +116,44 @@ class PolicyBody(_Body):
     web_fetch_enabled: bool | None = Field(
         default=None, description="web.fetch, under the master switch (on unless set off)."
     )
+    approvals_search: Literal["each", "flagged", "default"] | None = Field(
+        default=None,
+        description="How often web.search asks in Spyglass's own conversations: each (every "
+        "call), flagged (only a query the privacy check flags), or default (follow the "
+        "approvals.search setting).",
+    )
+    approvals_fetch: Literal["each", "flagged", "default"] | None = Field(
+        default=None,
+        description="How often web.fetch asks in Spyglass's own conversations: each, flagged "
+        "(only an unusual address: not from the conversation, on your network, to a hosted "
+        "reader, or flagged by the privacy check), or default (follow approvals.fetch).",
+    )
 
     @model_validator(mode="after")
     def _some_switch(self) -> PolicyBody:
-        if not self.changes():
+        if not self.changes() and not self.approval_changes():
             raise ValueError(
                 "name at least one switch: web_access_enabled, web_search_enabled or "
-                "web_fetch_enabled, each true or false"
+                "web_fetch_enabled, each true or false; or approvals_search or "
+                "approvals_fetch, each each, flagged or default"
             )
         return self
 
     def changes(self) -> dict[str, bool]:
         """The switches this body sets, by policy key."""
-        return {key: value for key, value in self.model_dump().items() if value is not None}
+        return {
+            key: value
+            for key, value in self.model_dump().items()
+            if value is not None and not key.startswith("approvals_")
+        }
+
+    def approval_changes(self) -> dict[str, str]:
+        """The approval modes this body sets, by ``[approvals]`` key."""
+        return {
+            key.removeprefix("approvals_"): value
+            for key, value in self.model_dump().items()
+            if value is not None and key.startswith("approvals_")
+        }
 
 
 class InvokeRequest(_Body):
@@ -182,12 +207,26 @@ class PersonChange(_Body):
     no_daily_limit: bool = Field(default=False, description="true removes the daily limit.")
     owner_keys: bool | None = None
     needs_approval: bool | None = None
+    approvals_search: Literal["each", "flagged", "household"] | None = Field(
+        default=None,
+        description="How often this person's searches ask; household follows the owner's "
+        "choice. A child's calls, or a person's who needs approval, keep their rules.",
+    )
+    approvals_fetch: Literal["each", "flagged", "household"] | None = Field(
+        default=None,
+        description="How often this person's page reads ask; household follows the owner's.",
+    )
 
 
 class ApprovalAnswer(_Body):
     """An owner's or parent's answer to a waiting call."""
 
     approve: bool = Field(description="true lets the call run once; false declines it.")
+    scope: Literal["call", "conversation"] = Field(
+        default="call",
+        description="conversation also lets this person's later calls of the same capability "
+        "in the same conversation run under the flagged rule (calls a check flags still wait).",
+    )
 
 
 class ShareBody(_Body):

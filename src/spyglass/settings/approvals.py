@@ -19,13 +19,16 @@ class ApprovalSettings(_Section):
     search: ApprovalMode = Field(
         default="each",
         description="each: every web.search waits for approval; flagged: only a query the "
-        "privacy check flags does.",
+        "privacy check flags does. In the console and HTTP API conversations only: MCP, Open "
+        "WebUI and the command line keep their own rules. `spyglass policy approvals` "
+        "overrides it at run time.",
     )
     fetch: ApprovalMode = Field(
         default="each",
         description="each: every web.fetch waits for approval; flagged: only an address that "
         "did not come from the conversation, is on your own network, goes to a hosted reader "
-        "or carries what the privacy check flags does.",
+        "or carries what the privacy check flags does. Console and HTTP API conversations only, "
+        "as for approvals.search.",
     )
     conversation_minutes: int = Field(
         default=60,

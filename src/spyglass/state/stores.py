@@ -3,11 +3,12 @@
 A plain factory: the composition root (:func:`spyglass.runtime.build_runtime`) calls it with
 the clock every store shares.
 
-Embedded (the default) needs no server: tokens, paused turns, sessions and login codes in
-``state.db``, history in ``spyglass.db``, the audit log and policy as files — all under
-``SPYGLASS_HOME``, kept across a restart and shared by processes on the same machine.
-Shared puts tokens, paused turns, sessions and login codes in Redis and history, audit and
-the policy switch in PostgreSQL, for processes on several machines or behind one proxy.
+Embedded (the default) needs no server: tokens, paused turns, sessions, login codes and
+conversation grants in ``state.db``, history in ``spyglass.db``, the audit log and policy as
+files — all under ``SPYGLASS_HOME``, kept across a restart and shared by processes on the
+same machine. Shared puts tokens, paused turns, sessions, login codes and conversation grants
+in Redis and history, audit and the policy switch in PostgreSQL, for processes on several
+machines or behind one proxy.
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from spyglass.core.audit import AuditLog, AuditSink
 from spyglass.core.confirmation import ConfirmationStore
+from spyglass.core.grants import GrantStore, InMemoryGrants
 from spyglass.core.policy import PolicyFile
 from spyglass.errors import ConfigError, StoreUnavailable
 from spyglass.paths import Paths
 from spyglass.settings import Settings
+from spyglass.state.grants import RedisGrants, SQLiteGrants
 from spyglass.state.pages import PageCache, RedisPageCache, SQLitePageCache
 from spyglass.state.sessions import LoginCodeStore, SessionStore
 
@@ -47,6 +50,14 @@ class OwnerPolicy(Protocol):
     def read(self) -> dict[str, bool]: ...
     def enabled(self, key: str) -> bool: ...
     def set(self, key: str, value: bool) -> dict[str, bool]: ...
+    def approvals(self) -> dict[str, str]:
+        """The approval modes set at run time (``spyglass.core.policy.APPROVAL_KEYS``)."""
+        ...
+
+    def set_approval(self, name: str, mode: str | None) -> dict[str, str]:
+        """Set one approval mode (``None``: follow ``[approvals]``); raises ``KeyError``
+        with what to use for an unknown key or mode."""
+        ...
 
 
 class Probe(Protocol):
@@ -74,6 +85,8 @@ class Stores:
     history: Callable[[], HistoryStore]
     #: Opens the household's accounts (spyglass.accounts), in the state database.
     open_accounts: Callable[[], AccountStore]
+    #: "Allow for this conversation" grants (spyglass.core.grants).
+    grants: GrantStore = field(default_factory=InMemoryGrants)
     probes: dict[str, Probe] = field(default_factory=dict)
     #: Brings the schemas up to date (blocking: run it on a worker thread); returns versions.
     upgrade: Callable[[], dict[str, int]] = dict
@@ -168,6 +181,7 @@ def open_stores(settings: Settings, paths: Paths, clock: Callable[[], float]) ->
             policy=policy,
             history=shared_history,
             open_accounts=shared_accounts,
+            grants=RedisGrants(server),
             probes={"redis": server, "postgresql": probe},
             closers=[server.aclose, probe.close, audit.close, policy.close, people.close],
             upgrade=lambda: {"postgresql": postgres.upgrade(database_url, timeout)},
@@ -205,6 +219,7 @@ def open_stores(settings: Settings, paths: Paths, clock: Callable[[], float]) ->
         policy=PolicyFile(paths.policy_file),
         history=embedded_history,
         open_accounts=embedded_accounts,
+        grants=SQLiteGrants(db),
         probes={"sqlite": db},
         closers=[db.close],
         upgrade=lambda: {"sqlite": db.upgrade()},

@@ -31,10 +31,11 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from spyglass.core.attempt import WARNING_PREFIX
 from spyglass.core.outcome import Notice
 
 #: Notice kinds; ``shown.`` notices are warnings, shown with the privacy findings.
-KIND_PREFIX = "shown."
+KIND_PREFIX = WARNING_PREFIX
 HIDDEN = KIND_PREFIX + "hidden"
 HOST = KIND_PREFIX + "host"
 

@@ -190,3 +190,35 @@ async def test_each_waiting_call_of_a_child_s_round_goes_to_the_queue_and_one_ba
         assert done.status_code == 200, done.text
         assert [e["status"] for e in done.json()["events"]] == ["ok", "denied"]
     assert web.hits["/search"] == 1
+
+
+async def test_a_parent_can_approve_a_childs_call_for_the_rest_of_the_conversation(
+    app: FastAPI, api_token: str, web_on: Runtime, fake_model: FakeModel
+) -> None:
+    grants = web_on.executor.grants
+    async with kid_waits_for_owner(app, api_token, fake_model) as (_kid, owner, turn, call):
+        kid_id = (await app.state.spyglass.accounts.find("kid")).id
+        conversation = turn["conversation_id"]
+        approved = await owner.post(
+            f"/api/v1/approvals/{call['id']}", json={"approve": True, "scope": "conversation"}
+        )
+        assert approved.status_code == 200
+        assert approved.json()["scope"] == "conversation"
+        assert await grants.use(conversation, kid_id, "web.search", 60)
+        assert not await grants.use("another", kid_id, "web.search", 60)
+        assert not await grants.use(conversation, kid_id, "web.fetch", 60)
+
+
+async def test_a_childs_own_answer_for_the_conversation_grants_nothing(
+    app: FastAPI, api_token: str, web_on: Runtime, fake_model: FakeModel
+) -> None:
+    grants = web_on.executor.grants
+    async with kid_waits_for_owner(app, api_token, fake_model) as (kid, owner, turn, call):
+        kid_id = (await app.state.spyglass.accounts.find("kid")).id
+        await owner.post(f"/api/v1/approvals/{call['id']}", json={"approve": True})
+        fake_model.script(text("Otters swim."))
+        body = answer(turn)
+        body["confirmation"]["scope"] = "conversation"
+        done = await kid.post(URL, json=body)
+        assert done.status_code == 200 and done.json()["text"] == "Otters swim."
+        assert not await grants.use(turn["conversation_id"], kid_id, "web.search", 60)

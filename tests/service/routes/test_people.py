@@ -107,3 +107,35 @@ async def test_a_person_stores_their_own_key_which_is_then_never_shown(app: Fast
         assert (await visitor.delete("/api/v1/keys/brave")).status_code == 204
         assert (await visitor.get("/api/v1/keys")).json() == {"providers": []}
     assert await app.state.spyglass.accounts.keys(guest.id) == {}
+
+
+async def test_the_owner_sets_a_persons_own_approval_mode_and_household_takes_it_back(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    sam = await add(app, "sam", Role.MEMBER)
+    changed = await client.patch(f"/api/v1/people/{sam.id}", json={"approvals_fetch": "flagged"})
+    assert changed.status_code == 200, changed.text
+    assert (changed.json()["approvals_fetch"], changed.json()["approvals_search"]) == (
+        "flagged",
+        None,
+    )
+    actor = await app.state.spyglass.runtime.actors.actor(
+        await app.state.spyglass.accounts.get(sam.id)
+    )
+    assert actor.approvals == {"fetch": "flagged"}
+    back = await client.patch(f"/api/v1/people/{sam.id}", json={"approvals_fetch": "household"})
+    assert back.json()["approvals_fetch"] is None
+    wrong = await client.patch(f"/api/v1/people/{sam.id}", json={"approvals_fetch": "never"})
+    assert wrong.status_code == 422 and "approvals_fetch" in wrong.json()["error"]["message"]
+
+
+async def test_signing_out_ends_the_persons_conversation_grants(app: FastAPI) -> None:
+    sam = await add(app, "sam", Role.MEMBER)
+    grants = app.state.spyglass.runtime.executor.grants
+    await grants.grant("c1", sam.id, "web.search", 600)
+    await grants.grant("c1", "someone-else", "web.search", 600)
+    async with console(app, sam) as browser:
+        signed_out = await browser.post("/api/v1/session/sign-out")
+        assert signed_out.json() == {"signed_out": True}
+    assert not await grants.use("c1", sam.id, "web.search", 600)
+    assert await grants.use("c1", "someone-else", "web.search", 600)

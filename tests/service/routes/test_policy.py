@@ -16,6 +16,8 @@ async def test_policy_is_off_by_default_and_can_be_switched(
         "web_access_enabled": False,
         "web_search_enabled": True,
         "web_fetch_enabled": True,
+        "approvals_search": "each",
+        "approvals_fetch": "each",
     }
     on = await client.post("/api/v1/policy", json={"web_access_enabled": True})
     assert on.json()["web_access_enabled"] is True
@@ -98,6 +100,8 @@ async def test_fetch_can_be_switched_off_on_its_own_and_the_others_keep_their_va
         "web_access_enabled": True,
         "web_search_enabled": True,
         "web_fetch_enabled": False,
+        "approvals_search": "each",
+        "approvals_fetch": "each",
     }
     assert (await client.get("/api/v1/policy")).json() == response.json()
     stored = json.loads(service_runtime.paths.policy_file.read_text())
@@ -116,3 +120,47 @@ async def test_a_body_that_names_no_switch_is_422_listing_the_switches(
 async def test_an_unknown_switch_is_422(client: httpx.AsyncClient) -> None:
     response = await client.post("/api/v1/policy", json={"web_shopping_enabled": True})
     assert response.status_code == 422
+
+
+async def test_how_often_search_and_fetch_ask_is_switched_at_run_time_and_kept(
+    client: httpx.AsyncClient, service_runtime: Runtime
+) -> None:
+    response = await client.post("/api/v1/policy", json={"approvals_fetch": "flagged"})
+    assert response.status_code == 200
+    assert response.json()["approvals_fetch"] == "flagged"
+    assert response.json()["approvals_search"] == "each"
+    assert service_runtime.policy.approvals() == {"fetch": "flagged"}
+    stored = json.loads(service_runtime.paths.policy_file.read_text())
+    assert stored["approvals"] == {"fetch": "flagged"}
+    both = await client.post(
+        "/api/v1/policy", json={"approvals_search": "flagged", "web_access_enabled": True}
+    )
+    assert both.json()["approvals_search"] == "flagged"
+    assert both.json()["web_access_enabled"] is True
+    back = await client.post("/api/v1/policy", json={"approvals_fetch": "default"})
+    assert back.json()["approvals_fetch"] == "each"
+    assert service_runtime.policy.approvals() == {"search": "flagged"}
+
+
+async def test_an_unknown_approval_mode_is_422_naming_the_modes(client: httpx.AsyncClient) -> None:
+    response = await client.post("/api/v1/policy", json={"approvals_fetch": "sometimes"})
+    assert response.status_code == 422
+    message = response.json()["error"]["message"]
+    assert "approvals_fetch" in message and "flagged" in message
+
+
+async def test_only_the_owner_chooses_how_often_calls_ask(
+    client: httpx.AsyncClient, service_runtime: Runtime
+) -> None:
+    from spyglass.accounts.roles import Role
+    from spyglass.accounts.store import API_TOKEN
+
+    member = await service_runtime.accounts.create("sam", Role.MEMBER)
+    token = await service_runtime.accounts.issue(member.id, API_TOKEN, None)
+    response = await client.post(
+        "/api/v1/policy",
+        json={"approvals_search": "flagged"},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert response.status_code == 403
+    assert service_runtime.policy.approvals() == {}

@@ -153,9 +153,12 @@ export function listApprovals() {
   return json("GET", "/api/v1/approvals");
 }
 
-/** Approve or decline a waiting call (owners and parents). */
-export function answerApproval(id, approve) {
-  return json("POST", `/api/v1/approvals/${encodeURIComponent(id)}`, { approve });
+/**
+ * Approve or decline a waiting call (owners and parents); scope "conversation" also lets the
+ * person's later calls of that kind in that conversation run when no check flags them.
+ */
+export function answerApproval(id, approve, scope = "call") {
+  return json("POST", `/api/v1/approvals/${encodeURIComponent(id)}`, { approve, scope });
 }
 
 export function listPeople() {

@@ -6,7 +6,7 @@ import { Chat } from "./chat.js";
 import { hideGate, showGate } from "./gate.js";
 import { History } from "./history.js";
 import { ModelPicker } from "./models.js";
-import { PolicySwitches, WEB_ACCESS, WEB_FETCH, WEB_SEARCH } from "./policy.js";
+import { APPROVALS_FETCH, APPROVALS_SEARCH, PolicySwitches, WEB_ACCESS, WEB_FETCH, WEB_SEARCH } from "./policy.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -44,6 +44,10 @@ function start(session) {
         [WEB_ACCESS]: [$("web-switch")],
         [WEB_SEARCH]: [$("search-switch"), $("search-switch-drawer")],
         [WEB_FETCH]: [$("fetch-switch"), $("fetch-switch-drawer")],
+      },
+      modes: {
+        [APPROVALS_SEARCH]: [$("search-approvals"), $("search-approvals-drawer")],
+        [APPROVALS_FETCH]: [$("fetch-approvals"), $("fetch-approvals-drawer")],
       },
       hint: $("policy-hint"),
       problem: $("policy-problem"),

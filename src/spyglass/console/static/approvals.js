@@ -103,13 +103,17 @@ export class ApprovalQueue {
   item(call) {
     const approve = h("button", { type: "button", class: "button button-primary", text: "Approve" });
     const deny = h("button", { type: "button", class: "button button-secondary", text: "Decline" });
+    // Also lets this person's later calls of this kind in this conversation run, unless a
+    // check flags one (a search carrying private data, an address from elsewhere).
+    const allow = h("button", { type: "button", class: "button button-secondary", text: "Allow for this conversation" });
     const what = call.capability === "web.fetch" ? "wants to open" : call.capability === "web.search" ? "wants to search for" : `wants ${call.capability}`;
     approve.setAttribute("aria-label", `Approve ${call.person}: ${literal(call)}`);
     deny.setAttribute("aria-label", `Decline ${call.person}: ${literal(call)}`);
-    const answer = async (yes) => {
-      approve.disabled = deny.disabled = true;
+    allow.setAttribute("aria-label", `Allow for this conversation, ${call.person}: ${literal(call)}`);
+    const answer = async (yes, scope = "call") => {
+      approve.disabled = deny.disabled = allow.disabled = true;
       try {
-        await answerApproval(call.id, yes);
+        await answerApproval(call.id, yes, scope);
       } catch (error) {
         this.hooks.onError(`Could not answer: ${error.message}`);
       }
@@ -117,6 +121,7 @@ export class ApprovalQueue {
     };
     approve.addEventListener("click", () => answer(true));
     deny.addEventListener("click", () => answer(false));
+    allow.addEventListener("click", () => answer(true, "conversation"));
     return h(
       "li",
       { class: "approval" },
@@ -124,7 +129,7 @@ export class ApprovalQueue {
       h("div", { class: "confirm-value" }, ...shownNodes(literal(call))),
       noticeList(call.notices),
       h("p", { class: "approval-expiry", text: `${call.expires_in_seconds} s left` }),
-      h("div", { class: "confirm-actions" }, deny, approve),
+      h("div", { class: "confirm-actions" }, deny, call.in_conversation ? allow : null, approve),
     );
   }
 }
@@ -218,6 +223,10 @@ export class PeoplePanel {
     const budget = h("input", { type: "number", min: "0", value: person.daily_budget ?? "", "aria-label": `Calls a day for ${person.name}`, placeholder: "no limit" });
     const waits = h("input", { type: "checkbox", checked: person.needs_approval, "aria-label": `${person.name}'s calls wait for an approver` });
     const parent = h("input", { type: "checkbox", checked: person.parent, "aria-label": `${person.name} approves others' calls` });
+    const modes = {
+      approvals_search: this.modeSelect(person.approvals_search, `When ${person.name}'s searches ask`),
+      approvals_fetch: this.modeSelect(person.approvals_fetch, `When ${person.name}'s page reads ask`),
+    };
     const save = h("button", { type: "submit", class: "button button-secondary", text: "Save" });
     const form = h(
       "form",
@@ -227,6 +236,9 @@ export class PeoplePanel {
       h("label", {}, "Calls a day ", budget),
       h("label", {}, waits, " Calls wait for an approver"),
       person.role === "member" ? h("label", {}, parent, " Parent (approves others' calls)") : null,
+      // A child's calls, and a person's whose calls wait, keep waiting whatever is set here.
+      h("label", {}, "Searches ask ", modes.approvals_search),
+      h("label", {}, "Page reads ask ", modes.approvals_fetch),
       save,
     );
     form.addEventListener("submit", (event) => {
@@ -239,9 +251,22 @@ export class PeoplePanel {
       if (budget.value === "") changes.no_daily_limit = true;
       else changes.daily_budget = Number(budget.value);
       if (person.role === "member") changes.parent = parent.checked;
+      for (const [key, select] of Object.entries(modes)) changes[key] = select.value;
       this.change(person, changes);
     });
     return h("details", { class: "person-more" }, h("summary", { text: "Limits" }), form);
+  }
+
+  /** How often a person's calls of one kind ask: the household's choice, or their own. */
+  modeSelect(value, label) {
+    const select = h("select", { "aria-label": label });
+    const choices = [
+      ["household", "as the household"],
+      ["each", "each time"],
+      ["flagged", "only when flagged"],
+    ];
+    for (const [mode, text] of choices) select.append(h("option", { value: mode, text, selected: mode === (value ?? "household") }));
+    return select;
   }
 
   async change(person, changes) {

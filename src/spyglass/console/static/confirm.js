@@ -60,7 +60,7 @@ function callDetails(pending, words, noteId) {
   const value = h("div", { class: `confirm-value confirm-value-${pending.capability === "web.fetch" ? "url" : "query"}`, tabindex: "0", "aria-label": `${words.title}: ${literal}` });
   const argument = pending.capability === "web.search" ? "query" : pending.capability === "web.fetch" ? "url" : null;
   fillHighlighted(value, literal, pending.notices, argument);
-  const notices = noticeList(pending.notices);
+  const notices = noticeList(pending.notices, pending.reasons);
 
   const extras = h("ul", { class: "confirm-extras" });
   for (const [key, raw] of Object.entries(args)) {

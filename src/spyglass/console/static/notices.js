@@ -81,12 +81,22 @@ export function fillHighlighted(target, literal, notices, argument) {
   target.replaceChildren(...nodes);
 }
 
-/** The list of notices shown under the value, privacy findings first. */
-export function noticeList(notices) {
+/**
+ * The list of notices shown under the value, privacy findings first; `reasons` (why a call
+ * asks where the owner lets calls nothing flags run without a card) come before them all.
+ */
+export function noticeList(notices, reasons = []) {
   const items = [...(notices ?? [])].filter((n) => n && n.message);
-  if (items.length === 0) return null;
+  const why = (Array.isArray(reasons) ? reasons : []).filter((r) => typeof r === "string" && r);
+  if (items.length === 0 && why.length === 0) return null;
   items.sort((a, b) => Number(!String(a.kind).startsWith("privacy.")) - Number(!String(b.kind).startsWith("privacy.")));
   const list = h("ul", { class: "confirm-notices" });
+  for (const reason of why) {
+    const item = h("li", { class: "confirm-notice confirm-reason" },
+      h("span", { class: "confirm-notice-icon", "aria-hidden": "true", text: "?" }),
+      h("span", { text: `Asks because ${reason}` }));
+    list.append(item);
+  }
   for (const notice of items) {
     const kind = String(notice.kind ?? "");
     // Hidden characters and look-alike hosts (shown.*) warn like the privacy findings.

@@ -1,22 +1,27 @@
 // The owner's switches in the header: web access, and under it web search and page reading.
 // Each shows the owner's real policy, writes a change at once and puts itself back, visibly,
 // when the write fails. The two capability switches only matter while web access is on, so
-// they are greyed out (but keep their value) while it is off.
+// they are greyed out (but keep their value) while it is off. Beside each, how often its
+// calls ask: "ask each" (every call waits for a card) or "ask if flagged" (in these
+// conversations only a call a check flags waits; the others run and are shown as they run).
 
 import { getPolicy, setPolicy } from "./api.js";
 
 export const WEB_ACCESS = "web_access_enabled";
 export const WEB_SEARCH = "web_search_enabled";
 export const WEB_FETCH = "web_fetch_enabled";
+export const APPROVALS_SEARCH = "approvals_search";
+export const APPROVALS_FETCH = "approvals_fetch";
+const MODE_NAMES = { [APPROVALS_SEARCH]: "When a search asks", [APPROVALS_FETCH]: "When a page read asks" };
 
 const NAMES = { [WEB_ACCESS]: "Web access", [WEB_SEARCH]: "Web search", [WEB_FETCH]: "Reading pages" };
 
 export class PolicySwitches {
   /**
-   * @param {{buttons: Record<string, HTMLButtonElement[]>, hint: HTMLElement,
-   *          problem: HTMLElement, problemMessage: HTMLElement, groups: HTMLElement[]}} ui
+   * @param {{buttons: Record<string, HTMLButtonElement[]>, modes?: Record<string, HTMLSelectElement[]>,
+   *          hint: HTMLElement, problem: HTMLElement, problemMessage: HTMLElement, groups: HTMLElement[]}} ui
    *   `buttons` maps each policy key to its switches (the header's, and the drawer's on a
-   *   phone); `groups` hold the capability switches.
+   *   phone); `modes` each approval mode to its selects; `groups` hold the capability switches.
    * @param {{onError: (message: string) => void}} hooks
    */
   constructor(ui, hooks) {
@@ -32,6 +37,10 @@ export class PolicySwitches {
     this.problem = null;
     for (const [key, buttons] of Object.entries(ui.buttons)) {
       for (const button of buttons) button.addEventListener("click", () => this.toggle(key, button));
+    }
+    this.modes = { [APPROVALS_SEARCH]: "each", [APPROVALS_FETCH]: "each" };
+    for (const [key, selects] of Object.entries(ui.modes ?? {})) {
+      for (const select of selects) select?.addEventListener("change", () => this.choose(key, select));
     }
   }
 
@@ -66,6 +75,16 @@ export class PolicySwitches {
     for (const key of Object.keys(this.values)) {
       if (typeof values?.[key] === "boolean") this.values[key] = values[key];
     }
+    for (const key of Object.keys(this.modes)) {
+      if (values?.[key] === "each" || values?.[key] === "flagged") this.modes[key] = values[key];
+    }
+    for (const [key, selects] of Object.entries(this.ui.modes ?? {})) {
+      for (const select of selects) {
+        if (!select) continue;
+        select.value = this.modes[key];
+        select.disabled = this.saving.has(key) || !this.values[WEB_ACCESS];
+      }
+    }
     const master = this.values[WEB_ACCESS];
     for (const [key, buttons] of Object.entries(this.ui.buttons)) {
       for (const button of buttons) {
@@ -83,6 +102,30 @@ export class PolicySwitches {
     this.ui.problem.hidden = !problem;
     this.ui.problemMessage.textContent = problem ? problem.message : "";
     this.ui.hint.hidden = this.values[WEB_ACCESS] || Boolean(problem);
+  }
+
+  /** Write the approval mode `select` now shows; put it back, visibly, if that fails. */
+  async choose(key, select) {
+    if (this.saving.has(key)) return;
+    const previous = this.modes[key];
+    const chosen = select.value;
+    this.changes += 1;
+    this.saving.add(key);
+    this.show({ [key]: chosen });
+    try {
+      const state = await setPolicy({ [key]: chosen });
+      this.saving.delete(key);
+      this.show({ [key]: state[key] });
+    } catch (error) {
+      this.saving.delete(key);
+      this.show({ [key]: previous });
+      select.classList.add("switch-failed");
+      setTimeout(() => select.classList.remove("switch-failed"), 1200);
+      this.hooks.onError(`${MODE_NAMES[key]} was not changed: ${error.message}`);
+    } finally {
+      this.saving.delete(key);
+      this.show({});
+    }
   }
 
   async toggle(key, button) {

@@ -16,6 +16,9 @@ export function subjectOf(capability, args) {
   return capability;
 }
 
+/** How a call that ran without a card reads, by the rule it ran under. */
+const UNASKED = { flagged: "not asked: nothing flagged it", conversation: "not asked: allowed for this conversation" };
+
 /** The status-line text while a call runs. */
 export function runningText(capability, args) {
   if (capability === "web.search") return `Searching the web for “${subjectOf(capability, args)}”…`;
@@ -92,6 +95,12 @@ export class ToolBlock {
         break;
       default:
         this.showProblem("failed", this.words().failed, event);
+    }
+    // A call that ran without a card says so, and by which rule (nothing runs unseen).
+    const unasked = UNASKED[event.unasked];
+    if (unasked) {
+      this.element.dataset.unasked = event.unasked;
+      this.detail.append(h("span", { class: "tool-unasked", text: ` · ${unasked}` }));
     }
   }
 

@@ -3,7 +3,9 @@
 ``GET /api/v1/approvals`` shows an approver every waiting call with the person, the literal
 query or URL and the privacy findings; anyone else sees only their own (so their page can
 say who it waits for). Only an approver answers, once: the call's token stays with the
-person who asked and works, once, only after the approval.
+person who asked and works, once, only after the approval. An approval with ``"scope":
+"conversation"`` also lets that person's later calls of the same capability in the same
+conversation run under the flagged rule (a call a check flags still waits).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 from fastapi import APIRouter
 
 from spyglass.accounts.queue import WaitingCall
+from spyglass.core.flagged import OWN_CHANNEL
 from spyglass.service.errors import ApiError
 from spyglass.service.models import ApprovalAnswer
 from spyglass.service.state import Caller, ServiceState, State
@@ -34,6 +37,8 @@ def _shown(call: WaitingCall, names: dict[str, str], now: float) -> dict[str, An
         "notices": call.notices,
         "decision": call.decision,
         "expires_in_seconds": max(0, round(call.expires_at - now)),
+        # Made in a conversation: it can also be allowed for the rest of that conversation.
+        "in_conversation": call.conversation_id is not None,
     }
 
 
@@ -74,7 +79,24 @@ async def answer_approval(
     decided = await state.accounts.decide(call.id, account.id, body.approve)
     if decided is None:
         raise _gone()
-    return _shown(decided, await _names(state), state.runtime.clock())
+    shown = _shown(decided, await _names(state), state.runtime.clock())
+    if body.approve and body.scope == "conversation":
+        shown["scope"] = "conversation" if await _allow(state, decided) else "call"
+    return shown
+
+
+async def _allow(state: ServiceState, call: WaitingCall) -> bool:
+    """The approver's "Allow for this conversation" for the person whose call this is."""
+    person = await state.accounts.get(call.account_id)
+    if person is None or call.conversation_id is None:
+        return False
+    return await state.runtime.executor.allow_for_conversation(
+        call.conversation_id,
+        call.capability,
+        actor=await state.runtime.actors.actor(person),
+        channel=OWN_CHANNEL,
+        by_approver=True,
+    )
 
 
 def _gone() -> ApiError:

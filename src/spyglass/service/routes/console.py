@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,13 +21,16 @@ from spyglass.accounts.passwords import dummy_hash, verify_password
 from spyglass.accounts.store import LOGIN, SESSION
 from spyglass.console import STATIC_DIR
 from spyglass.core.policy import WEB_ACCESS, policy_problem
+from spyglass.errors import StoreUnavailable
 from spyglass.llm.naming import model_problem
 from spyglass.service.auth import COOKIE
 from spyglass.service.errors import ApiError
 from spyglass.service.models import PasswordLogin
-from spyglass.service.state import Caller, State, require_owner
+from spyglass.service.state import Caller, ServiceState, State, require_owner
 from spyglass.state.sessions import SESSION_TTL_SECONDS
 from spyglass.version import __version__
+
+logger = logging.getLogger(__name__)
 
 router = APIRouter()
 
@@ -97,10 +101,24 @@ async def session(principal: Caller, state: State) -> dict[str, Any]:
 )
 async def sign_out(request: Request, state: State) -> Response:
     session_id = request.cookies.get(COOKIE)
+    if session_id and await state.sessions.get(session_id) is not None:
+        await _drop_grants(state, session_id)
     ended = await state.sessions.end(session_id) if session_id else False
     response = JSONResponse({"signed_out": ended})
     response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
     return response
+
+
+async def _drop_grants(state: ServiceState, session_id: str) -> None:
+    """Signing out ends the person's "Allow for this conversation" grants, everywhere."""
+    try:
+        bound = await state.accounts.session(session_id)
+        person = OWNER_ID if bound == "unbound" else bound.id if bound is not None else None
+        if person is not None:
+            await state.runtime.executor.grants.drop_person(person)
+    except StoreUnavailable as exc:
+        # The sign-out itself still ends the session; the grants lapse when idle.
+        logger.warning("grants of a person signing out could not be dropped: %s", exc.message)
 
 
 @router.post(

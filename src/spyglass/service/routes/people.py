@@ -91,6 +91,10 @@ async def change_person(
     }
     if body.no_daily_limit:
         changes["daily_budget"] = None
+    for key in ("approvals_search", "approvals_fetch"):
+        mode = getattr(body, key)
+        if mode is not None:
+            changes[key] = None if mode == "household" else mode
     with _invalid_account():
         if body.parent and not account.permissions.may_be_parent:
             raise AccountError(f"a {account.role.value} cannot be a parent")

@@ -6,13 +6,16 @@ import logging
 from typing import Any
 
 from spyglass.core.outcome import Code
-from spyglass.core.policy import KNOWN_KEYS, PolicyProblem, PolicySnapshot
+from spyglass.core.policy import KNOWN_KEYS, PolicyProblem, PolicySnapshot, approval_problem
 from spyglass.core.policy import default as policy_default
 from spyglass.errors import StoreUnavailable
 from spyglass.state.postgres.connection import STATEMENT_SECONDS, BlockingConnection
 from spyglass.state.postgres.loopconn import LoopConnection
 
 logger = logging.getLogger(__name__)
+
+#: An approval mode set at run time is a row ``approvals.<key>`` (``enabled``: flagged).
+APPROVAL_ROW = "approvals."
 
 
 class PostgresPolicy:
@@ -93,6 +96,32 @@ class PostgresPolicy:
             return policy_default(key)
         return rows[0][0] is True
 
+    def approvals(self) -> dict[str, str]:
+        """The approval modes set at run time; none while the table cannot be read (every
+        call then asks, as under ``each``)."""
+        try:
+            rows = self._query("SELECT key, enabled FROM policy", ())
+        except StoreUnavailable as exc:
+            self._unreachable(exc, "every switch")
+            return {}
+        self._reachable()
+        return _approvals(rows)
+
+    def set_approval(self, name: str, mode: str | None) -> dict[str, str]:
+        """Set how often ``name`` asks; ``None`` follows ``[approvals]`` again."""
+        problem = approval_problem(name, "each" if mode is None else mode)
+        if problem is not None:
+            raise KeyError(problem)
+        if mode is None:
+            self._query("DELETE FROM policy WHERE key = %s RETURNING key", (APPROVAL_ROW + name,))
+        else:
+            self._query(
+                "INSERT INTO policy(key, enabled) VALUES (%s, %s) "
+                "ON CONFLICT (key) DO UPDATE SET enabled = excluded.enabled RETURNING key",
+                (APPROVAL_ROW + name, mode == "flagged"),
+            )
+        return self.approvals()
+
     def set(self, key: str, value: bool) -> dict[str, bool]:
         if key not in KNOWN_KEYS:
             raise KeyError(key)
@@ -112,7 +141,15 @@ def _snapshot(rows: list[tuple[Any, ...]]) -> PolicySnapshot:
     # A switch never set has its default (search and fetch on under web access).
     values = {key: policy_default(key) for key in KNOWN_KEYS}
     values.update({key: enabled is True for key, enabled in rows if key in values})
-    return PolicySnapshot(values)
+    return PolicySnapshot(values, approvals=_approvals(rows))
+
+
+def _approvals(rows: list[tuple[Any, ...]]) -> dict[str, str]:
+    return {
+        key.removeprefix(APPROVAL_ROW): "flagged" if enabled is True else "each"
+        for key, enabled in rows
+        if isinstance(key, str) and key.startswith(APPROVAL_ROW)
+    }
 
 
 def _unreadable(exc: StoreUnavailable) -> PolicySnapshot:

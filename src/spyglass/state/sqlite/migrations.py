@@ -106,6 +106,17 @@ STATE_MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE paused_turns ADD COLUMN approval TEXT;
     ALTER TABLE paused_turns ADD COLUMN approval_audited INTEGER NOT NULL DEFAULT 0;
     """,
+    # 6: "Allow for this conversation" grants (spyglass.core.grants, state/grants.py).
+    """
+    CREATE TABLE conversation_grants (
+        conversation_id TEXT NOT NULL,
+        account TEXT NOT NULL,
+        capability TEXT NOT NULL,
+        expires_at REAL NOT NULL,
+        PRIMARY KEY (conversation_id, account, capability)
+    );
+    CREATE INDEX conversation_grants_by_account ON conversation_grants(account);
+    """,
 )
 
 
