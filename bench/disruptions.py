@@ -47,7 +47,7 @@ class Load:
     retry_seconds: float
     stop: bool = False
     codes: Counter[str] = field(default_factory=Counter)  # answers that were not a card or ok
-    failures: list[float] = field(default_factory=list)  # when each came
+    failures: list[tuple[float, str]] = field(default_factory=list)  # when each came, what
     conversations: list[dict[str, Any]] = field(default_factory=list)
 
     async def post(
@@ -64,7 +64,8 @@ class Load:
                 break
             except httpx.ConnectError:  # nothing was sent
                 self.codes["connection refused"] += 1
-            except httpx.HTTPError:  # sent, maybe acted on, but no answer
+            except httpx.HTTPError as error:  # sent, maybe acted on, but no answer
+                end = f"no answer ({type(error).__name__})"
                 break
         if end == "200":
             search = [e for e in answer["events"] if e["capability"] == "web.search"][-1]
@@ -74,7 +75,7 @@ class Load:
             end += " " + answer["error"]["code"]
         if end not in ("ok", "card"):
             self.codes[end] += 1
-            self.failures.append(time.monotonic())
+            self.failures.append((time.monotonic(), end))
         return end, answer
 
 
@@ -94,7 +95,7 @@ async def conversation(load: Load, http: httpx.AsyncClient, name: str, number: i
         end, answer = await load.post(http, number, body)
         busy = end == "400 INVALID_CONFIRMATION" and "being answered" in str(answer)
         if (
-            not (busy or end in ("no answer", "503 STORE_UNAVAILABLE"))
+            not (busy or end.startswith(("no answer", "503 STORE_UNAVAILABLE")))
             or time.monotonic() > deadline
         ):
             break
@@ -215,9 +216,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     baseline = sum(at < disturbed for at in done) / (disturbed - first)
     during = sum(disturbed <= at < ended for at in done) / (ended - disturbed)
     for each in disruptions:  # what was not ok from its start until the next one's
-        back = each.pop("began") + each["down_s"]
-        seen = [t - back for t in load.failures if -each["down_s"] <= t - back < args.seconds]
-        each.update(not_ok=len(seen), last_error_s=max([0.0, *seen]))
+        back, down = each.pop("began") + each["down_s"], each["down_s"]
+        seen = [(t - back, e) for t, e in load.failures if -down <= t - back < args.seconds]
+        each.update(not_ok=len(seen), last_error=max([(0.0, ""), *seen]))
     return {
         **{k: getattr(args, k) for k in ("processes", "concurrency", "redis_persistence")},
         "started": len(load.conversations),
@@ -244,8 +245,8 @@ def table(r: dict[str, Any]) -> str:
         ("answers not a card or a search, by code", codes(r["answers_not_200"]), "no 500"),
         ("conversations that ended so, by code", codes(r["ended_failed"]), ""),
         *((f"{d['disruption']}: back after / healthy after (a check took) / last error after "
-           "/ answers not ok", f"{d['down_s']:.1f} s / {d['healthy_s']:.1f} s "
-           f"({d['probe_s']:.1f} s) / {d['last_error_s']:.1f} s / {d['not_ok']}", "")
+           "/ answers not ok", f"{d['down_s']:.1f} s / {d['healthy_s']:.1f} s ({d['probe_s']:.1f}"
+           f" s) / {d['last_error'][0]:.1f} s ({d['last_error'][1]}) / {d['not_ok']}", "")
           for d in r["disruptions"]),
     ]  # fmt: skip
     head = f"{r['processes']} processes, {r['concurrency']} conversations at once, Redis "
