@@ -197,7 +197,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
         load = Load([start(i) for i in range(args.processes)], args.retry_seconds)
         tokens = await people(load.processes[0].base_url)
-        clients = {name: client(token, args.concurrency) for name, token in tokens.items()}
+        # Room for every worker at every process: a pool at its limit closes idle connections,
+        # and httpcore 1.0.9 may close one it has just handed to a request (encode/httpcore#1110).
+        room = args.concurrency * args.processes
+        clients = {name: client(token, room) for name, token in tokens.items()}
         pairs, began = list(clients.items()), time.monotonic()
         jobs = [worker(load, *pairs[n % 2], n, args.concurrency) for n in range(args.concurrency)]
         workers = [asyncio.create_task(job) for job in jobs]
@@ -255,9 +258,7 @@ def table(r: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--processes", type=int, default=4, help="at least 2")
     parser.add_argument("--concurrency", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=20, help="baseline; after each")
