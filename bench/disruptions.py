@@ -1,13 +1,12 @@
 """Serve processes on one Redis and one PostgreSQL at load while the stores restart and a
 process is SIGKILLed: is a search run twice, a conversation misattributed, an approval lost
-or a receipt untrue? What each figure counts: docs/benchmarks.md ("When a store or a process
-fails"). Real Redis (append-only, as deployed; ``--redis-persistence no``) and PostgreSQL, a
-SearXNG-shaped provider counting every query, the fake model proposing one ``web.search`` a
-conversation, ``--processes`` ``spyglass serve``. ``--concurrency`` workers, half the owner,
-half a member, send each message to one process and its approval to the next (again while
-it answers 503, "being answered" or nothing). ``--seconds`` undisturbed (the peer), then each
-of ``--disruptions`` and ``--seconds``: ``redis`` (SIGTERM), ``postgres`` (a fast shutdown),
-``kill`` (SIGKILL), each back after ``--down-seconds``.
+or a receipt untrue? (What each figure counts: docs/benchmarks.md.) Real Redis (append-only,
+as deployed; ``--redis-persistence no``) and PostgreSQL, a provider counting every query, the
+fake model proposing one ``web.search`` a conversation, ``--processes`` ``spyglass serve``;
+``--concurrency`` workers, half the owner, half a member, each message to one process and its
+approval to the next (again while it answers 503, "being answered" or nothing). ``--seconds``
+undisturbed (the peer), then each of ``--disruptions`` and ``--seconds``: ``redis`` (SIGTERM),
+``postgres`` (a fast shutdown), ``kill`` (SIGKILL), each back after ``--down-seconds``.
 
     PYTHONPATH=src:. .venv/bin/python -m bench.disruptions [--processes 4] [--concurrency 200]
         [--seconds 20] [--down-seconds 5] [--disruptions redis,postgres,kill] [--json]
@@ -197,9 +196,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
         load = Load([start(i) for i in range(args.processes)], args.retry_seconds)
         tokens = await people(load.processes[0].base_url)
-        # Room for every worker at every process: a pool at its limit closes idle connections,
-        # and httpcore 1.0.9 may close one it has just handed to a request (encode/httpcore#1110).
-        room = args.concurrency * args.processes
+        room = args.concurrency * args.processes  # a connection for each worker at each process
         clients = {name: client(token, room) for name, token in tokens.items()}
         pairs, began = list(clients.items()), time.monotonic()
         jobs = [worker(load, *pairs[n % 2], n, args.concurrency) for n in range(args.concurrency)]

@@ -13,8 +13,12 @@ import httpx
 
 
 def client(token: str = "", connections: int = 100, base_url: str = "") -> httpx.AsyncClient:
-    """Up to ``connections`` at once (no proxy from the environment), ``token`` as a bearer."""
-    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
+    """Up to ``connections`` at once (no proxy from the environment), ``token`` as a bearer.
+    None expires while idle: httpcore 1.0.9 may close an idle one it has just handed to a
+    request, when it expires or makes room (encode/httpcore#1110)."""
+    limits = httpx.Limits(
+        max_connections=connections, max_keepalive_connections=connections, keepalive_expiry=None
+    )
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     return httpx.AsyncClient(
         base_url=base_url, headers=headers, timeout=120, limits=limits, trust_env=False

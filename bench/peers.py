@@ -192,8 +192,7 @@ async def serve(choose: Callable[[dict[str, Any]], Reply]) -> None:
 
 @contextmanager
 def child(*argv: str) -> Iterator[dict[str, str]]:
-    """``python -m *argv`` (a benchmark asked to :func:`serve` its peers) in a child process,
-    so their work does not share the clients' GIL: the peers' URLs while the block runs."""
+    """``python -m *argv`` serving its peers in a child process (off the clients' GIL)."""
     process = subprocess.Popen(
         [sys.executable, "-m", *argv],
         stdin=subprocess.PIPE,
