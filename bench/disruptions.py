@@ -67,9 +67,10 @@ class Load:
                 end = f"no answer ({type(error).__name__})"
                 break
         if end == "200":
-            search = [e for e in answer["events"] if e["capability"] == "web.search"][-1]
+            search = [i for i in answer["receipt"]["items"] if i["capability"] == "web.search"][-1]
             state = "card" if search["status"] == "pending_confirmation" else search["status"]
-            end = state if state in ("ok", "card") else f"200 {state} {search.get('code')}"
+            why = f"{search.get('code')} {search.get('reason', '')}".strip()  # reason: expired
+            end = state if state in ("ok", "card") else f"200 {state} {why}"
         elif "error" in answer:
             end += " " + answer["error"]["code"]
         if end not in ("ok", "card"):
@@ -209,8 +210,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         load.stop, ended = True, time.monotonic()
         await asyncio.gather(*workers)
         figures = await check(load, list(provider.queries), clients)
-        for http in clients.values():
-            await http.aclose()
+        await asyncio.gather(*(http.aclose() for http in clients.values()))
     done = [c["at"] for c in load.conversations if "at" in c]
     first = min(done, default=began)  # the baseline from its first answer on (warmed up)
     baseline = sum(at < disturbed for at in done) / (disturbed - first)
