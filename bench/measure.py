@@ -13,9 +13,8 @@ import httpx
 
 
 def client(token: str = "", connections: int = 100, base_url: str = "") -> httpx.AsyncClient:
-    """Up to ``connections`` at once (no proxy from the environment), ``token`` as a bearer.
-    None expires while idle: httpcore 1.0.9 may close an idle one it has just handed to a
-    request, when it expires or makes room (encode/httpcore#1110)."""
+    """Up to ``connections`` at once, ``token`` as a bearer, none expiring while idle (httpcore
+    1.0.9 may close an idle one it has just handed to a request: encode/httpcore#1110)."""
     limits = httpx.Limits(
         max_connections=connections, max_keepalive_connections=connections, keepalive_expiry=None
     )
