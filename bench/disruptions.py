@@ -101,7 +101,7 @@ async def conversation(load: Load, http: httpx.AsyncClient, name: str, number: i
             break
         await asyncio.sleep(1.0 if busy else 0.2)
     interrupted = "INTERRUPTED" in end  # the process died while the call ran
-    refused = end.startswith(("200", "400")) and not end.endswith("expired")  # expired: not lost
+    refused = end.startswith(("200", "400", "card")) and not end.endswith("expired")  # unheeded
     record.update(end=end, interrupted=interrupted, refused=refused)
     if end == "ok" or interrupted:
         record.update(left=answer["receipt"]["left_device"], at=time.monotonic(), refused=False)
