@@ -2,20 +2,16 @@
 
     PYTHONPATH=src .venv/bin/python bench/crafted_pages.py [--sizes 100000,200000,400000]
 
-Each case is one paragraph (or title) of a character sequence that makes a naive pattern
-read the rest of the line again from every occurrence (unclosed brackets, link openings
-with no closing parenthesis, runs of backslashes or backticks, long runs of spaces), or
-many small elements that make an XPath query on text nodes merge its results one set at a
-time (libxml2 checks each node against all before it) or sort them by walking siblings,
-or make trafilatura count its growing result once per heading. Past 25,000 elements or
-20,000 paragraph text nodes the article reading is left out (``MAX_ELEMENTS``,
-``MAX_PARAGRAPH_TEXTS`` in ``spyglass.extract.readings``), so those cases grow less than
-twofold where the larger page crosses the limit. For
-each size, trafilatura's own extraction (``trafilatura.extract(html, url=url,
-output_format="markdown")``, the peer, whose parse every Spyglass reading starts from) and
-:func:`spyglass.extract.html.extract_html` are timed by the calling thread's CPU time.
-Prints both times at the largest size, their ratio, and each one's growth when the page
-doubles: about 2 is linear, about 4 is quadratic.
+Each case is a paragraph (or title) of a sequence that makes a naive pattern read the rest
+of the line again from every occurrence (unclosed brackets, link openings, runs of
+backslashes, backticks or spaces), or many small elements that make an XPath query on text
+nodes merge or sort its results one at a time, or make trafilatura count its result once per
+heading. Past ``MAX_ELEMENTS`` or ``MAX_PARAGRAPH_TEXTS`` (``spyglass.extract.readings``) the
+article reading is left out, so those cases grow less than twofold there. Per size,
+trafilatura (``extract(html, url=url, output_format="markdown")``, the peer, whose parse every
+reading starts from) and :func:`spyglass.extract.html.extract_html` are timed by the thread's
+CPU time: both at the largest size, their ratio, and each one's growth when the page doubles
+(about 2 linear, about 4 quadratic).
 """
 
 from __future__ import annotations

@@ -1,36 +1,24 @@
 """Extraction quality, speed and memory of web.fetch against peers, on WCXB and trafilatura-eval.
 
     .venv/bin/python bench/fetch_extraction.py [--corpus wcxb|trafilatura] [--limit N]
-        [--half all|odd|even] [--jobs J] [--systems ours,trafilatura,...] [--memory N] [--json]
+        [--jobs J] [--systems ours,trafilatura,...] [--memory N] [--json]
 
-Systems, all measured in the same run on the same pages:
-
-- ``ours``: the body :func:`spyglass.extract.html.extract_html` returns (the content
-  ``web.fetch`` hands the model, without the metadata header);
-- ``ours+header``: the same call scored on exactly what the model receives, metadata header
-  (title, author, date, site) included; same timing as ``ours``;
-- ``trafilatura``: ``trafilatura.extract(html, url=url)`` with its defaults;
-- ``trafilatura-fast``: the same with ``fast=True, include_tables=True`` (as in
-  trafilatura-eval's own figures);
-- ``readability``: readabilipy (Mozilla Readability through node, as the official MCP
-  fetch server does) + markdownify with ATX headings.
-
-Metrics (see ``extraction_data.py`` and the data's README). WCXB: word-level F1 per page,
-averaged, precision, recall, overall and per page type; ``with``/``without`` snippet hit
-rates; median output length over reference length. trafilatura-eval: ``with`` snippets found
-are true positives, ``without`` snippets found false positives, summed over pages, then
-precision, recall, F1. Both: median milliseconds per page and the ratio to trafilatura's in
-the same run. Markdown is scored after dropping link and image targets and Markdown markers.
-
-``--memory N``: for N evenly spread pages, each system runs in a fresh process per page and
-reports how much its peak resident memory grew while extracting that page (after imports).
+Systems, on the same pages in the same run: ``ours`` (the body
+:func:`spyglass.extract.html.extract_html` returns), ``ours+header`` (the same scored on
+what the model receives, metadata header included), ``trafilatura`` (``extract(html,
+url=url)``), ``trafilatura-fast`` (``fast=True, include_tables=True``, as trafilatura-eval's
+own figures), ``readability`` (readabilipy, Mozilla Readability through node as the official
+MCP fetch server does, + markdownify). Metrics as in ``extraction_data.py`` and the data's
+README (WCXB word F1 per page and page type, snippet hit rates, length over reference;
+trafilatura-eval snippet precision, recall, F1), the median milliseconds per page and the
+ratio to trafilatura's. ``--memory N``: for N evenly spread pages, each system in a fresh
+process per page, its peak resident memory growth while extracting (after imports).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
 import subprocess
 import sys
@@ -194,22 +182,12 @@ def warm(system: str) -> None:
     SYSTEMS[system](html + "</article></body></html>", "https://example.com/warm")
 
 
-def process_peak_kib() -> int:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--corpus", choices=["wcxb", "trafilatura"], default="wcxb")
     parser.add_argument("--limit", type=int, default=None, help="score only N evenly spread pages")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (timing is per page)")
     parser.add_argument("--systems", default="ours,trafilatura")
-    parser.add_argument(
-        "--half",
-        choices=["all", "odd", "even"],
-        default="all",
-        help="odd-numbered pages or even-numbered ones (WCXB ids; trafilatura-eval by order)",
-    )
     parser.add_argument("--memory", type=int, default=0, help="peak memory on N pages")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     options = parser.parse_args()
@@ -223,9 +201,6 @@ def main() -> int:
     except FileNotFoundError as exc:
         print(f"no data for {options.corpus}: {exc}", file=sys.stderr)
         return 2
-    if options.half != "all":
-        wanted = 1 if options.half == "odd" else 0
-        ids = [i for n, i in enumerate(ids, start=1) if n % 2 == wanted]
     every = ids
     ids = pick(ids, options.limit)
     work = [(options.corpus, page_id, systems) for page_id in ids]

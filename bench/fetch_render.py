@@ -3,14 +3,12 @@
     PYTHONPATH=src .venv/bin/python bench/fetch_render.py [--repeat 3]
     PYTHONPATH=src .venv/bin/python bench/fetch_render.py --corpora
 
-The same articles are served from loopback peers as a static page and as three script
-shells (a React-like one mounting a virtual-DOM tree from a JSON data island, a Vue-like
-one interpolating a template, a plain-JS one fetching the article as JSON and building the
-DOM); each shell also calls a third-party analytics host. Every page is read the way
-``web.fetch`` reads it (static fetch, then ``fetch.render = "auto"``) and scored by word F1
-against the article's text. Static pages are read with ``auto`` and with ``off`` to show
-what ``auto`` costs a page that needs no browser. Peak RSS is the browser's process tree
-(Chromium and the Playwright driver), sampled as PSS from /proc while renders run.
+The same articles served as a static page and as three script shells (React-like, from a
+JSON data island; Vue-like, a template; plain JS, fetching the article as JSON), each shell
+also calling a third-party analytics host; read as ``web.fetch`` reads them (static fetch,
+then ``fetch.render = "auto"``), scored by word F1 against the article. Static pages are read
+with ``auto`` and ``off`` (what ``auto`` costs a page that needs no browser). Peak memory:
+the PSS of the browser's process tree (Chromium and the driver), sampled from /proc.
 """
 
 from __future__ import annotations
@@ -32,6 +30,7 @@ if str(ROOT) not in sys.path:
 from tests.support.fetch_peers import MappedDialler, Peer, Route, StaticResolver, page  # noqa: E402
 
 from bench.extraction_data import f1, plain  # noqa: E402
+from bench.measure import descendants  # noqa: E402
 from spyglass.capabilities.fetch import read as read_page  # noqa: E402
 from spyglass.capabilities.fetch import read_rendered  # noqa: E402
 from spyglass.fetch.fetcher import FetchConfig, Fetcher  # noqa: E402
@@ -188,21 +187,10 @@ class RssSampler:
         self._thread.join(timeout=5)
 
     def _run(self) -> None:
-        me = os.getpid()
         while not self._stop.wait(0.05):
-            parents: dict[int, int] = {}
-            for entry in os.scandir("/proc"):
-                if entry.name.isdigit():
-                    try:
-                        with open(f"/proc/{entry.name}/stat", encoding="utf-8") as stat:
-                            # The fields after the command name (which may hold spaces).
-                            fields = stat.read().rsplit(")", 1)[1].split()
-                        parents[int(entry.name)] = int(fields[1])
-                    except (OSError, IndexError, ValueError):
-                        continue
             # Proportional set size: memory shared between Chromium's processes (its code,
             # shared maps) is divided among them instead of counted once per process.
-            total = sum(_pss_kib(pid) for pid in parents if _descends(pid, me, parents))
+            total = sum(_pss_kib(pid) for pid in descendants(os.getpid())[1:])
             self.peak_kib = max(self.peak_kib, total)
 
 
@@ -215,16 +203,6 @@ def _pss_kib(pid: int) -> int:
     except OSError:
         pass
     return 0
-
-
-def _descends(pid: int, ancestor: int, parents: dict[int, int]) -> bool:
-    seen = 0
-    while pid and seen < 64:
-        pid = parents.get(pid, 0)
-        if pid == ancestor:
-            return True
-        seen += 1
-    return False
 
 
 async def read(

@@ -12,24 +12,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import time
-from collections.abc import Awaitable, Callable
 
+from bench.measure import cpu_per_call
 from spyglass.core.workers import WorkerThreads
 
 
 def work(value: int) -> int:
     return value + 1
-
-
-async def per_trip(trip: Callable[[int], Awaitable[int]], calls: int) -> float:
-    """Microseconds of this process's CPU per trip."""
-    for i in range(500):  # threads started, caches warm
-        await trip(i)
-    started = time.process_time()
-    for i in range(calls):
-        await trip(i)
-    return (time.process_time() - started) / calls * 1e6
 
 
 def main() -> None:
@@ -45,14 +34,17 @@ def main() -> None:
         for loop, run in runners.items():
             workers = WorkerThreads("bench")
 
-            async def to_thread(value: int) -> int:
-                return await asyncio.to_thread(work, value)
+            async def to_thread() -> int:
+                return await asyncio.to_thread(work, 1)
 
-            async def on_workers(value: int, workers: WorkerThreads = workers) -> int:
-                return await workers.run(work, value)
+            async def on_workers(workers: WorkerThreads = workers) -> int:
+                return await workers.run(work, 1)
 
             for name, trip in (("asyncio.to_thread", to_thread), ("WorkerThreads.run", on_workers)):
-                figures.setdefault((loop, name), []).append(run(per_trip(trip, args.calls)))
+                # 500 trips first: threads started, caches warm.
+                figures.setdefault((loop, name), []).append(
+                    run(cpu_per_call(args.calls, trip, 500))
+                )
     print("| loop | hand-off | CPU per trip (median of rounds) | each round |")
     print("|---|---|---|---|")
     for (loop, name), values in figures.items():

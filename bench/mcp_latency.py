@@ -2,8 +2,8 @@
 
 Runs web_search against a loopback SearXNG-shaped peer with ``channels.mcp.confirmation =
 delegated`` (so no person is in the loop) and reports, per path, the median and 95th
-percentile of a full tools/call round trip, next to the executor called directly. Also times
-how long a stdio host waits from spawning ``spyglass mcp`` to its first tools/list answer.
+percentile of a full tools/call round trip, next to the executor called directly (how long a
+stdio host waits for ``spyglass mcp`` to start is ``bench/startup.py``'s).
 
     .venv/bin/python -m bench.mcp_latency [--calls 200]
 """
@@ -15,8 +15,6 @@ import asyncio
 import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from mcp import Client, StdioServerParameters
@@ -24,8 +22,8 @@ from mcp.client.stdio import stdio_client
 from tests.mcp.peers import serve
 from tests.mcp.processes import SPYGLASS, environment, http_client, http_server, owner_token
 
+from bench.measure import timed
 from spyglass.core.policy import WEB_ACCESS
-from spyglass.mcp.server import build_server
 from spyglass.paths import Paths
 from spyglass.runtime import Runtime, build_runtime
 
@@ -36,16 +34,6 @@ def _summary(name: str, samples: list[float]) -> str:
     ordered = sorted(samples)
     p95 = ordered[max(0, round(0.95 * len(ordered)) - 1)]
     return f"| {name} | {len(samples)} | {statistics.median(ordered):.2f} | {p95:.2f} |"
-
-
-async def _timed(calls: int, call: Callable[[], Awaitable[object]]) -> list[float]:
-    await call()  # warm-up: first-use imports and connection set-up are not per-call cost
-    samples = []
-    for _ in range(calls):
-        started = time.perf_counter()
-        await call()
-        samples.append((time.perf_counter() - started) * 1000)
-    return samples
 
 
 async def _client_call(client: Client) -> None:
@@ -70,12 +58,7 @@ async def main(calls: int) -> None:
             outcome = await runtime.executor.ainvoke("web.search", None, ARGUMENTS, channel="mcp")
             assert outcome.ok, outcome.to_json()
 
-        rows.append(_summary("executor directly (no MCP)", await _timed(calls, direct)))
-        server = build_server(runtime)
-        for era in ("legacy", "2026-07-28"):
-            async with Client(server, mode=era) as client:
-                samples = await _timed(calls, lambda: _client_call(client))
-            rows.append(_summary(f"in-process, {era}", samples))
+        rows.append(_summary("executor directly (no MCP)", await timed(calls, direct)))
 
         env = environment(
             home,
@@ -84,28 +67,19 @@ async def main(calls: int) -> None:
             SPYGLASS_CHANNELS__MCP__CONFIRMATION="delegated",
         )
         params = StdioServerParameters(command=SPYGLASS, args=["mcp"], env=env)
-        startups = []
-        for _ in range(5):
-            started = time.perf_counter()
-            async with Client(stdio_client(params, errlog=sys.stderr), mode="legacy") as client:
-                await client.list_tools()
-                startups.append((time.perf_counter() - started) * 1000)
         for era in ("legacy", "auto"):
             async with Client(stdio_client(params, errlog=sys.stderr), mode=era) as client:
-                samples = await _timed(calls, lambda: _client_call(client))
+                samples = await timed(calls, lambda: _client_call(client))
             rows.append(_summary(f"stdio subprocess, {era}", samples))
         with http_server(env) as running:
             for era in ("legacy", "auto"):
                 async with http_client(running.url, owner_token(home), era) as client:
-                    samples = await _timed(calls, lambda: _client_call(client))
+                    samples = await timed(calls, lambda: _client_call(client))
                 rows.append(_summary(f"Streamable HTTP, {era}", samples))
 
     print("| path | calls | median ms | p95 ms |")
     print("|---|---|---|---|")
     print("\n".join(rows))
-    print(
-        f"\nstdio spawn to first tools/list: median {statistics.median(startups):.0f} ms (5 runs)"
-    )
 
 
 if __name__ == "__main__":

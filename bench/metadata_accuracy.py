@@ -3,19 +3,14 @@ annotations, with trafilatura's metadata reader measured on the same pages.
 
     .venv/bin/python bench/metadata_accuracy.py [--limit N] [--jobs 2] [--misses FIELD] [--json]
 
-WCXB dev annotates every page's title and, where the page has them, its author (739 pages)
-and publication date (782 pages). For each field and system, over the pages whose annotation
-has it: *right* (the value matches), *wrong* (a value that does not match) and *none* (no
-value given); and over the pages whose annotation has none, how many still get a value
-(*unannotated*: not scored, since the annotation may just leave it out). A date matches when
-it is the same day; an author when the same name words are given (case, punctuation, "by"
-and the order of several authors aside); a title when its words are the annotation's
-(*right*) or their word F1 is at least 0.8 (*close*, counted in right's column as well).
-
+For each field and system, over the WCXB dev pages annotated with it: *right*, *wrong* (a
+value that does not match) and *none*; over those annotated without it, how many still get
+a value (*unannotated*, not scored). A date matches on the same day; an author on the same
+name words (case, punctuation, "by" and the order of several aside); a title on the same
+words (*right*), or a word F1 of at least 0.8 (*close*, counted in right's column too).
 Systems: **ours** (:func:`spyglass.extract.metadata.page_metadata`, the header ``web.fetch``
-writes) and **trafilatura** (``trafilatura.extract_metadata(html, default_url=url)``, its
-defaults: htmldate's extensive search for the date). ``--misses FIELD`` lists the pages
-where ours is not right on that field, with both systems' values.
+writes), **trafilatura** (``extract_metadata(html, default_url=url)``, htmldate's extensive
+date search). ``--misses FIELD`` lists the pages where ours is not right, with both values.
 """
 
 from __future__ import annotations

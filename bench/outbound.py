@@ -18,19 +18,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import statistics
-import subprocess
-import sys
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
 from tests.support.fake_model import Reply, text
 
-from bench.peers import PeerServer, model_answer, searxng
+from bench.measure import cpu_per_call
+from bench.peers import child, serve
 from spyglass.llm.client import ModelClient
 from spyglass.net.backend import AsyncioBackend
 from spyglass.net.pool import CoreTransport
@@ -40,29 +37,10 @@ ONE = text("Here is the answer.", pieces=1)
 BODY = {"messages": [{"role": "user", "content": "search the tides"}], "stream": True}
 
 
-def many(chunks: int) -> Reply:
-    return text("word " * chunks, pieces=chunks)
-
-
-async def peers(chunks: int) -> None:
-    long = many(chunks)
-
-    def choose(body: dict[str, Any]) -> Reply:
-        return long if body["messages"][-1]["content"] == "long" else ONE
-
-    async with PeerServer(model_answer(choose)) as model, PeerServer(searxng) as provider:
-        print(json.dumps({"model": f"{model.url}/v1", "provider": provider.url}), flush=True)
-        await asyncio.to_thread(sys.stdin.read)
-
-
-async def cpu_per_call(count: int, call: Callable[[], Awaitable[None]]) -> float:
-    """CPU microseconds of this process per ``call``, after a warm-up of a tenth."""
-    for _ in range(max(1, count // 10)):
-        await call()
-    started = time.process_time()
-    for _ in range(count):
-        await call()
-    return (time.process_time() - started) / count * 1e6
+def choose(chunks: int) -> Callable[[dict[str, Any]], Reply]:
+    """The model's answer: ``chunks`` SSE chunks to "long", one to anything else."""
+    long = text("word " * chunks, pieces=chunks)
+    return lambda body: long if body["messages"][-1]["content"] == "long" else ONE
 
 
 async def pairs(urls: dict[str, str], requests: int, rounds: int) -> dict[str, list[float]]:
@@ -85,7 +63,7 @@ async def pairs(urls: dict[str, str], requests: int, rounds: int) -> dict[str, l
             if name == "asyncio":
                 options["transport"] = CoreTransport(AsyncioBackend())
             async with httpx.AsyncClient(**options) as http:
-                found[name].append(await cpu_per_call(requests, pair(http)))
+                found[name].append(await cpu_per_call(requests, pair(http), max(1, requests // 10)))
     return found
 
 
@@ -101,8 +79,8 @@ async def chunk_cost(urls: dict[str, str], chunks: int, requests: int) -> tuple[
 
             return call
 
-        short = await cpu_per_call(requests, answer("short"))
-        long = await cpu_per_call(requests, answer("long"))
+        short = await cpu_per_call(requests, answer("short"), max(1, requests // 10))
+        long = await cpu_per_call(requests, answer("long"), max(1, requests // 10))
     finally:
         await client.aclose()
     return short, (long - short) / (chunks - 1)
@@ -116,24 +94,11 @@ def main() -> None:
     parser.add_argument("--peers", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.peers:
-        asyncio.run(peers(args.peers))
+        asyncio.run(serve(choose(args.peers)))
         return
-    child = subprocess.Popen(
-        [sys.executable, "-m", "bench.outbound", "--peers", str(args.chunks)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-    )
-    try:
-        assert child.stdout is not None
-        urls = json.loads(child.stdout.readline())
+    with child("bench.outbound", "--peers", str(args.chunks)) as urls:
         found = asyncio.run(pairs(urls, args.requests, args.rounds))
         short, per_chunk = asyncio.run(chunk_cost(urls, args.chunks, args.requests // 4))
-    finally:
-        if child.stdin is not None:
-            child.stdin.close()
-        child.wait(10)
     load = os.getloadavg()
     print(f"load average (1/5/15 min) at the end: {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}")
     for name, values in found.items():

@@ -16,8 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
-from collections.abc import Callable
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import TracebackType
 from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
@@ -176,3 +180,30 @@ class PeerServer:
         for transport in list(self._open):
             transport.close()
         await self._server.wait_closed()
+
+
+async def serve(choose: Callable[[dict[str, Any]], Reply]) -> None:
+    """The model answering with ``choose`` and the provider until stdin closes; first their
+    URLs as one line of JSON (the child process of :func:`child`)."""
+    async with PeerServer(model_answer(choose)) as model, PeerServer(searxng) as provider:
+        print(json.dumps({"model": f"{model.url}/v1", "provider": provider.url}), flush=True)
+        await asyncio.to_thread(sys.stdin.read)
+
+
+@contextmanager
+def child(*argv: str) -> Iterator[dict[str, str]]:
+    """``python -m *argv`` serving its peers in a child process (off the clients' GIL)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", *argv],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    try:
+        assert process.stdout is not None
+        yield json.loads(process.stdout.readline())
+    finally:
+        if process.stdin is not None:
+            process.stdin.close()
+        process.wait(10)

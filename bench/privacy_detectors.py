@@ -2,28 +2,19 @@
 
     .venv/bin/python bench/privacy_detectors.py [--show N] [--json]
 
-Precision: the share of *ordinary* queries and URLs that the check flags (target <= 1 %).
-The corpus is built offline from what the repository and the shared benchmark data hold:
-
-- URLs: every page URL of the trafilatura evaluation set and of WCXB (dev split), and every
-  URL in the search-provider fixtures under ``tests/search``;
-- queries: every page title of both sets, and the first three lines of 20-120 characters of
-  each WCXB page's main text (as stand-ins for the short questions people search for);
-- the conversation's private text, for the copied-words detector: the main text of 200 other
-  WCXB pages (so a flag means a run of 8 words shared by unrelated texts).
-
-Recall: the share of planted values found, per kind (target >= 99 %). Values are generated
-with a fixed seed (valid phone numbers from ``phonenumbers``' own examples, Luhn-valid card
-numbers of each network, IBANs with correct checksums, SSNs and NINOs inside the issuing rules,
-tokens of each vendor shape, the owner's terms with changed case and accents, runs of 8-20
-words of the private text) and planted into random corpus queries, or into corpus URLs as a
-percent-encoded query parameter, a path segment, or base64/hex. Hostile recall: the same
-values hidden by each family of ``tests/support/privacy_payloads.py`` (look-alike and
-invisible characters, base64/hex shifted, split or run on, cards and copied words joined
-other ways), per family and per kind.
-
-The data folder is ``$SPYGLASS_BENCH_DATA`` or the first of ``../shared/bench`` (next to the
-repository) and ``/work/shared/bench`` that exists.
+Precision: the share of ordinary queries and URLs the check flags (target ≤ 1 %), built
+offline: as URLs every page URL of trafilatura-eval and WCXB dev and every URL in the
+search-provider fixtures (``tests/search``); as queries every page title of both sets and
+the first three lines of 20-120 characters of each WCXB page's main text; as the private
+text of the conversation (for the copied-words detector) the main text of 200 other WCXB
+pages. Recall: the share of planted values found per kind (target ≥ 99 %), made with a
+fixed seed (valid phone numbers from ``phonenumbers``' examples, Luhn-valid cards, IBANs,
+SSNs and NINOs, vendor-shaped tokens, the owner's terms re-cased and accented, runs of 8-20
+words of the private text) and planted into corpus queries, or into URLs as a parameter, a
+path segment, or base64/hex. Hostile recall: the same values hidden by each family of
+``tests/support/privacy_payloads.py``, per family and per kind. Data:
+``$SPYGLASS_BENCH_DATA`` or the first of ``../shared/bench`` and ``/work/shared/bench`` that
+exists.
 """
 
 from __future__ import annotations

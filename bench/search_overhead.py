@@ -3,22 +3,14 @@
     SPYGLASS_TEST_SEARXNG_PYTHON=.venv-searxng/bin/python \\
         .venv/bin/python bench/search_overhead.py [--rounds N] [--concurrency C] [--json]
 
-Everything runs in one process against one real SearXNG peer (the test peer: a subprocess
-from its own virtualenv whose ``json_engine`` calls a loopback fake upstream, so no traffic
-leaves the machine). Measured, interleaved so drift hits every path alike:
-
-- ``executor``: ``Executor.ainvoke("web.search", ...)`` on a delegated channel (no person in
-  the loop): validation, policy read from disk, routing, the provider request, cleaning,
-  result-schema check and the audit-log write;
-- ``direct (pooled client)``: one long-lived ``httpx.AsyncClient`` reused for every call, the
-  same GET with the same headers, JSON decoded — the strictest baseline;
-- ``direct (fresh client)``: an ``httpx.AsyncClient`` per call, as Spyglass itself does, with
-  one shared SSL context (a default client loads the CA bundle on every construction, about
-  40 ms, which would flatter the ratio).
-
-The headline is the median ratio executor / direct (pooled client); the target is ≤ 1.2.
-Then ``--concurrency`` searches run at once through the executor for ``--rounds`` calls in
-total; results/second counts the results returned.
+In one process against one real SearXNG (the test peer, whose ``json_engine`` calls a
+loopback fake upstream), interleaved: ``executor`` (``Executor.ainvoke("web.search", ...)``
+on a delegated channel: validation, policy, routing, the request, cleaning, result check,
+audit write); ``direct (pooled client)``, the same GET on one long-lived
+``httpx.AsyncClient``, the strictest baseline; ``direct (fresh client)``, a client per call
+with one shared SSL context (a default client loads the CA bundle each time, ~40 ms). The
+headline is the median ratio executor / pooled (target ≤ 1.2); then ``--concurrency``
+searches at once through the executor, ``--rounds`` in total.
 """
 
 from __future__ import annotations

@@ -1,44 +1,24 @@
 """What the conversation service costs on top of the model and the search provider.
 
-Three processes, as in a real installation: this one (the clients), a real
-``spyglass serve`` (embedded state in a temporary home, web access on) and one holding the
-fake model (answers instantly) and a SearXNG-shaped search provider, both cheap asyncio
-servers (``bench/peers.py``) so that they are not what limits the figures. Measured:
-
-1. plain turns per second (no tools): one client in sequence, then 50 clients at a time,
-   each with its own connection; both as turns over the time they took;
-2. a turn with one approved search through the service (message → pending confirmation →
-   approval → search → answer) against the same three requests made directly (model, provider,
-   model): median of each, the median difference and the median ratio;
-3. 50 conversations at once, each a full search turn, counting any error.
-
-Each measure is repeated ``--runs`` times (default 3) and the median of the runs reported,
-because this machine is shared: the load average is printed with the figures.
+Three processes, as in a real installation: these clients, a real ``spyglass serve``
+(embedded state, web access on) and the fake model and SearXNG-shaped provider as cheap
+asyncio peers (``bench/peers.py``), so they do not set the figures. Measured, each the
+median of ``--runs`` runs (the load average printed beside): plain turns per second, one
+client then 50 at a time, each with its own connection; a search turn (message → pending
+confirmation → approval → search → answer) against the same three requests made directly,
+median of each, of their differences and ratios; 50 search conversations at once, errors.
 
     .venv/bin/python -m bench.service_turns [--turns 200] [--runs 3]
 
-``--profile FILE`` runs the service under cProfile and writes its statistics to FILE.
-
-``--search-only N`` is the narrow measure for one change at a time: only sequential search
-turns through the service, ``N`` of them after ``--warm-up`` (default 30) turns, each followed
-by the same work done directly; it prints the median latency of each, the median added time
-and the service's CPU per search turn (from ``/proc``), for each of ``--runs`` runs on one
-service. Run it alternately on two versions of the code (``git archive`` one of them into a
-folder and run the bench there) at the same load.
-
-    PYTHONPATH=src:. nice -n 5 .venv/bin/python -m bench.service_turns --search-only 300
-
-``--against DIR`` (with ``--search-only``) runs a second service from the source tree
-``DIR/src`` (another version, e.g. ``git archive main`` unpacked in DIR) beside this one, on
-the same peers, and alternates between them turn by turn (which goes first swaps every
-round), each round ending with the same work done directly: both versions meet the same load
-at the same moments, which alternating whole runs cannot give on a shared machine.
+``--search-only N``, the narrow measure for one change: only sequential search turns, N
+after ``--warm-up``, each followed by the same work directly; the median of each, the
+added time and the service's CPU per turn (``/proc``). ``--against DIR`` runs a second
+service from ``DIR/src`` (e.g. ``git archive main`` unpacked) on the same peers, alternating
+turn by turn (which goes first swaps every round), so both meet the same load at the same
+moments. ``--stream`` asks for each answer as Server-Sent Events, as the console does.
 
     PYTHONPATH=src:. nice -n 5 .venv/bin/python -m bench.service_turns --search-only 600 \
         --against /tmp/main
-
-``--stream`` (with ``--search-only``) asks for both responses of each search turn as
-Server-Sent Events, as the console does, instead of JSON.
 """
 
 from __future__ import annotations
@@ -49,11 +29,9 @@ import contextlib
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +39,8 @@ import httpx
 from tests.support.fake_model import Reply, text, tool_call
 from tests.support.serve_process import ServeProcess
 
-from bench.peers import PeerServer, model_answer, searxng
+from bench.measure import client, process_cpu, timed
+from bench.peers import child, serve
 from spyglass.core.policy import WEB_ACCESS, PolicyFile
 from spyglass.paths import Paths
 
@@ -83,20 +62,6 @@ def answer(body: dict[str, Any]) -> Reply:
     return ANSWER
 
 
-async def peers() -> None:
-    async with PeerServer(model_answer(answer)) as model, PeerServer(searxng) as provider:
-        urls = {"model": f"{model.url}/v1", "provider": provider.url}
-        print(json.dumps(urls), flush=True)
-        await asyncio.to_thread(sys.stdin.read)
-
-
-def serve_peers() -> None:
-    """The fake model and provider until stdin closes (the ``--peers`` child process): one
-    asyncio loop answering with prebuilt bytes (``bench/peers.py``), so that the peers are
-    not what limits the service's figures."""
-    asyncio.run(peers())
-
-
 async def plain_turn(http: httpx.AsyncClient) -> None:
     response = await http.post(MESSAGE, json={"text": "hello"})
     if response.status_code != 200:
@@ -104,42 +69,25 @@ async def plain_turn(http: httpx.AsyncClient) -> None:
 
 
 async def search_turn(http: httpx.AsyncClient, stream: bool = False) -> None:
-    """A whole search turn: message, pending confirmation, approval, answer; as JSON, or
-    (``stream``) as Server-Sent Events read to their ``done``."""
-    if stream:
-        first_done = await streamed(http, {"text": "search the tides"})
-        pending = first_done.get("pending_confirmation")
-        if not pending:
-            raise RuntimeError(f"no confirmation asked: {str(first_done)[:200]}")
-        result = await streamed(
-            http,
-            {
-                "conversation_id": first_done["conversation_id"],
-                "confirmation": {"token": pending["token"], "approve": True},
-            },
-        )
-        if result["events"][0]["status"] != "ok":
-            raise RuntimeError(f"search turn failed: {str(result)[:300]}")
-        return
-    first = await http.post(MESSAGE, json={"text": "search the tides"})
-    body = first.json()
-    pending = body.get("pending_confirmation")
-    if first.status_code != 200 or not pending:
-        raise RuntimeError(f"no confirmation asked: {first.status_code} {first.text[:200]}")
-    done = await http.post(
-        MESSAGE,
-        json={
-            "conversation_id": body["conversation_id"],
-            "confirmation": {"token": pending["token"], "approve": True},
-        },
-    )
-    result = done.json()
-    if done.status_code != 200 or result["events"][0]["status"] != "ok":
-        raise RuntimeError(f"search turn failed: {done.status_code} {done.text[:300]}")
+    """A whole search turn: message, pending confirmation, approval, answer."""
+    first = await answered(http, {"text": "search the tides"}, stream)
+    pending = first.get("pending_confirmation")
+    if not pending:
+        raise RuntimeError(f"no confirmation asked: {str(first)[:200]}")
+    approval = {"token": pending["token"], "approve": True}
+    body = {"conversation_id": first["conversation_id"], "confirmation": approval}
+    result = await answered(http, body, stream)
+    if result["events"][0]["status"] != "ok":
+        raise RuntimeError(f"search turn failed: {str(result)[:300]}")
 
 
-async def streamed(http: httpx.AsyncClient, body: dict[str, Any]) -> dict[str, Any]:
-    """The ``done`` event of a turn asked for as Server-Sent Events."""
+async def answered(http: httpx.AsyncClient, body: dict[str, Any], stream: bool) -> dict[str, Any]:
+    """The answer to ``body``: JSON, or (``stream``) the ``done`` of its Server-Sent Events."""
+    if not stream:
+        response = await http.post(MESSAGE, json=body)
+        if response.status_code != 200:
+            raise RuntimeError(f"turn failed: {response.status_code} {response.text[:200]}")
+        return dict(response.json())
     headers = {"Accept": "text/event-stream"}
     async with http.stream("POST", MESSAGE, json=body, headers=headers) as response:
         if response.status_code != 200:
@@ -185,60 +133,30 @@ async def direct_turn(http: httpx.AsyncClient, model_url: str, provider_url: str
             messages = [*messages[:1], {"role": "user", "content": search.text[:200]}]
 
 
-async def timed(count: int, call: Callable[[], Awaitable[None]]) -> list[float]:
-    await call()  # warm-up
-    samples = []
-    for _ in range(count):
-        started = time.perf_counter()
-        await call()
-        samples.append((time.perf_counter() - started) * 1000)
-    return samples
-
-
-def client(base: str) -> httpx.AsyncClient:
-    limits = httpx.Limits(max_connections=100, max_keepalive_connections=100)
-    return httpx.AsyncClient(
-        base_url=base,
-        headers={"Authorization": f"Bearer {TOKEN}"},
-        timeout=60,
-        trust_env=False,
-        limits=limits,
-    )
-
-
-def cpu_ms(pid: int) -> float:
-    """CPU time (user + system, all threads) the process ``pid`` has used, in milliseconds."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
-
-
 async def one_run(base: str, pid: int, peers: dict[str, str], turns: int) -> dict[str, Any]:
-    limits = httpx.Limits(max_connections=100, max_keepalive_connections=100)
     async with contextlib.AsyncExitStack() as stack:
-        http = await stack.enter_async_context(client(base))
-        direct = await stack.enter_async_context(
-            httpx.AsyncClient(timeout=60, trust_env=False, limits=limits)
-        )
+        http = await stack.enter_async_context(client(TOKEN, base_url=base))
+        direct = await stack.enter_async_context(client())
         # Each of the 50 concurrent clients has its own connection, as separate programs
         # would: one httpx client shared by 50 requests at a time spends more of this
         # process's time looking through its pool than the service spends on a turn.
-        many = [await stack.enter_async_context(client(base)) for _ in range(CONCURRENCY)]
-        many_direct = [
-            await stack.enter_async_context(httpx.AsyncClient(timeout=60, trust_env=False))
+        many = [
+            await stack.enter_async_context(client(TOKEN, base_url=base))
             for _ in range(CONCURRENCY)
         ]
-        cpu = cpu_ms(pid)
+        many_direct = [await stack.enter_async_context(client()) for _ in range(CONCURRENCY)]
+        cpu = process_cpu(pid) * 1000
         plain = await timed(turns, lambda: plain_turn(http))
-        plain_cpu = (cpu_ms(pid) - cpu) / (turns + 1)
+        plain_cpu = (process_cpu(pid) * 1000 - cpu) / (turns + 1)
         await asyncio.gather(*(plain_turn(each) for each in many))  # connect them all first
         started = time.perf_counter()
         batches = max(1, turns // CONCURRENCY)
-        cpu = cpu_ms(pid)
+        cpu = process_cpu(pid) * 1000
         for _ in range(batches):
             await asyncio.gather(*(plain_turn(each) for each in many))
         wall = time.perf_counter() - started
         concurrent_rate = batches * CONCURRENCY / wall
-        concurrent_cpu = (cpu_ms(pid) - cpu) / (batches * CONCURRENCY)
+        concurrent_cpu = (process_cpu(pid) * 1000 - cpu) / (batches * CONCURRENCY)
         # What the peers allow: the model alone, asked by as many clients at once.
         await asyncio.gather(*(model_call(each, peers["model"]) for each in many_direct))
         started = time.perf_counter()
@@ -251,7 +169,7 @@ async def one_run(base: str, pid: int, peers: dict[str, str], turns: int) -> dic
 
     # Separate clients, each with its own connection, as browser tabs would be.
     async def conversation() -> None:
-        async with client(base) as own:
+        async with client(TOKEN, base_url=base) as own:
             await search_turn(own)
 
     results = await asyncio.gather(
@@ -294,10 +212,10 @@ async def paired(
     baseline: list[float] = []
     search_cpu = 0.0
     for _ in range(turns):
-        cpu, started = cpu_ms(pid), time.perf_counter()
+        cpu, started = process_cpu(pid) * 1000, time.perf_counter()
         await search_turn(http)
         through.append((time.perf_counter() - started) * 1000)
-        search_cpu += cpu_ms(pid) - cpu
+        search_cpu += process_cpu(pid) * 1000 - cpu
         started = time.perf_counter()
         await direct_turn(direct, peers["model"], peers["provider"])
         baseline.append((time.perf_counter() - started) * 1000)
@@ -315,8 +233,10 @@ async def search_only(
     service (``(base_url, pid)``; the first to go swaps every round), then the same work done
     directly. For each service: medians, the median added time and its CPU per search turn."""
     async with contextlib.AsyncExitStack() as stack:
-        https = [await stack.enter_async_context(client(base)) for base, _ in services]
-        direct = await stack.enter_async_context(httpx.AsyncClient(timeout=60, trust_env=False))
+        https = [
+            await stack.enter_async_context(client(TOKEN, base_url=base)) for base, _ in services
+        ]
+        direct = await stack.enter_async_context(client())
         for _ in range(warm_up):
             for http in https:
                 await search_turn(http, stream)
@@ -328,10 +248,10 @@ async def search_only(
             order = range(len(services)) if round_ % 2 == 0 else reversed(range(len(services)))
             for i in order:
                 pid = services[i][1]
-                before, started = cpu_ms(pid), time.perf_counter()
+                before, started = process_cpu(pid) * 1000, time.perf_counter()
                 await search_turn(https[i], stream)
                 through[i].append((time.perf_counter() - started) * 1000)
-                cpu[i] += cpu_ms(pid) - before
+                cpu[i] += process_cpu(pid) * 1000 - before
             started = time.perf_counter()
             await direct_turn(direct, peers["model"], peers["provider"])
             baseline.append((time.perf_counter() - started) * 1000)
@@ -349,56 +269,40 @@ async def search_only(
 def run(
     turns: int,
     runs: int,
-    profile: str | None,
     search_turns: int = 0,
     warm_up: int = 30,
     against: Path | None = None,
     stream: bool = False,
 ) -> None:
-    peers_process = subprocess.Popen(
-        [sys.executable, "-m", "bench.service_turns", "--peers"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
-    )
-    try:
-        assert peers_process.stdout is not None
-        peers = json.loads(peers_process.stdout.readline())
-        with tempfile.TemporaryDirectory() as folder, contextlib.ExitStack() as stack:
-            env = {
-                "SPYGLASS_LLM__BASE_URL": peers["model"],
-                "SPYGLASS_SEARCH__PROVIDERS": "searxng",
-                "SPYGLASS_SEARCH__SEARXNG__BASE_URL": peers["provider"],
-            }
-            runner = ("-m", "cProfile", "-o", profile, "-m") if profile else ("-m",)
-            sources = [None, against / "src"] if against is not None else [None]
-            services = []
-            for i, src in enumerate(sources):
-                home = Path(folder) / f"home-{i}"
-                home.mkdir()
-                PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
-                services.append(
-                    stack.enter_context(
-                        ServeProcess(home, env, api_token=TOKEN, runner=runner, src=src)
-                    )
-                )
-            if search_turns:
-                pairs = [(each.base_url, each.process.pid) for each in services]
-                narrow = [
-                    asyncio.run(search_only(pairs, peers, search_turns, warm_up, stream))
-                    for _ in range(runs)
-                ]
-            else:
-                service = services[0]
-                figures = [
-                    asyncio.run(one_run(service.base_url, service.process.pid, peers, turns))
-                    for _ in range(runs)
-                ]
-    finally:
-        if peers_process.stdin is not None:
-            peers_process.stdin.close()
-        peers_process.wait(10)
+    with (
+        child("bench.service_turns", "--peers") as peers,
+        tempfile.TemporaryDirectory() as folder,
+        contextlib.ExitStack() as stack,
+    ):
+        env = {
+            "SPYGLASS_LLM__BASE_URL": peers["model"],
+            "SPYGLASS_SEARCH__PROVIDERS": "searxng",
+            "SPYGLASS_SEARCH__SEARXNG__BASE_URL": peers["provider"],
+        }
+        sources = [None, against / "src"] if against is not None else [None]
+        services = []
+        for i, src in enumerate(sources):
+            home = Path(folder) / f"home-{i}"
+            home.mkdir()
+            PolicyFile(Paths(home).policy_file).set(WEB_ACCESS, True)
+            services.append(stack.enter_context(ServeProcess(home, env, api_token=TOKEN, src=src)))
+        if search_turns:
+            pairs = [(each.base_url, each.process.pid) for each in services]
+            narrow = [
+                asyncio.run(search_only(pairs, peers, search_turns, warm_up, stream))
+                for _ in range(runs)
+            ]
+        else:
+            service = services[0]
+            figures = [
+                asyncio.run(one_run(service.base_url, service.process.pid, peers, turns))
+                for _ in range(runs)
+            ]
     load = os.getloadavg()
     print(f"load average (1/5/15 min) at the end: {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}")
     if search_turns:
@@ -439,7 +343,6 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--turns", type=int, default=200)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--profile", help="write the service's cProfile statistics here")
     parser.add_argument(
         "--search-only",
         type=int,
@@ -462,14 +365,15 @@ def main() -> None:
     parser.add_argument("--peers", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.peers:
-        serve_peers()
+        # The peers' own process: one asyncio loop answering with prebuilt bytes, so that
+        # they are not what limits the service's figures.
+        asyncio.run(serve(answer))
         return
     if (args.against is not None or args.stream) and not args.search_only:
         parser.error("--against and --stream need --search-only")
     run(
         args.turns,
         args.runs,
-        args.profile,
         args.search_only,
         args.warm_up,
         args.against,

@@ -1,25 +1,15 @@
 """How long a person or an MCP host waits for Spyglass to start, as whole processes.
 
-Times, as wall-clock medians over fresh processes: ``spyglass --help``; a refused
-``spyglass fetch http://127.0.0.1/`` (web access off: refused at the policy stage; on, with no
-terminal to ask: refused before anything is dialled; and off again with a ``config.toml`` that
-sets one value, so the settings are validated rather than constructed as defaults); and, for
-an MCP stdio host, spawning
-``spyglass mcp`` until the answer to its first ``tools/list``. Two peers run in the same loop
-so figures from a busy machine can still be compared: ``python -c pass`` (the interpreter
-alone) and ``python -m http.server --help`` (a small standard-library command line); and, as
-the floor under the MCP figure, importing the MCP SDK and nothing else. Each row also gives
-the median CPU time (user + system) of the process, which load elsewhere on the machine
-changes far less than the wall clock.
-
-Spyglass's modules are compiled to bytecode first, as installing a wheel does (pip compiles
-at install): an editable install run with ``PYTHONDONTWRITEBYTECODE`` set would otherwise
-compile a hundred modules from source in every process, and measure that instead.
-
-With ``--callgrind`` each process runs once under ``valgrind --tool=callgrind`` instead, and
-the table gives the instructions it executed: deterministic, so it compares trees on a
-machine whose load makes wall clocks useless; the MCP row counts the process until its
-answer to ``tools/list`` has arrived and stdin is closed, shutdown included.
+Wall-clock medians over fresh processes, interleaved: ``spyglass --help``; a refused
+``spyglass fetch http://127.0.0.1/`` (web access off; on with no terminal to ask, refused
+before anything is dialled; off with one value in ``config.toml``, so settings are
+validated); an MCP stdio host spawning ``spyglass mcp`` until its first ``tools/list``
+answer. Peers in the same loop: ``python -c pass``, ``python -m http.server --help`` and,
+the floor under the MCP row, importing the MCP SDK alone. Each row also gives the median CPU
+time, which load elsewhere changes far less. Spyglass is compiled to bytecode first, as a
+wheel install does. ``--callgrind`` runs each process once under ``valgrind
+--tool=callgrind`` and counts its instructions instead (deterministic, for a loaded
+machine; the MCP row until ``tools/list`` is answered and stdin closed, shutdown included).
 
     .venv/bin/python -m bench.startup [--runs 7]
     .venv/bin/python -m bench.startup --callgrind

@@ -1,32 +1,22 @@
 """Embedded against shared state, with 1, 2 and 4 ``spyglass serve`` processes.
 
-Starts a real Redis and PostgreSQL (as the tests do), a SearXNG-shaped loopback provider and
-the scripted fake model, then real ``spyglass serve`` processes: for ``embedded`` they share
-one ``SPYGLASS_HOME`` (its ``state.db``); for ``shared`` each has its own home and all state
-goes through Redis and PostgreSQL. Clients spread requests over the processes in turn, as a
-reverse proxy would. Both backends run side by side.
+A real Redis and PostgreSQL (as the tests do), a SearXNG-shaped provider, the fake model
+(200 ms an answer) and real ``spyglass serve``: ``embedded`` share one ``SPYGLASS_HOME``;
+``shared`` each have their own, all state in Redis and PostgreSQL (through their Unix
+sockets, as the systemd deployment; ``--transport tcp`` through 127.0.0.1, as containers).
+Requests go to the processes in turn, as a reverse proxy spreads them.
 
-1. approval round trip: ``POST /api/v1/capabilities/web.search/invoke`` (token issued) then
-   the same with the token (taken, search runs), one client. The backends take turns, one
-   round trip each per round, which goes first swapped every round, so a change of load on
-   the machine falls on both alike; per run the median of each and the median of the paired
-   differences (shared minus embedded), and the CPU each side's processes spent per round
-   trip (``/proc``; for shared its Redis and PostgreSQL servers too); medians of ``--runs``;
-2. full search turns with a model that thinks 200 ms per answer: 200 conversations at once
-   (message → pending confirmation → approval → search → answer), counting errors, doubled
-   searches (the provider sees each query) and lost approvals; turns/s.
+1. approval round trips (``web.search`` invoked at one process, approved at the next), the
+   backends taking turns and swapping who goes first every round; per run the median of
+   each, of the paired differences, and each side's CPU per round trip (its state servers
+   included); medians of ``--runs``;
+2. 200 conversations at once (message → card → approval → search → answer): turns/s,
+   errors, doubled searches (the provider counts each query) and lost approvals.
 
 ``--baseline-src`` adds shared stores running another source tree (its own Redis and
-PostgreSQL) to the same alternation: before and after a change, measured in one run.
-
-The processes reach Redis and PostgreSQL through their Unix sockets, as the systemd
-deployment on one computer does (``deploy/systemd/spyglass.env``); ``--transport tcp`` goes
-through 127.0.0.1 instead, as containers on one network must.
+PostgreSQL) to the alternation: before and after a change, in one run.
 
     .venv/bin/python -m bench.state_stores [--samples 100] [--conversations 200] [--runs 3]
-    .venv/bin/python -m bench.state_stores --baseline-src /path/to/parent/src
-    .venv/bin/python -m bench.state_stores --transport tcp
-    .venv/bin/python -m bench.state_stores --stores-only   # the stores alone, in process
 """
 
 from __future__ import annotations
@@ -38,7 +28,6 @@ import os
 import statistics
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +37,7 @@ from tests.support.searxng import SearXNGShaped
 from tests.support.serve_process import ServeProcess
 from tests.support.state_servers import PostgresServer, RedisServer
 
+from bench.measure import client, cpu_seconds
 from spyglass.core.policy import WEB_ACCESS, PolicyFile
 from spyglass.paths import Paths
 from spyglass.state.postgres import PostgresPolicy, upgrade
@@ -70,31 +60,6 @@ def brain(body: dict[str, Any]) -> Reply:
         return thinking(text("Here is the answer.", pieces=1))
     query = str(last.get("content", ""))[:40]
     return thinking(tool_call("web_search", {"query": query}, pieces=1))
-
-
-def descendants(root: int) -> list[int]:
-    """``root`` and every process below it, from ``/proc``."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError, IndexError, ValueError):
-                stat = (entry / "stat").read_text()
-                parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-    found, frontier = [root], [root]
-    while frontier:
-        frontier = [pid for pid, parent in parents.items() if parent in frontier]
-        found += frontier
-    return found
-
-
-def cpu_seconds(roots: list[int]) -> float:
-    """User and system CPU of ``roots`` and their descendants, all threads (``/proc``)."""
-    ticks = 0
-    for pid in {p for root in roots for p in descendants(root)}:
-        with contextlib.suppress(OSError, IndexError, ValueError):
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            ticks += int(fields[11]) + int(fields[12])  # utime, stime
-    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 class Cluster:
@@ -153,58 +118,32 @@ async def alternated_round_trips(
     return found, spent
 
 
-async def conversation(cluster: Cluster, number: int) -> dict[str, Any]:
-    headers = {"Authorization": f"Bearer {TOKEN}"}
-    async with httpx.AsyncClient(headers=headers, timeout=120, trust_env=False) as http:
-        first = await http.post(cluster.next() + MESSAGE, json={"text": f"conv-{number}"})
-        body = first.json()
-        pending = body.get("pending_confirmation")
-        if pending is None:
-            raise RuntimeError(f"no confirmation asked: {first.status_code} {first.text[:300]}")
-        done = await http.post(
-            cluster.next() + MESSAGE,
-            json={
-                "conversation_id": body["conversation_id"],
-                "confirmation": {"token": pending["token"], "approve": True},
-            },
-        )
-        if done.status_code != 200:
-            raise RuntimeError(f"approval failed: {done.status_code} {done.text[:200]}")
-        return dict(done.json())
-
-
 async def concurrent_turns(
     cluster: Cluster, provider: SearXNGShaped, conversations: int
 ) -> dict[str, Any]:
-    """``conversations`` full search turns at once over the cluster's processes."""
+    """``conversations`` full search turns at once over the cluster's processes, each with its
+    own connection, the message to one process and the approval to the next."""
+    from bench.disruptions import Load, conversation
+
     provider.queries.clear()
+    load = Load(cluster.processes, retry_seconds=0)
+
+    async def one(number: int) -> None:
+        async with client(TOKEN, 1) as http:
+            await conversation(load, http, "conv", number)
+
     started = time.perf_counter()
-    results = await asyncio.gather(
-        *(conversation(cluster, n) for n in range(conversations)), return_exceptions=True
-    )
+    await asyncio.gather(*(one(n) for n in range(conversations)))
     elapsed = time.perf_counter() - started
-    errors = [r for r in results if isinstance(r, BaseException)]
-    finished = [r for r in results if isinstance(r, dict)]
-    ok = [r for r in finished if [e["status"] for e in r["events"]] == ["ok"]]
+    ok = sum(c["end"] == "ok" for c in load.conversations)
     searched = [q for q in provider.queries if q.startswith("conv-")]
     return {
-        "turns_per_s": len(ok) / elapsed,
-        "errors": len(errors) + len(finished) - len(ok),
+        "turns_per_s": ok / elapsed,
+        "errors": conversations - ok,
         "doubled": len(searched) - len(set(searched)),
         "lost": conversations - len(set(searched)),
-        "first_error": repr(errors[0])[:200] if errors else "",
+        "first_error": next((c["end"] for c in load.conversations if c["end"] != "ok"), ""),
     }
-
-
-@contextlib.contextmanager
-def started(
-    count: int, homes: list[Path], env: dict[str, str], src: Path | None
-) -> Iterator[list[ServeProcess]]:
-    with contextlib.ExitStack() as stack:
-        yield [
-            stack.enter_context(ServeProcess(homes[i % len(homes)], env, api_token=TOKEN, src=src))
-            for i in range(count)
-        ]
 
 
 def backend_env(
@@ -281,9 +220,11 @@ async def run(
                             homes, env = backend_env(
                                 "shared", count, where, postgres, redis, transport
                             )
-                        processes = stack.enter_context(
-                            started(count, homes, base | env, trees[backend])
-                        )
+                        settings, src = base | env, trees[backend]
+                        processes: list[ServeProcess] = []
+                        for home in [homes[i % len(homes)] for i in range(count)]:
+                            serving = ServeProcess(home, settings, api_token=TOKEN, src=src)
+                            processes.append(stack.enter_context(serving))
                         clusters[backend] = Cluster(processes, pids)
                     medians: dict[str, list[float]] = {b: [] for b in backends}
                     cpus: dict[str, list[float]] = {b: [] for b in backends}
@@ -296,17 +237,12 @@ async def run(
                         for backend in added:
                             pairs = zip(found[backend], found["embedded"], strict=True)
                             added[backend].append(statistics.median(s - e for s, e in pairs))
-                        print(
-                            f"{count} process(es), run {number + 1}: "
-                            + ", ".join(
-                                f"{b} {medians[b][-1]:.2f} ms (CPU {cpus[b][-1]:.2f} ms)"
-                                for b in backends
-                            )
-                            + "; "
-                            + ", ".join(f"{b} adds {v[-1]:+.2f} ms" for b, v in added.items())
-                            + f" (medians of pairs); load {os.getloadavg()[0]:.1f}",
-                            flush=True,
-                        )
+                        each = [
+                            f"{b} {medians[b][-1]:.2f} ms (CPU {cpus[b][-1]:.2f})" for b in backends
+                        ]
+                        each += [f"{b} adds {v[-1]:+.2f} ms" for b, v in added.items()]
+                        load = os.getloadavg()[0]
+                        print(f"{count} process(es), run {number + 1}: {each}; load {load:.1f}")
                     for backend in backends:
                         turns = await concurrent_turns(clusters[backend], provider, conversations)
                         result = {
@@ -342,67 +278,6 @@ async def run(
         )
 
 
-async def store_costs(samples: int) -> None:
-    """What the stores alone add to one approval, in process: the token put and taken, the
-    paused turn put, claimed and finished — SQLite (embedded) against Redis (shared)."""
-    from spyglass.conversation.pending import PausedTurn, PendingTurnStore, TurnState
-    from spyglass.core.confirmation import (
-        Binding,
-        ConfirmationStore,
-        PendingRecord,
-        canonical_json,
-        new_token,
-    )
-    from spyglass.core.context import Turn
-    from spyglass.state import redis as redis_state
-    from spyglass.state.sqlite import statefile as sqlite
-
-    server = RedisServer()
-    medians = {}
-    try:
-        with tempfile.TemporaryDirectory() as folder:
-            db = sqlite.StateDB(Path(folder) / "state.db", time.time)
-            shared = redis_state.RedisState(server.url, timeout=2, clock=time.time)
-            backends: dict[str, tuple[ConfirmationStore, PendingTurnStore]] = {
-                "embedded (SQLite)": (
-                    sqlite.SQLiteConfirmationStore(db),
-                    sqlite.SQLitePendingTurnStore(db, 30),
-                ),
-                "shared (Redis)": (
-                    redis_state.RedisConfirmationStore(shared),
-                    redis_state.RedisPendingTurnStore(shared, 30),
-                ),
-            }
-            for name, (tokens, turns) in backends.items():
-                timings = []
-                for number in range(samples + 20):
-                    token = new_token()
-                    record = PendingRecord(
-                        token,
-                        Binding("web.search", 1, canonical_json({"query": "q"}), "c"),
-                        "i",
-                        time.time() + 120,
-                    )
-                    state = TurnState("c", "t", [{"role": "user", "content": "x" * 2000}], Turn())
-                    started = time.perf_counter()
-                    await tokens.put(record)
-                    await turns.put(PausedTurn(token, state, time.time() + 120))
-                    await turns.take(token, "c")
-                    await tokens.take(token)
-                    await turns.finish(token)
-                    if number >= 20:
-                        timings.append((time.perf_counter() - started) * 1000)
-                medians[name] = statistics.median(timings)
-            await shared.aclose()
-            db.close()
-    finally:
-        server.close()
-    print("| stores | one approval's store work (median) |")
-    print("|---|---|")
-    for name, value in medians.items():
-        print(f"| {name} | {value:.2f} ms |")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--samples", type=int, default=100)
@@ -431,13 +306,7 @@ def main() -> None:
         help="How the processes reach Redis and PostgreSQL: their Unix sockets (one computer, "
         "as the systemd deployment) or 127.0.0.1 (as containers on one network).",
     )
-    parser.add_argument(
-        "--stores-only", action="store_true", help="Only the in-process cost of the stores."
-    )
     args = parser.parse_args()
-    if args.stores_only:
-        asyncio.run(store_costs(args.samples * 10))
-        return
     counts = [int(c) for c in args.processes.split(",")]
     asyncio.run(
         run(

@@ -1,22 +1,19 @@
-"""Train the extraction models, report their held-out figures, ship them.
+"""Train the extraction models, report their held-out figures, ship them (bench/TRAINING.md).
 
     PYTHONPATH=src python -m bench.train_extraction [--jobs 2] [--rebuild] [--no-write]
 
-1. Reads every page of WCXB dev and trafilatura-eval (:mod:`bench.extraction_data`)
-   through :func:`spyglass.extract.html.readings`: the three candidate readings, their
-   feature rows, each candidate's score against the page's reference (word F1 on WCXB, a
-   per-page snippet F1 on trafilatura-eval), and the peer's (trafilatura's) output scored
-   the same way. Cached in ``bench/results/`` (``--rebuild`` reads the pages again; do so
-   after changing the readings or the data).
-2. Five-fold cross-validation grouped by site (a domain is never in training and test at
-   once), folds fixed by a seeded shuffle of the domains: each page's reading is chosen by
-   a chooser that never saw its site, its blocks filtered by a block model that never saw
-   it (:mod:`bench.block_training`), at the keep thresholds chosen on the other folds
-   (:mod:`bench.keep_rules`). Prints the held-out figures per corpus and page type beside
+1. Reads every page of WCXB dev and trafilatura-eval (:mod:`bench.extraction_data`) through
+   :func:`spyglass.extract.html.readings`: the candidate readings, their feature rows, each
+   one's score against the reference and trafilatura's output scored the same way; cached in
+   ``bench/results/`` (``--rebuild`` reads the pages again).
+2. Five folds grouped by site, fixed by a seeded shuffle of the domains: each page's reading
+   chosen by a chooser that never saw its site, its blocks filtered by a block model that
+   never saw it (:mod:`bench.block_training`) at keep thresholds chosen on the other folds
+   (:mod:`bench.keep_rules`); the held-out figures per corpus and page type, beside
    trafilatura's, always the article reading, and the best reading per page (the ceiling).
-3. Trains the final models on all pages with the same settings and writes
-   ``src/spyglass/extract/models/chooser.txt``, ``blocks.txt`` and ``keep.json`` (unless
-   ``--no-write``). Fixed seeds and deterministic LightGBM: the same data give the same files.
+3. Trains the final models on all pages and writes ``chooser.txt``, ``blocks.txt`` and
+   ``keep.json`` to ``src/spyglass/extract/models/`` (not with ``--no-write``); fixed seeds,
+   deterministic LightGBM: the same data give the same files.
 """
 
 from __future__ import annotations

@@ -44,14 +44,16 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], what: str) -> Non
 
 
 class RedisServer:
-    """``redis-server`` on 127.0.0.1:<free port> and on a Unix socket, no persistence; can be
-    stopped and restarted on the same port."""
+    """``redis-server`` on 127.0.0.1:<free port> and on a Unix socket, no persistence (or,
+    ``appendonly``, an append-only file as deployed); can be stopped and restarted on the
+    same port."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, appendonly: bool = False) -> None:
         binary = shutil.which("redis-server")
         if binary is None:
             pytest.skip("redis-server is not installed (apt-get install redis-server)")
         self.binary = binary
+        self.appendonly = appendonly
         self.folder = Path(tempfile.mkdtemp(prefix="spyglass-redis-"))
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
@@ -78,7 +80,7 @@ class RedisServer:
                 "--save",
                 "",
                 "--appendonly",
-                "no",
+                "yes" if self.appendonly else "no",
                 "--dir",
                 str(self.folder),
                 "--protected-mode",
@@ -93,9 +95,14 @@ class RedisServer:
         )
         wait_for_port(self.port, self.process, "redis-server")
 
-    def stop(self) -> None:
+    def stop(self, *, graceful: bool = False) -> None:
+        """Kill the server; ``graceful``, stop it as a service manager does (SIGTERM: an
+        append-only file is flushed first)."""
         if self.process is not None:
-            self.process.kill()
+            if graceful:
+                self.process.terminate()
+            else:
+                self.process.kill()
             self.process.wait(10)
             self.process = None
 
