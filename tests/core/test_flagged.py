@@ -81,6 +81,18 @@ def test_under_flagged_a_privacy_finding_or_an_unusual_call_asks_and_says_why(
     ]
 
 
+def test_under_flagged_an_argument_hiding_characters_asks_and_the_card_says_so(
+    tmp_path: Path,
+) -> None:
+    harness = _harness(tmp_path)
+    harness.policy.set_approval("search", "flagged")
+    hidden = _run(harness, "plain\u202etxt.exe")
+    assert hidden.status == "pending_confirmation"
+    card = hidden.pending_confirmation.to_dict()
+    assert "shown.hidden" in [n["kind"] for n in card["notices"]]
+    assert any("U+202E" in reason for reason in card["reasons"])
+
+
 @pytest.mark.parametrize("channel", ["mcp", "openwebui", "cli", "test"])
 def test_other_channels_keep_their_rules_whatever_the_mode(tmp_path: Path, channel: str) -> None:
     harness = _harness(tmp_path)
