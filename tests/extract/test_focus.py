@@ -121,3 +121,17 @@ def test_passages_with_only_blank_lines_between_read_on_without_a_gap_mark() -> 
     text += "\n\n".join(f"Closing paragraph {n} here." for n in range(60))
     read = focused(text, "keeper lamp night", 600)
     assert "The keeper lit the lamp.\n\nThe lamp burned all night." in read.text
+
+
+def test_an_answer_in_the_paragraph_about_the_focus_comes_before_other_paragraphs() -> None:
+    filler = "Plain words about nothing in particular here. " * 8
+    answer_paragraph = (
+        "The harbour lighthouse stands on the northern mole. "
+        + "Its walls are white and its lantern is green. " * 12
+        + "Its beam was turned on in 1887."
+    )
+    text = "\n\n".join(
+        ["# Town", *(filler for _ in range(8)), answer_paragraph, *(filler for _ in range(8))]
+    )
+    read = focused(text, "When was the harbour lighthouse first lit?", 900)
+    assert "Its beam was turned on in 1887." in read.text
