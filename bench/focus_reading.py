@@ -108,14 +108,14 @@ def read_once(doc_id: str, html: bytes, budget: int, focus: str | None) -> None:
 
 
 def fastest(*reads: Any) -> list[float]:
-    """The fastest of five runs of each read, run in turn so that load on a shared machine
-    falls on all alike."""
+    """The least CPU time of five runs of each read, run in turn: CPU time, not wall time,
+    so that other work on a shared machine does not decide it."""
     times: list[list[float]] = [[] for _ in reads]
     for _ in range(5):
         for read, kept in zip(reads, times, strict=True):
-            start = time.perf_counter()
+            start = time.process_time()
             read()
-            kept.append(time.perf_counter() - start)
+            kept.append(time.process_time() - start)
     return [min(kept) for kept in times]
 
 
