@@ -121,3 +121,35 @@ def test_passages_with_only_blank_lines_between_read_on_without_a_gap_mark() -> 
     text += "\n\n".join(f"Closing paragraph {n} here." for n in range(60))
     read = focused(text, "keeper lamp night", 600)
     assert "The keeper lit the lamp.\n\nThe lamp burned all night." in read.text
+
+
+def test_an_answer_in_the_paragraph_about_the_focus_comes_before_other_paragraphs() -> None:
+    filler = "Plain words about nothing in particular here. " * 8
+    answer_paragraph = (
+        "The harbour lighthouse stands on the northern mole. "
+        + "Its walls are white and its lantern is green. " * 12
+        + "Its beam was turned on in 1887."
+    )
+    text = "\n\n".join(
+        ["# Town", *(filler for _ in range(8)), answer_paragraph, *(filler for _ in range(8))]
+    )
+    read = focused(text, "When was the harbour lighthouse first lit?", 900)
+    assert "Its beam was turned on in 1887." in read.text
+
+
+def test_a_page_whose_lower_case_is_longer_still_finds_the_words_where_they_are() -> None:
+    # "İ" lower-cases to two characters: places found in a lower-cased copy would drift back
+    # by hundreds of characters here, onto passages that do not hold the words.
+    filler = "Plain words about nothing in particular here. " * 3
+    text = "\n\n".join(
+        [
+            "# Town",
+            *(filler for _ in range(10)),
+            "İSTANBUL İZMİR İNEBOLU " * 100,
+            *(filler for _ in range(2)),
+            "The ferry leaves at noon.",
+            *(filler for _ in range(4)),
+        ]
+    )
+    read = focused(text, "ferry", 400)
+    assert "The ferry leaves at noon." in read.text
