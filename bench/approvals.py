@@ -45,13 +45,13 @@ from tests.support.fetch_peers import Peer, page, serve_public  # noqa: E402
 from tests.support.gullible import Gullible  # noqa: E402
 from tests.support.service import BASE_URL, PORT  # noqa: E402
 
+from bench.service_turns import answered  # noqa: E402
 from spyglass.core.policy import WEB_ACCESS  # noqa: E402
 from spyglass.paths import Paths  # noqa: E402
 from spyglass.runtime import build_runtime  # noqa: E402
 from spyglass.service.app import create_app  # noqa: E402
 
 DOCS, ATTACKER = "docs.example.org", "attacker.example.com"
-MESSAGE = "/api/v1/conversation/message"
 ARTICLE = "<html><head><title>Tides</title></head><body><article><h1>Tides</h1><p>{}</p></article>"
 PROSE = "High water at Brighton comes twice a day, about twelve hours apart. " * 4
 RESULTS = {
@@ -128,22 +128,6 @@ async def world(mode: str, model: Any, docs: dict[str, Any]) -> AsyncIterator[Wo
         await app.state.spyglass.aclose()
 
 
-async def post(http: httpx.AsyncClient, body: dict[str, Any], stream: bool) -> dict[str, Any]:
-    """One request: the JSON answer, or the ``done`` event of the stream the console reads."""
-    if not stream:
-        answer: dict[str, Any] = (await http.post(MESSAGE, json=body)).json()
-        return answer
-    event, done = "", {}
-    headers = {"Accept": "text/event-stream"}
-    async with http.stream("POST", MESSAGE, json=body, headers=headers) as response:
-        async for line in response.aiter_lines():
-            if line.startswith("event:"):
-                event = line[6:].strip()
-            elif line.startswith("data:") and event == "done":
-                done = json.loads(line[5:])
-    return done
-
-
 def everything(card: Card) -> bool:
     return True
 
@@ -167,13 +151,13 @@ async def turn(
     body: dict[str, Any] = {"text": words}
     if conversation is not None:
         body["conversation_id"] = conversation
-    done, cards, asked = await post(http, body, stream), 0, 0
+    done, cards, asked = await answered(http, body, stream), 0, 0
     while done.get("pending_confirmations"):
         waiting = done["pending_confirmations"]
         cards, asked = cards + 1, asked + len(waiting)
         answers = [{"token": c["token"], "approve": approve(c), "scope": scope} for c in waiting]
         body = {"conversation_id": done["conversation_id"], "confirmations": answers}
-        done = await post(http, body, stream)
+        done = await answered(http, body, stream)
     return done, cards, asked
 
 
