@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -171,7 +172,9 @@ def test_an_empty_reading_has_nothing_kept_and_unknown_shares() -> None:
 
 
 def test_many_blocks_are_scored_in_batches_with_the_chances_they_get_all_at_once() -> None:
-    reading = "\n\n".join(f"Paragraph number {n} of a page of many short ones." for n in range(5000))
+    reading = "\n\n".join(
+        f"Paragraph number {n} of a page of many short ones." for n in range(5000)
+    )
     readings = {"article": reading, "region": "", "block": ""}
     batches: list[int] = []
 
@@ -208,3 +211,13 @@ def test_a_page_long_line_is_keyed_by_all_its_words() -> None:
 )
 def test_fewer_than_ten_words_is_too_little_however_long_the_text(text: str, little: bool) -> None:
     assert too_little(text) is little
+
+
+@pytest.mark.parametrize(
+    "text", ["Page 12 of 345, updated 2026.", "Seite ٣ von ১২ und 7", "no digits"]
+)
+def test_a_blocks_digit_share_counts_every_digit_the_pattern_finds(text: str) -> None:
+    keys = line_keys({"article": text, "region": "", "block": ""})
+    rows = block_rows(split_blocks(text), "article", keys)
+    share = rows[0][BLOCK_FEATURES.index("digit_share")]
+    assert share == len(re.findall(r"\d", text)) / len(text)

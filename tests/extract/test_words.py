@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from spyglass.extract.words import pieces, words
+from spyglass.extract.words import one_spaced, pieces, words
 
 WORD = re.compile(r"\w+")
 
@@ -53,3 +53,17 @@ def test_a_text_with_no_space_after_the_size_is_one_piece() -> None:
 )
 def test_words_are_those_the_word_pattern_finds(text: str) -> None:
     assert words(text) == WORD.findall(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "  a  b\t\tc\n",
+        "word " * 30_000,
+        "x" * 70_000 + "  y",
+        "\u00a0 spaced\u2003out " * 20_000,
+    ],
+)
+def test_one_spaced_text_is_its_words_joined_by_single_spaces(text: str) -> None:
+    assert one_spaced(text) == " ".join(text.split())

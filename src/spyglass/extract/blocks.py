@@ -15,8 +15,8 @@ import math
 import re
 import string
 from collections.abc import Callable, Iterator, Sequence
-from itertools import islice
 from dataclasses import dataclass
+from itertools import islice
 from typing import Protocol
 
 from spyglass.extract.block_markup import PLACE_FEATURES
@@ -248,7 +248,7 @@ def _block_rows(
             densities[previous] if previous is not None else -1.0,
             densities[following] if following is not None else -1.0,
             float(text.endswith((".", "!", "?", '."', ".”", ":"))),
-            len(_DIGIT.findall(text)) / max(len(text), 1),
+            _digits(text) / max(len(text), 1),
             float(named),
             under_boilerplate,
             float(last_long >= 0 and index > last_long),
@@ -290,6 +290,14 @@ BLOCK_FEATURES = [
     "reading_words",
     *PLACE_FEATURES,
 ]
+
+
+def _digits(text: str) -> int:
+    """How many digits (``\\d``) ``text`` has."""
+    if text.isascii():
+        # Ten substring counts in C: no list of a long block's digits, several times faster.
+        return sum(map(text.count, string.digits))
+    return _DIGIT.subn("", text)[1]
 
 
 def link_density(text: str) -> float:

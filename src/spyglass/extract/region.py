@@ -27,6 +27,7 @@ from lxml import html as lxml_html
 
 from spyglass.extract.tree import PageShape
 from spyglass.extract.visibility import many_words, shown_text, skipped_tag
+from spyglass.extract.words import one_spaced
 
 _BLOCK_TAGS = frozenset(
     [
@@ -160,7 +161,7 @@ def run_markdown(
 def _joined(out: list[str], kept: list[str]) -> str:
     lines = []
     for raw in "".join(out).split("\n"):
-        line = " ".join(raw.split())
+        line = one_spaced(raw)
         if line.startswith(_KEPT) and line[1:].isdigit():
             line = kept[int(line[1:])]
         if line:

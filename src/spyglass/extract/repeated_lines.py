@@ -12,6 +12,7 @@ import re
 
 from spyglass.extract.links import link_text
 from spyglass.extract.words import pieces, words
+
 #: Lines of a single word ("Reply", "Share") repeat legitimately in lists and are cheap.
 _MIN_WORDS = 2
 #: A line that is only a heading or list marker.

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-__all__ = ["PIECE_CHARS", "pieces", "words"]
+__all__ = ["PIECE_CHARS", "one_spaced", "pieces", "words"]
 
 #: About how many characters a piece holds (a piece ends at the next space after this many).
 PIECE_CHARS = 1 << 16
@@ -53,3 +53,12 @@ def words(text: str) -> list[str]:
     # On ASCII text \w is [A-Za-z0-9_]: the other characters become spaces, and C's
     # translate and split find the same words as the pattern, in about half its time.
     return text.encode("ascii").translate(_ASCII_WORD_CHARS).decode("ascii").split()
+
+
+def one_spaced(text: str) -> str:
+    """``text`` with each run of whitespace one space and none at its ends
+    (``" ".join(text.split())``), a long text a piece at a time."""
+    if len(text) <= PIECE_CHARS:
+        return " ".join(text.split())
+    spaced = (" ".join(piece.split()) for piece in pieces(text))
+    return " ".join(piece for piece in spaced if piece)
