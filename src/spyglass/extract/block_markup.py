@@ -205,7 +205,10 @@ class Places:
     ) -> None:
         self._index = index
         self._container = container
-        self._chains: dict[lxml_html.HtmlElement, list[float]] = {}
+        self._chains: dict[lxml_html.HtmlElement, tuple[float, ...]] = {}
+        # Each distinct chain once: most elements of a page sit where their siblings do, and
+        # a page of a hundred thousand paragraphs would otherwise keep as many copies.
+        self._distinct: dict[tuple[float, ...], tuple[float, ...]] = {}
         self._densities: dict[lxml_html.HtmlElement, float] = {}
         self._tags: dict[lxml_html.HtmlElement, Counter[object]] = {}
 
@@ -229,7 +232,7 @@ class Places:
             *chain[4:],
         ]
 
-    def chain(self, element: lxml_html.HtmlElement) -> list[float]:
+    def chain(self, element: lxml_html.HtmlElement) -> tuple[float, ...]:
         """Where ``element`` sits (:data:`CHAIN_FEATURES`): its depth, whether it is in an
         ``<article>``, in ``<main>``, in the content block, then how many levels up the
         nearest ancestor naming each kind of box is (-1 for none within reach); memoised
@@ -244,14 +247,14 @@ class Places:
         above = (
             self._chains[current]
             if current is not None
-            else [0.0, 0.0, 0.0, 0.0, *([-1.0] * len(_KINDS))]
+            else (0.0, 0.0, 0.0, 0.0, *([-1.0] * len(_KINDS)))
         )
         for node in reversed(path):
-            above = self._describe(node, above)
-            self._chains[node] = above
+            described = tuple(self._describe(node, above))
+            above = self._chains[node] = self._distinct.setdefault(described, described)
         return above
 
-    def _describe(self, element: lxml_html.HtmlElement, above: list[float]) -> list[float]:
+    def _describe(self, element: lxml_html.HtmlElement, above: tuple[float, ...]) -> list[float]:
         get = element.get
         tag = element.tag
         # Each kind one level farther than above (or out of reach), then those this element

@@ -92,7 +92,7 @@ class Placer(Protocol):
         ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Block:
     text: str
     kind: str  # "text", "heading", "item", "table", "code", "quote"
