@@ -35,6 +35,7 @@ _PUNCTUATION = bytes.maketrans(string.punctuation.encode(), b" " * len(string.pu
 # again from each would take time growing with its square.
 _TARGET = re.compile(r"(\])(?:\((?:<[^>\n]*>|[^)\n]*)\)|(\([^)\n]*))")
 _DIGIT = re.compile(r"\d")
+_DIGIT_BYTES = string.digits.encode()
 #: Words that name the boxes around an article — related reading, subscribing and following,
 #: sharing, comments, advertising, the site's small print — in the languages most pages are
 #: written in (English, German, French, Spanish, Portuguese, Italian, Dutch, Polish); a
@@ -295,8 +296,9 @@ BLOCK_FEATURES = [
 def _digits(text: str) -> int:
     """How many digits (``\\d``) ``text`` has."""
     if text.isascii():
-        # Ten substring counts in C: no list of a long block's digits, several times faster.
-        return sum(map(text.count, string.digits))
+        # What deleting them takes away, in C: no list of a long block's digits.
+        ascii_text = text.encode("ascii")
+        return len(ascii_text) - len(ascii_text.translate(None, _DIGIT_BYTES))
     return _DIGIT.subn("", text)[1]
 
 
