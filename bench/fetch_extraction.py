@@ -1,7 +1,7 @@
 """Extraction quality, speed and memory of web.fetch against peers, on WCXB and trafilatura-eval.
 
     .venv/bin/python bench/fetch_extraction.py [--corpus wcxb|trafilatura] [--limit N]
-        [--half all|odd|even] [--jobs J] [--systems ours,trafilatura,...] [--memory N] [--json]
+        [--half all|odd|even] [--jobs J] [--systems ours,trafilatura,...] [--json]
 
 Systems, all measured in the same run on the same pages:
 
@@ -9,11 +9,7 @@ Systems, all measured in the same run on the same pages:
   ``web.fetch`` hands the model, without the metadata header);
 - ``ours+header``: the same call scored on exactly what the model receives, metadata header
   (title, author, date, site) included; same timing as ``ours``;
-- ``trafilatura``: ``trafilatura.extract(html, url=url)`` with its defaults;
-- ``trafilatura-fast``: the same with ``fast=True, include_tables=True`` (as in
-  trafilatura-eval's own figures);
-- ``readability``: readabilipy (Mozilla Readability through node, as the official MCP
-  fetch server does) + markdownify with ATX headings.
+- ``trafilatura``: ``trafilatura.extract(html, url=url)`` with its defaults.
 
 Metrics (see ``extraction_data.py`` and the data's README). WCXB: word-level F1 per page,
 averaged, precision, recall, overall and per page type; ``with``/``without`` snippet hit
@@ -22,17 +18,19 @@ are true positives, ``without`` snippets found false positives, summed over page
 precision, recall, F1. Both: median milliseconds per page and the ratio to trafilatura's in
 the same run. Markdown is scored after dropping link and image targets and Markdown markers.
 
-``--memory N``: for N evenly spread pages, each system runs in a fresh process per page and
-reports how much its peak resident memory grew while extracting that page (after imports).
+Peak memory, each side in a fresh process: ``bench/crafted_pages.py --cap``.
+
+``--dump OUT.jsonl [--pages 300,200] [--compare EARLIER.jsonl]`` writes what extraction
+returns (title, Markdown, text) on evenly spread pages of WCXB dev and trafilatura-eval, one
+JSON line a page; with ``--compare`` it lists every page whose output differs from the
+earlier dump and exits 1 if any does: a speed-up must leave every output byte-identical.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
-import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -63,28 +61,9 @@ def trafilatura_default(html: str, url: str) -> dict[str, str]:
     return {"trafilatura": trafilatura.extract(html, url=url) or ""}
 
 
-def trafilatura_fast(html: str, url: str) -> dict[str, str]:
-    import trafilatura
-
-    return {
-        "trafilatura-fast": trafilatura.extract(html, url=url, fast=True, include_tables=True) or ""
-    }
-
-
-def readability_markdownify(html: str, url: str) -> dict[str, str]:
-    from markdownify import markdownify
-    from readabilipy import simple_json_from_html_string
-
-    article = simple_json_from_html_string(html, use_readability=True)
-    content = article.get("content") or ""
-    return {"readability": markdownify(content, heading_style="ATX") if content else ""}
-
-
 SYSTEMS: dict[str, Callable[[str, str], dict[str, str]]] = {
     "ours": ours,
     "trafilatura": trafilatura_default,
-    "trafilatura-fast": trafilatura_fast,
-    "readability": readability_markdownify,
 }
 
 
@@ -169,33 +148,27 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return summary
 
 
-def memory_of(corpus: str, page_id: str, system: str) -> int:
-    """KiB the peak resident memory of a fresh process grew while ``system`` read the page."""
-    code = (
-        "import json,resource,sys\n"
-        f"sys.path.insert(0, {str(ROOT)!r})\n"
-        "from bench.fetch_extraction import SYSTEMS, load, warm\n"
-        f"page = load({corpus!r}, {page_id!r})\n"
-        f"warm({system!r})\n"
-        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-        f"SYSTEMS[{system!r}](page.html, page.url)\n"
-        "after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-        "print(after - before)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
-    )
-    return int(done.stdout.strip().splitlines()[-1])
+def dump(path: Path, counts: str, earlier: Path | None) -> int:
+    from spyglass.extract.html import extract_html
 
-
-def warm(system: str) -> None:
-    """Import and initialise ``system`` on a small page, so memory counts the page only."""
-    html = "<html><body><article>" + "<p>A warm-up paragraph of plain text.</p>" * 20
-    SYSTEMS[system](html + "</article></body></html>", "https://example.com/warm")
-
-
-def process_peak_kib() -> int:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    lines = []
+    for corpus, count in zip(("wcxb", "trafilatura"), counts.split(","), strict=True):
+        for page_id in pick(page_ids(corpus), int(count)):
+            page = load(corpus, page_id)
+            got = extract_html(page.html, page.url)
+            lines.append(
+                {"corpus": corpus, "id": page_id, "title": got.title, "markdown": got.markdown}
+                | {"text": got.text}
+            )
+    path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
+    print(f"{len(lines)} pages written to {path}")
+    if earlier is None:
+        return 0
+    before = {(e["corpus"], e["id"]): e for e in map(json.loads, earlier.read_text().splitlines())}
+    differ = [f"{n['corpus']}/{n['id']}" for n in lines if before.get((n["corpus"], n["id"])) != n]
+    print("".join(f"differs: {name}\n" for name in differ), end="")
+    print(f"{len(differ)} of {len(lines)} pages differ from {earlier}")
+    return 1 if differ else 0
 
 
 def main() -> int:
@@ -210,9 +183,13 @@ def main() -> int:
         default="all",
         help="odd-numbered pages or even-numbered ones (WCXB ids; trafilatura-eval by order)",
     )
-    parser.add_argument("--memory", type=int, default=0, help="peak memory on N pages")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--dump", type=Path, help="write the outputs instead (see above)")
+    parser.add_argument("--pages", default="300,200", help="with --dump: WCXB,trafilatura-eval")
+    parser.add_argument("--compare", type=Path, help="with --dump: an earlier dump")
     options = parser.parse_args()
+    if options.dump:
+        return dump(options.dump, options.pages, options.compare)
     systems = [s.strip() for s in options.systems.split(",") if s.strip()]
     unknown = [s for s in systems if s not in SYSTEMS]
     if unknown:
@@ -226,7 +203,6 @@ def main() -> int:
     if options.half != "all":
         wanted = 1 if options.half == "odd" else 0
         ids = [i for n, i in enumerate(ids, start=1) if n % 2 == wanted]
-    every = ids
     ids = pick(ids, options.limit)
     work = [(options.corpus, page_id, systems) for page_id in ids]
     rows: list[dict[str, Any]] = []
@@ -238,15 +214,6 @@ def main() -> int:
         for item in work:
             rows.extend(score_page(item))
     summary = summarise(rows)
-    if options.memory:
-        for system in systems:
-            sample = pick(every, options.memory)
-            grown = [memory_of(options.corpus, i, system) for i in sample]
-            summary[system]["memory_kib"] = {
-                "pages": len(grown),
-                "median": statistics.median(grown),
-                "max": max(grown),
-            }
     if options.json:
         print(json.dumps(summary, indent=2))
         return 0
@@ -262,7 +229,7 @@ def print_summary(corpus: str, pages: int, summary: dict[str, Any]) -> None:
         f"{'with':>6} {'w/out':>6} {'snipP':>6} {'snipR':>6} {'snipF1':>6} {'ms':>7} {'len':>5}"
     )
     for system, groups in summary.items():
-        order = ["overall", *sorted(g for g in groups if g not in ("overall", "memory_kib"))]
+        order = ["overall", *sorted(g for g in groups if g != "overall")]
         for group in order:
             g = groups[group]
             word = (
@@ -275,12 +242,6 @@ def print_summary(corpus: str, pages: int, summary: dict[str, Any]) -> None:
                 f"{g['without_hit']:>6.3f} {g['snippet_precision']:>6.3f} "
                 f"{g['snippet_recall']:>6.3f} {g['snippet_f1']:>6.3f} {g['median_ms']:>7.1f} "
                 f"{g['median_length_ratio']:>5.2f}"
-            )
-        if "memory_kib" in groups:
-            m = groups["memory_kib"]
-            print(
-                f"{system:<17} peak memory growth per page: median {m['median'] / 1024:.1f} MiB, "
-                f"max {m['max'] / 1024:.1f} MiB ({m['pages']} pages, fresh process each)"
             )
     if any("shingle_f1" in groups["overall"] for groups in summary.values()):
         print_shingles(summary)
@@ -301,7 +262,7 @@ def print_shingles(summary: dict[str, Any]) -> None:
         f"{'system':<17} {'group':<14} {'pages':>5} {'F1':>6} {'P':>6} {'R':>6} {f'>{LONGER}x':>6}"
     )
     for system, groups in summary.items():
-        order = ["overall", *sorted(g for g in groups if g not in ("overall", "memory_kib"))]
+        order = ["overall", *sorted(g for g in groups if g != "overall")]
         for group in order:
             g = groups[group]
             print(
