@@ -236,7 +236,7 @@ class Places:
         """Where ``element`` sits (:data:`CHAIN_FEATURES`): its depth, whether it is in an
         ``<article>``, in ``<main>``, in the content block, then how many levels up the
         nearest ancestor naming each kind of box is (-1 for none within reach); memoised
-        per element."""
+        for ``element`` and every ancestor with more than one child."""
         # Up to the first element already described (or the root), then back down: pages
         # nest deeper than Python's recursion allows.
         path = []
@@ -251,7 +251,13 @@ class Places:
         )
         for node in reversed(path):
             described = tuple(self._describe(node, above))
-            above = self._chains[node] = self._distinct.setdefault(described, described)
+            above = self._distinct.setdefault(described, described)
+            # An element with one child is reached again only through that child, whose
+            # walk stops at the next element kept: keeping it too would hold every element
+            # of a page nested hundreds deep (about 150 bytes each, a page at the cap's
+            # 450,000 elements).
+            if node is element or len(node) > 1:
+                self._chains[node] = above
         return above
 
     def _describe(self, element: lxml_html.HtmlElement, above: tuple[float, ...]) -> list[float]:
