@@ -21,13 +21,10 @@ NAME = "bench.example"
 
 
 @contextmanager
-def server() -> Iterator[int]:
-    """The loopback server's port, for as long as the block runs."""
-    process = subprocess.Popen(
-        [sys.executable, str(ROOT / "bench" / "loopback_server.py")],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+def server(*options: str) -> Iterator[int]:
+    """The loopback server's port, for as long as the block runs (``options`` its own)."""
+    serving = [sys.executable, str(ROOT / "bench" / "loopback_server.py"), *options]
+    process = subprocess.Popen(serving, stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None
         port = int(process.stdout.readline())

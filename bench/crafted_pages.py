@@ -12,14 +12,31 @@ trafilatura (``extract(html, url=url, output_format="markdown")``, the peer, who
 reading starts from) and :func:`spyglass.extract.html.extract_html` are timed by the thread's
 CPU time: both at the largest size, their ratio, and each one's growth when the page doubles
 (about 2 linear, about 4 quadratic).
+
+    PYTHONPATH=src .venv/bin/python bench/crafted_pages.py --corpora 80,40
+
+The same on evenly spread pages of WCXB dev and trafilatura-eval (how many of each), with
+trafilatura's defaults: both medians, their ratio and the median of the per-page ratios.
+
+    PYTHONPATH=src .venv/bin/python bench/crafted_pages.py --cap [--cap-size 5000000]
+
+Pages at the fetch cap (``fetch.max_page_bytes``), cut as the fetcher cuts: each side
+(trafilatura with its defaults) reads each in a fresh process reporting its CPU seconds and
+peak resident memory (``ru_maxrss``, which counts libxml2's trees and LightGBM's arrays).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 
 URL = "https://example.com/a"
 
@@ -92,6 +109,90 @@ CASES: dict[str, Callable[[int], str]] = {
 }
 
 
+#: Pages at the cap: each is cut at the size asked for, as the fetcher cuts a longer body.
+CAP_CASES: dict[str, Callable[[int], str]] = {
+    "one long paragraph": paragraph("A sentence of a paragraph that goes on to the cap. "),
+    "deep nesting": elements("<div>" * 250 + "text {i}" + "</div>" * 250),
+    "many small blocks": elements("<p>Block {i}, a short line of text.</p>"),
+    "a huge table": elements("<tr><td>{i}</td><td>a cell</td><td>another cell</td></tr>", "table"),
+}
+
+
+def read_in_this_process(side: str, case: str, size: int) -> dict[str, float]:
+    """Read the ``case`` page of ``size`` characters with ``side`` (after a warm-up) and say
+    what it cost this process: CPU and wall seconds, peak and grown RSS in MB."""
+    html = CAP_CASES[case](size)[:size]
+    if side == "ours":
+        from spyglass.extract.html import extract_html as ours
+
+        read: Callable[[str], object] = partial(ours, url=URL)
+    else:
+        import trafilatura
+
+        read = partial(trafilatura.extract, url=URL)
+    read(paragraph("A warm-up sentence. ")(2000))
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    started, wall = time.process_time(), time.perf_counter()
+    read(html)
+    cpu_s, wall_s = time.process_time() - started, time.perf_counter() - wall
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"cpu": cpu_s, "wall": wall_s, "peak": peak, "grown": peak - before}
+
+
+def at_cap(size: int, cases: list[str] | None = None) -> dict[str, dict[str, dict[str, float]]]:
+    """Each cap case read by each side in a fresh process, trafilatura first."""
+    found: dict[str, dict[str, dict[str, float]]] = {}
+    for case in cases or CAP_CASES:
+        found[case] = {}
+        for side in ("trafilatura", "ours"):
+            child = [sys.executable, __file__, "--child", side, case, "--cap-size", str(size)]
+            done = subprocess.run(child, capture_output=True, text=True, check=True)
+            found[case][side] = json.loads(done.stdout)
+    return found
+
+
+def print_at_cap(size: int) -> None:
+    print(f"pages of {size:,} characters, each side in a fresh process")
+    print(
+        f"{'case':<20} {'ours s':>7} {'peer s':>7} {'ratio':>6} {'ours MB':>8} {'peer MB':>8} "
+        f"{'ratio':>6} {'grown':>6} {'peer grown':>10}"
+    )
+    for case, sides in at_cap(size).items():
+        a, b = sides["ours"], sides["trafilatura"]
+        print(
+            f"{case:<20} {a['cpu']:>7.2f} {b['cpu']:>7.2f} {a['cpu'] / b['cpu']:>6.2f} "
+            f"{a['peak']:>8.1f} {b['peak']:>8.1f} {a['peak'] / b['peak']:>6.2f} "
+            f"{a['grown']:>6.1f} {b['grown']:>10.1f}"
+        )
+
+
+def corpora(counts: str) -> None:
+    import trafilatura
+
+    from spyglass.extract.html import extract_html
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from bench.extraction_data import load, page_ids
+    from bench.fetch_extraction import pick
+
+    sets = zip(("wcxb", "trafilatura"), counts.split(","), strict=True)
+    pages = [load(name, i) for name, count in sets for i in pick(page_ids(name), int(count))]
+    # Warm-up: imports, the models, lxml's and trafilatura's first-call costs.
+    extract_html(pages[0].html, pages[0].url)
+    trafilatura.extract(pages[0].html, url=pages[0].url)
+    ours: list[float] = []
+    theirs: list[float] = []
+    for page in pages:
+        theirs.append(cpu(partial(trafilatura.extract, page.html, url=page.url)))
+        ours.append(cpu(partial(extract_html, page.html, page.url)))
+    mine, peer = statistics.median(ours), statistics.median(theirs)
+    per_page = statistics.median(o / t for o, t in zip(ours, theirs, strict=True) if t)
+    print(
+        f"{len(pages)} pages: trafilatura {peer * 1000:.1f} ms, ours {mine * 1000:.1f} ms "
+        f"(x{mine / peer:.2f} the median; per-page ratios x{per_page:.2f})"
+    )
+
+
 def cpu(call: Callable[[], object]) -> float:
     """The calling thread's CPU seconds for one call."""
     started = time.thread_time()
@@ -100,13 +201,27 @@ def cpu(call: Callable[[], object]) -> float:
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="100000,200000,400000", help="page sizes, ascending")
+    parser.add_argument("--cap", action="store_true", help="pages at the cap, memory too")
+    parser.add_argument("--cap-size", type=int, default=5_000_000, help="fetch.max_page_bytes")
+    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--corpora", help="WCXB,trafilatura-eval pages to time instead")
+    options = parser.parse_args()
+    if options.corpora:
+        corpora(options.corpora)
+        return 0
+    if options.child:
+        side, case = options.child
+        print(json.dumps(read_in_this_process(side, case, options.cap_size)))
+        return 0
+    if options.cap:
+        print_at_cap(options.cap_size)
+        return 0
     import trafilatura
 
     from spyglass.extract.html import extract_html
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", default="100000,200000,400000", help="page sizes, ascending")
-    options = parser.parse_args()
     sizes = [int(size) for size in options.sizes.split(",")]
     # Warm-up: imports, the models, lxml's and trafilatura's first-call costs.
     warm = paragraph("word ")(2000)

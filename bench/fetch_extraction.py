@@ -1,18 +1,20 @@
 """Extraction quality, speed and memory of web.fetch against peers, on WCXB and trafilatura-eval.
 
     .venv/bin/python bench/fetch_extraction.py [--corpus wcxb|trafilatura] [--limit N]
-        [--jobs J] [--systems ours,trafilatura,...] [--memory N] [--json]
+        [--jobs J] [--systems ours,trafilatura,...] [--json]
 
 Systems, on the same pages in the same run: ``ours`` (the body
 :func:`spyglass.extract.html.extract_html` returns), ``ours+header`` (the same scored on
 what the model receives, metadata header included), ``trafilatura`` (``extract(html,
-url=url)``), ``trafilatura-fast`` (``fast=True, include_tables=True``, as trafilatura-eval's
-own figures), ``readability`` (readabilipy, Mozilla Readability through node as the official
-MCP fetch server does, + markdownify). Metrics as in ``extraction_data.py`` and the data's
-README (WCXB word F1 per page and page type, snippet hit rates, length over reference;
-trafilatura-eval snippet precision, recall, F1), the median milliseconds per page and the
-ratio to trafilatura's. ``--memory N``: for N evenly spread pages, each system in a fresh
-process per page, its peak resident memory growth while extracting (after imports).
+url=url)``). Metrics as in ``extraction_data.py`` and the data's README (WCXB word F1 per page
+and page type, snippet hit rates, length over reference; trafilatura-eval snippet precision,
+recall, F1), the median milliseconds per page and the ratio to trafilatura's. Peak memory,
+each side in a fresh process: ``bench/crafted_pages.py --cap``.
+
+``--dump OUT.jsonl [--pages 300,200] [--compare EARLIER.jsonl]`` writes what extraction
+returns on evenly spread pages of WCXB dev and trafilatura-eval, one JSON line a page; with
+``--compare`` it lists every page whose output differs and exits 1 if any does: a speed-up
+must leave every output byte-identical.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import time
 from collections import defaultdict
@@ -51,28 +52,9 @@ def trafilatura_default(html: str, url: str) -> dict[str, str]:
     return {"trafilatura": trafilatura.extract(html, url=url) or ""}
 
 
-def trafilatura_fast(html: str, url: str) -> dict[str, str]:
-    import trafilatura
-
-    return {
-        "trafilatura-fast": trafilatura.extract(html, url=url, fast=True, include_tables=True) or ""
-    }
-
-
-def readability_markdownify(html: str, url: str) -> dict[str, str]:
-    from markdownify import markdownify
-    from readabilipy import simple_json_from_html_string
-
-    article = simple_json_from_html_string(html, use_readability=True)
-    content = article.get("content") or ""
-    return {"readability": markdownify(content, heading_style="ATX") if content else ""}
-
-
 SYSTEMS: dict[str, Callable[[str, str], dict[str, str]]] = {
     "ours": ours,
     "trafilatura": trafilatura_default,
-    "trafilatura-fast": trafilatura_fast,
-    "readability": readability_markdownify,
 }
 
 
@@ -157,29 +139,27 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return summary
 
 
-def memory_of(corpus: str, page_id: str, system: str) -> int:
-    """KiB the peak resident memory of a fresh process grew while ``system`` read the page."""
-    code = (
-        "import json,resource,sys\n"
-        f"sys.path.insert(0, {str(ROOT)!r})\n"
-        "from bench.fetch_extraction import SYSTEMS, load, warm\n"
-        f"page = load({corpus!r}, {page_id!r})\n"
-        f"warm({system!r})\n"
-        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-        f"SYSTEMS[{system!r}](page.html, page.url)\n"
-        "after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-        "print(after - before)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
-    )
-    return int(done.stdout.strip().splitlines()[-1])
+def dump(path: Path, counts: str, earlier: Path | None) -> int:
+    from spyglass.extract.html import extract_html
 
-
-def warm(system: str) -> None:
-    """Import and initialise ``system`` on a small page, so memory counts the page only."""
-    html = "<html><body><article>" + "<p>A warm-up paragraph of plain text.</p>" * 20
-    SYSTEMS[system](html + "</article></body></html>", "https://example.com/warm")
+    lines = []
+    for corpus, count in zip(("wcxb", "trafilatura"), counts.split(","), strict=True):
+        for page_id in pick(page_ids(corpus), int(count)):
+            page = load(corpus, page_id)
+            got = extract_html(page.html, page.url)
+            lines.append(
+                {"corpus": corpus, "id": page_id, "title": got.title, "markdown": got.markdown}
+                | {"text": got.text}
+            )
+    path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
+    print(f"{len(lines)} pages written to {path}")
+    if earlier is None:
+        return 0
+    before = {(e["corpus"], e["id"]): e for e in map(json.loads, earlier.read_text().splitlines())}
+    differ = [f"{n['corpus']}/{n['id']}" for n in lines if before.get((n["corpus"], n["id"])) != n]
+    print("".join(f"differs: {name}\n" for name in differ), end="")
+    print(f"{len(differ)} of {len(lines)} pages differ from {earlier}")
+    return 1 if differ else 0
 
 
 def main() -> int:
@@ -188,9 +168,13 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=None, help="score only N evenly spread pages")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (timing is per page)")
     parser.add_argument("--systems", default="ours,trafilatura")
-    parser.add_argument("--memory", type=int, default=0, help="peak memory on N pages")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--dump", type=Path, help="write the outputs instead (see above)")
+    parser.add_argument("--pages", default="300,200", help="with --dump: WCXB,trafilatura-eval")
+    parser.add_argument("--compare", type=Path, help="with --dump: an earlier dump")
     options = parser.parse_args()
+    if options.dump:
+        return dump(options.dump, options.pages, options.compare)
     systems = [s.strip() for s in options.systems.split(",") if s.strip()]
     unknown = [s for s in systems if s not in SYSTEMS]
     if unknown:
@@ -201,7 +185,6 @@ def main() -> int:
     except FileNotFoundError as exc:
         print(f"no data for {options.corpus}: {exc}", file=sys.stderr)
         return 2
-    every = ids
     ids = pick(ids, options.limit)
     work = [(options.corpus, page_id, systems) for page_id in ids]
     rows: list[dict[str, Any]] = []
@@ -213,15 +196,6 @@ def main() -> int:
         for item in work:
             rows.extend(score_page(item))
     summary = summarise(rows)
-    if options.memory:
-        for system in systems:
-            sample = pick(every, options.memory)
-            grown = [memory_of(options.corpus, i, system) for i in sample]
-            summary[system]["memory_kib"] = {
-                "pages": len(grown),
-                "median": statistics.median(grown),
-                "max": max(grown),
-            }
     if options.json:
         print(json.dumps(summary, indent=2))
         return 0
@@ -237,7 +211,7 @@ def print_summary(corpus: str, pages: int, summary: dict[str, Any]) -> None:
         f"{'with':>6} {'w/out':>6} {'snipP':>6} {'snipR':>6} {'snipF1':>6} {'ms':>7} {'len':>5}"
     )
     for system, groups in summary.items():
-        order = ["overall", *sorted(g for g in groups if g not in ("overall", "memory_kib"))]
+        order = ["overall", *sorted(g for g in groups if g != "overall")]
         for group in order:
             g = groups[group]
             word = (
@@ -250,12 +224,6 @@ def print_summary(corpus: str, pages: int, summary: dict[str, Any]) -> None:
                 f"{g['without_hit']:>6.3f} {g['snippet_precision']:>6.3f} "
                 f"{g['snippet_recall']:>6.3f} {g['snippet_f1']:>6.3f} {g['median_ms']:>7.1f} "
                 f"{g['median_length_ratio']:>5.2f}"
-            )
-        if "memory_kib" in groups:
-            m = groups["memory_kib"]
-            print(
-                f"{system:<17} peak memory growth per page: median {m['median'] / 1024:.1f} MiB, "
-                f"max {m['max'] / 1024:.1f} MiB ({m['pages']} pages, fresh process each)"
             )
     if any("shingle_f1" in groups["overall"] for groups in summary.values()):
         print_shingles(summary)
@@ -276,7 +244,7 @@ def print_shingles(summary: dict[str, Any]) -> None:
         f"{'system':<17} {'group':<14} {'pages':>5} {'F1':>6} {'P':>6} {'R':>6} {f'>{LONGER}x':>6}"
     )
     for system, groups in summary.items():
-        order = ["overall", *sorted(g for g in groups if g not in ("overall", "memory_kib"))]
+        order = ["overall", *sorted(g for g in groups if g != "overall")]
         for group in order:
             g = groups[group]
             print(

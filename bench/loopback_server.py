@@ -2,8 +2,10 @@
 
     python bench/loopback_server.py   # prints the port on its first line
 
-``/page`` is a 100 KB text page; ``/gigabyte`` streams 1 GB of HTML with a Content-Length.
-It runs in its own process so the server's work does not share the client's GIL.
+``/page`` is a 100 KB text page; ``/gigabyte`` streams 1 GB of HTML paragraphs with a
+Content-Length; ``/cap/<case>`` is a page of ``bench.crafted_pages.CAP_CASES`` (spaces as
+``-``) at the default page cap. It runs in its own process so the server's work does not
+share the client's GIL; ``--bind ADDRESS PORT`` serves there instead of loopback.
 """
 
 from __future__ import annotations
@@ -18,8 +20,11 @@ if str(ROOT) not in sys.path:
 
 from tests.support.loopback import LOOPBACK, QuietHandler, QuietServer  # noqa: E402
 
+from bench.crafted_pages import CAP_CASES  # noqa: E402
+
 PAGE = ("Benchmark line of text for the transport measurement.\n" * 1900).encode()[:100_000]
-CHUNK = b"<p>" + b"x" * (64 * 1024 - 8) + b"</p>\n"
+CHUNK = b"<p>" + (b"Words of an endless page. " * 2600)[: 64 * 1024 - 8] + b"</p>\n"
+CAP = 5_000_000
 GIGABYTE = 1_000_000_000
 
 
@@ -29,18 +34,16 @@ class Handler(QuietHandler):
     disable_nagle_algorithm = False
 
     def do_GET(self) -> None:
+        case = self.path.removeprefix("/cap/").replace("-", " ")
         if self.path == "/page":
-            self.send_response(200)
-            self.send_header("Content-Type", "text/plain; charset=utf-8")
-            self.send_header("Content-Length", str(len(PAGE)))
-            self.end_headers()
+            self._head("text/plain", len(PAGE))
             self.wfile.write(PAGE)
-            return
-        if self.path == "/gigabyte":
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(GIGABYTE))
-            self.end_headers()
+        elif self.path.startswith("/cap/") and case in CAP_CASES:
+            body = CAP_CASES[case](CAP)[:CAP].encode()
+            self._head("text/html", len(body))
+            self.wfile.write(body)
+        elif self.path == "/gigabyte":
+            self._head("text/html", GIGABYTE)
             sent = 0
             try:
                 while sent < GIGABYTE:
@@ -49,12 +52,19 @@ class Handler(QuietHandler):
                     sent += len(piece)
             except (BrokenPipeError, ConnectionResetError):
                 pass
-            return
-        self.send_error(404)
+        else:
+            self.send_error(404)
+
+    def _head(self, kind: str, length: int) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", f"{kind}; charset=utf-8")
+        self.send_header("Content-Length", str(length))
+        self.end_headers()
 
 
 def main() -> None:
-    server = QuietServer(LOOPBACK, Handler)
+    bind = (sys.argv[2], int(sys.argv[3])) if sys.argv[1:2] == ["--bind"] else LOOPBACK
+    server = QuietServer(bind, Handler)
     print(server.server_address[1], flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
 from spyglass.extract.blocks import (
     BLOCK_FEATURES,
     FILTER_FEATURES,
+    block_key,
     block_rows,
     keep_content,
     line_keys,
@@ -167,3 +169,55 @@ def test_an_empty_reading_has_nothing_kept_and_unknown_shares() -> None:
     first, *shares = scored.summary(0.5)
     assert first == 0.0
     assert all(math.isnan(share) for share in shares)
+
+
+def test_many_blocks_are_scored_in_batches_with_the_chances_they_get_all_at_once() -> None:
+    reading = "\n\n".join(
+        f"Paragraph number {n} of a page of many short ones." for n in range(5000)
+    )
+    readings = {"article": reading, "region": "", "block": ""}
+    batches: list[int] = []
+
+    def by_position(rows: list[list[float]]) -> list[float]:
+        batches.append(len(rows))
+        return [row[BLOCK_FEATURES.index("position")] for row in rows]
+
+    scored = score_blocks("article", readings, by_position)
+    rows = block_rows(split_blocks(reading), "article", line_keys(readings))
+    position = BLOCK_FEATURES.index("position")
+    assert scored.chances == [row[position] if row else None for row in rows]
+    assert sum(batches) == 5000 and max(batches) < 5000
+
+
+def test_a_page_long_line_is_keyed_by_all_its_words() -> None:
+    long_line = " ".join(f"w{n}" for n in range(100_000))
+    assert block_key(long_line) == long_line.encode()
+    assert block_key(f"**Bold**, [a link](https://x.example/{long_line}) and more") == (
+        b"bold a link and more"
+    )
+    assert too_little(long_line) is False
+
+
+@pytest.mark.parametrize(
+    ("text", "little"),
+    [
+        ("one two three four five six seven eight nine", True),
+        ("one two three four five six seven eight nine ten", False),
+        # One word of the run, and each of its eight characters.
+        ("一二三四五六七八", True),
+        ("one 一二三四五六七八九", False),
+        ("[nine words in the label of this one link](" + "x " * 100_000 + ")", True),
+    ],
+)
+def test_fewer_than_ten_words_is_too_little_however_long_the_text(text: str, little: bool) -> None:
+    assert too_little(text) is little
+
+
+@pytest.mark.parametrize(
+    "text", ["Page 12 of 345, updated 2026.", "Seite ٣ von ১২ und 7", "no digits"]
+)
+def test_a_blocks_digit_share_counts_every_digit_the_pattern_finds(text: str) -> None:
+    keys = line_keys({"article": text, "region": "", "block": ""})
+    rows = block_rows(split_blocks(text), "article", keys)
+    share = rows[0][BLOCK_FEATURES.index("digit_share")]
+    assert share == len(re.findall(r"\d", text)) / len(text)

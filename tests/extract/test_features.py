@@ -4,6 +4,7 @@ page's own features, from the address the page declares."""
 from __future__ import annotations
 
 import math
+import tracemalloc
 
 from lxml import html as lxml_html
 
@@ -109,3 +110,16 @@ def test_a_lines_words_are_counted_as_shown_though_lower_case_would_split_them()
     features = candidate_features("İstanbul İzmir Ankara")
     assert features["mean_words"] == math.log1p(3)
     assert candidate_features("Istanbul, Izmir and Ankara.")["mean_words"] == math.log1p(4)
+
+
+def test_a_page_long_line_is_described_without_holding_a_list_of_its_words() -> None:
+    line = "A sentence of a paragraph that goes on to the size cap. " * 40_000
+    tracemalloc.start()
+    try:
+        features = candidate_features(line)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert features["mean_words"] == math.log1p(12 * 40_000)
+    # Its 480,000 words as one list of strings took about 30 MB; the line is 2.2 MB.
+    assert peak < 4 * len(line)

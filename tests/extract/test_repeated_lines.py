@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tracemalloc
+
 from spyglass.extract.repeated_lines import drop_repeated_lines
 
 
@@ -56,3 +58,16 @@ def test_lines_known_from_another_reading_are_judged_as_if_read_afresh() -> None
     assert drop_repeated_lines(region, known) == drop_repeated_lines(region)
     assert drop_repeated_lines(block, known) == drop_repeated_lines(block)
     assert drop_repeated_lines(block, known) == "First paragraph here.\n\nYes\n\n\n\nYes"
+
+
+def test_a_page_long_line_is_judged_without_holding_a_list_of_its_words() -> None:
+    line = "A sentence of a paragraph that goes on to the size cap. " * 40_000
+    tracemalloc.start()
+    try:
+        kept = drop_repeated_lines(f"{line}\n{line.upper()}\nEnd of it.")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert kept == f"{line}\nEnd of it."
+    # Its 480,000 words as one list of strings took about 30 MB; the line is 2.2 MB.
+    assert peak < 8 * len(line)

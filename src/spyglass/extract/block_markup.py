@@ -205,7 +205,10 @@ class Places:
     ) -> None:
         self._index = index
         self._container = container
-        self._chains: dict[lxml_html.HtmlElement, list[float]] = {}
+        self._chains: dict[lxml_html.HtmlElement, tuple[float, ...]] = {}
+        # Each distinct chain once: most elements of a page sit where their siblings do, and
+        # a page of a hundred thousand paragraphs would otherwise keep as many copies.
+        self._distinct: dict[tuple[float, ...], tuple[float, ...]] = {}
         self._densities: dict[lxml_html.HtmlElement, float] = {}
         self._tags: dict[lxml_html.HtmlElement, Counter[object]] = {}
 
@@ -229,11 +232,11 @@ class Places:
             *chain[4:],
         ]
 
-    def chain(self, element: lxml_html.HtmlElement) -> list[float]:
+    def chain(self, element: lxml_html.HtmlElement) -> tuple[float, ...]:
         """Where ``element`` sits (:data:`CHAIN_FEATURES`): its depth, whether it is in an
         ``<article>``, in ``<main>``, in the content block, then how many levels up the
         nearest ancestor naming each kind of box is (-1 for none within reach); memoised
-        per element."""
+        for ``element`` and every ancestor with more than one child."""
         # Up to the first element already described (or the root), then back down: pages
         # nest deeper than Python's recursion allows.
         path = []
@@ -244,14 +247,20 @@ class Places:
         above = (
             self._chains[current]
             if current is not None
-            else [0.0, 0.0, 0.0, 0.0, *([-1.0] * len(_KINDS))]
+            else (0.0, 0.0, 0.0, 0.0, *([-1.0] * len(_KINDS)))
         )
         for node in reversed(path):
-            above = self._describe(node, above)
-            self._chains[node] = above
+            described = tuple(self._describe(node, above))
+            above = self._distinct.setdefault(described, described)
+            # An element with one child is reached again only through that child, whose
+            # walk stops at the next element kept: keeping it too would hold every element
+            # of a page nested hundreds deep (about 150 bytes each, a page at the cap's
+            # 450,000 elements).
+            if node is element or len(node) > 1:
+                self._chains[node] = above
         return above
 
-    def _describe(self, element: lxml_html.HtmlElement, above: list[float]) -> list[float]:
+    def _describe(self, element: lxml_html.HtmlElement, above: tuple[float, ...]) -> list[float]:
         get = element.get
         tag = element.tag
         # Each kind one level farther than above (or out of reach), then those this element

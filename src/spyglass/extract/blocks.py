@@ -14,15 +14,16 @@ from __future__ import annotations
 import math
 import re
 import string
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Protocol
 
 from spyglass.extract.block_markup import PLACE_FEATURES
 from spyglass.extract.links import link_label_chars, without_targets
-from spyglass.extract.readings import KINDS
+from spyglass.extract.readings import KINDS, collapse_blank_runs
+from spyglass.extract.words import pieces
 
-_BLANK_RUNS = re.compile(r"\n{3,}")
 #: A line of nothing but spaces and tabs (a page's indentation between paragraphs).
 _SPACES_ONLY = re.compile(r"^[ \t]+$", re.MULTILINE)
 #: A heading's marker followed by more (a heading the page nested in another one).
@@ -34,6 +35,7 @@ _PUNCTUATION = bytes.maketrans(string.punctuation.encode(), b" " * len(string.pu
 # again from each would take time growing with its square.
 _TARGET = re.compile(r"(\])(?:\((?:<[^>\n]*>|[^)\n]*)\)|(\([^)\n]*))")
 _DIGIT = re.compile(r"\d")
+_DIGIT_BYTES = string.digits.encode()
 #: Words that name the boxes around an article — related reading, subscribing and following,
 #: sharing, comments, advertising, the site's small print — in the languages most pages are
 #: written in (English, German, French, Spanish, Portuguese, Italian, Dutch, Polish); a
@@ -91,7 +93,7 @@ class Placer(Protocol):
         ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Block:
     text: str
     kind: str  # "text", "heading", "item", "table", "code", "quote"
@@ -137,18 +139,26 @@ def _kind(line: str) -> str:
 _KIND_CODES = {"text": 0.0, "heading": 1.0, "item": 2.0, "table": 3.0, "code": 4.0, "quote": 5.0}
 
 
-def _tokens(text: str) -> list[bytes]:
-    """Lower-case words of ``text`` with link targets and ASCII punctuation left out."""
+def _tokens(text: str) -> Iterator[list[bytes]]:
+    """Lower-case words of ``text`` with link targets and ASCII punctuation left out, in
+    lists of a :func:`~spyglass.extract.words.pieces` each (a page-long line's words as one
+    list would take tens of megabytes)."""
     if "](" in text:
         text = _TARGET.sub(r"\1\2", text)
-    # Bytes: translate and split run in C, several times faster than a \w+ regex on str.
-    return text.encode("utf-8", "replace").lower().translate(_PUNCTUATION).split()
+    for piece in pieces(text):
+        # Bytes: translate and split run in C, several times faster than a \w+ regex on str.
+        yield piece.encode("utf-8", "replace").lower().translate(_PUNCTUATION).split()
+
+
+def _word_count(text: str) -> int:
+    """How many :func:`_tokens` ``text`` has."""
+    return sum(len(found) for found in _tokens(text))
 
 
 def block_key(text: str) -> bytes:
     """The words of ``text`` (:func:`_tokens`) as one key: the same block has the same key in
     every reading."""
-    return b" ".join(_tokens(text))
+    return b" ".join(b" ".join(found) for found in _tokens(text) if found)
 
 
 def line_keys(
@@ -186,6 +196,18 @@ def block_rows(
     without it) and ends with ``context`` (the reading's row of page and candidate features,
     :func:`spyglass.extract.features.rows`), so what a block is worth can depend on where it
     sits and on what kind of page."""
+    return list(_block_rows(blocks, reading, keys, context, places, known))
+
+
+def _block_rows(
+    blocks: list[Block],
+    reading: str,
+    keys: dict[str, set[bytes]],
+    context: Sequence[float],
+    places: Placer | None,
+    known: dict[str, bytes] | None,
+) -> Iterator[list[float]]:
+    """:func:`block_rows`, one row at a time."""
     unknown = [0.0] + [math.nan] * (len(PLACE_FEATURES) - 1)
     known = {} if known is None else known
     block_keys = [known.get(b.text) or block_key(b.text) for b in blocks]
@@ -198,7 +220,6 @@ def block_rows(
     last_long = long_lines[-1] if long_lines else -1
     densities = [link_density(b.text) for b in blocks]
     under_boilerplate = 0.0
-    rows: list[list[float]] = []
     before = 0
     count = len(filled) or 1
     order = {index: rank for rank, index in enumerate(filled)}
@@ -206,7 +227,7 @@ def block_rows(
         if block.kind == "heading":
             under_boilerplate = float(names_a_box(block.text))
         if index not in order:
-            rows.append([])
+            yield []
             continue
         rank = order[index]
         key = block_keys[index]
@@ -228,7 +249,7 @@ def block_rows(
             densities[previous] if previous is not None else -1.0,
             densities[following] if following is not None else -1.0,
             float(text.endswith((".", "!", "?", '."', ".”", ":"))),
-            len(_DIGIT.findall(text)) / max(len(text), 1),
+            _digits(text) / max(len(text), 1),
             float(named),
             under_boilerplate,
             float(last_long >= 0 and index > last_long),
@@ -241,9 +262,8 @@ def block_rows(
             *(places.row(text) if places is not None else unknown),
             *context,
         ]
-        rows.append(row)
+        yield row
         before += words[index]
-    return rows
 
 
 BLOCK_FEATURES = [
@@ -271,6 +291,15 @@ BLOCK_FEATURES = [
     "reading_words",
     *PLACE_FEATURES,
 ]
+
+
+def _digits(text: str) -> int:
+    """How many digits (``\\d``) ``text`` has."""
+    if text.isascii():
+        # What deleting them takes away, in C: no list of a long block's digits.
+        ascii_text = text.encode("ascii")
+        return len(ascii_text) - len(ascii_text.translate(None, _DIGIT_BYTES))
+    return _DIGIT.subn("", text)[1]
 
 
 def link_density(text: str) -> float:
@@ -332,9 +361,7 @@ FILTER_FEATURES = [
 def _summary(
     blocks: Sequence[Block], chances: Sequence[float | None], threshold: float
 ) -> list[float]:
-    words = [
-        len(_tokens(b.text)) + 1 for b, c in zip(blocks, chances, strict=True) if c is not None
-    ]
+    words = [_word_count(b.text) + 1 for b, c in zip(blocks, chances, strict=True) if c is not None]
     scored = [c for c in chances if c is not None]
     if not scored:
         return [0.0, math.nan, math.nan, math.nan, math.nan]
@@ -363,9 +390,38 @@ def score_blocks(
     blocks = split_blocks(markdown)
     known: dict[str, bytes] = {}
     keys = line_keys(readings, known)
-    rows = block_rows(blocks, reading, keys, context, places, known)
-    scored = iter(chances([row for row in rows if row]))
-    return Scored(markdown, blocks, [next(scored) if row else None for row in rows])
+    found: list[float | None] = []
+    # Scored a batch at a time: a row is a hundred numbers, and the rows of a page of a
+    # hundred thousand blocks held at once would take hundreds of megabytes.
+    batch: list[list[float]] = []
+    slots: list[int] = []
+    for row in _block_rows(blocks, reading, keys, context, places, known):
+        if row:
+            slots.append(len(found))
+            batch.append(row)
+        found.append(None)
+        if len(batch) == _BATCH_ROWS:
+            _score(batch, slots, found, chances)
+    _score(batch, slots, found, chances)
+    return Scored(markdown, blocks, found)
+
+
+#: Block rows scored at once (each row's chance does not depend on the others').
+_BATCH_ROWS = 2048
+
+
+def _score(
+    batch: list[list[float]],
+    slots: list[int],
+    found: list[float | None],
+    chances: Callable[[list[list[float]]], list[float]],
+) -> None:
+    """Put the chances of the rows in ``batch`` at their ``slots`` of ``found``; empty both."""
+    if batch:
+        for slot, chance in zip(slots, chances(batch), strict=True):
+            found[slot] = chance
+    batch.clear()
+    slots.clear()
 
 
 def keep_content(
@@ -385,14 +441,21 @@ def keep_content(
 def too_little(text: str) -> bool:
     """Whether ``text`` has fewer than :data:`LEAST_WORDS` words (link targets not counted;
     each Chinese or Japanese character counts as one)."""
-    return len(_tokens(text)) + len(_UNSPACED.findall(text)) < LEAST_WORDS
+    # Counted until there are enough: a long reading is answered from its first piece.
+    found = 0
+    for tokens in _tokens(text):
+        found += len(tokens)
+        if found >= LEAST_WORDS:
+            return False
+    unspaced = _UNSPACED.finditer(text)
+    return next(islice(unspaced, LEAST_WORDS - found - 1, None), None) is None
 
 
 def _joined(blocks: Sequence[Block]) -> str:
     """``blocks`` as the model reads them: lines of only spaces and tabs blank, one blank
     line in a row, one marker to a heading; code stays as the page wrote it."""
     texts = (b.text if b.kind == "code" else _tidy(b.text) for b in blocks)
-    return _BLANK_RUNS.sub("\n\n", "\n".join(texts)).strip()
+    return collapse_blank_runs("\n".join(texts)).strip()
 
 
 def _tidy(text: str) -> str:

@@ -14,6 +14,7 @@ import json
 import math
 import re
 from collections.abc import Mapping, MutableMapping, Sequence
+from sys import intern
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
@@ -24,6 +25,7 @@ from spyglass.extract.links import link_label_chars, without_targets
 from spyglass.extract.metadata import own_url
 from spyglass.extract.readings import KINDS, Candidates
 from spyglass.extract.tree import PageShape, meta_contents, texts_inside, typed_scripts
+from spyglass.extract.words import pieces, words
 
 #: schema.org types grouped by the page type they announce.
 _TYPE_GROUPS = {
@@ -190,18 +192,26 @@ class _Line(NamedTuple):
     #: Characters of link labels, brackets included.
     linked: int
     words: int
-    #: Its words (link targets left out) in lower case.
-    lowered: list[str]
+    #: Its distinct words (link targets left out) in lower case.
+    lowered: tuple[str, ...]
 
 
 def _line(line: str) -> _Line:
     # Every link, and every bracket the link pattern reads as text, starts with "[".
     shown = without_targets(line) if "[" in line else line
-    lowered = _WORD.findall(shown.lower())
-    # Lower case splits ASCII text into the same words; other letters may change length
-    # ("İ" becomes "i" and a combining dot), so their words are counted as shown.
-    count = len(lowered) if shown.isascii() else len(_WORD.findall(shown))
-    return _Line(len(shown), link_label_chars(line), count, lowered)
+    # Piece by piece: a page-long line's list of words would take tens of megabytes, its
+    # distinct words take little.
+    distinct: set[str] = set()
+    count = 0
+    for piece in pieces(shown):
+        lowered = words(piece.lower())
+        distinct.update(lowered)
+        # Lower case splits ASCII text into the same words; other letters may change
+        # length ("İ" becomes "i" and a combining dot), so their words are counted as shown.
+        count += len(lowered) if piece.isascii() else len(words(piece))
+    # One string for each word however many lines hold it: a page of many short lines
+    # keeps each line's words here.
+    return _Line(len(shown), link_label_chars(line), count, tuple(map(intern, distinct)))
 
 
 def _described(markdown: str, counted: dict[str, _Line], vocabulary: set[str]) -> dict[str, float]:

@@ -27,6 +27,7 @@ from lxml import html as lxml_html
 
 from spyglass.extract.tree import PageShape
 from spyglass.extract.visibility import many_words, shown_text, skipped_tag
+from spyglass.extract.words import one_spaced
 
 _BLOCK_TAGS = frozenset(
     [
@@ -139,7 +140,8 @@ def element_and_part_markdown(
         return _joined(out, kept), element_markdown(part, base)
     # The part's pieces are what a walk from it writes: below it the root is never
     # consulted, and the part itself is read whole either way (it was not left out).
-    return _joined(out, kept), _joined(capture.out, kept)
+    spaced: dict[str, str] = {}
+    return _joined(out, kept, spaced), _joined(capture.out, kept, spaced)
 
 
 def run_markdown(
@@ -157,10 +159,16 @@ def run_markdown(
     return _joined(out, kept)
 
 
-def _joined(out: list[str], kept: list[str]) -> str:
+def _joined(out: list[str], kept: list[str], spaced: dict[str, str] | None = None) -> str:
+    """The lines ``out`` writes, each one-spaced, blank ones left out, kept ones put back;
+    ``spaced`` keeps long lines' spacing across calls (the region and the part in it share
+    their lines)."""
     lines = []
     for raw in "".join(out).split("\n"):
-        line = " ".join(raw.split())
+        if spaced is None or len(raw) < 1000:
+            line = one_spaced(raw)
+        else:
+            line = spaced.get(raw) or spaced.setdefault(raw, one_spaced(raw))
         if line.startswith(_KEPT) and line[1:].isdigit():
             line = kept[int(line[1:])]
         if line:

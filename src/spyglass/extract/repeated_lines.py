@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from spyglass.extract.links import link_text
+from spyglass.extract.words import pieces, words
 
-_WORD = re.compile(r"\w+")
 #: Lines of a single word ("Reply", "Share") repeat legitimately in lists and are cheap.
 _MIN_WORDS = 2
 #: A line that is only a heading or list marker.
@@ -22,7 +22,7 @@ _MARKER_ONLY = re.compile(r"\s*(?:#{1,6}|[-*+])\s*")
 def line_words(line: str) -> list[str]:
     """A line's lower-case words, link targets left out: the same line has the same words
     wherever it is and whatever its Markdown (links, emphasis)."""
-    return _WORD.findall(link_text(line).lower())
+    return words(link_text(line).lower())
 
 
 #: What :func:`drop_repeated_lines` makes of a line: left out (a bare marker), kept
@@ -65,5 +65,13 @@ def drop_repeated_lines(markdown: str, known: dict[str, str] | None = None) -> s
 def _line_key(line: str) -> str:
     if _MARKER_ONLY.fullmatch(line):
         return _MARKER_LINE
-    words = line_words(line)
-    return " ".join(words) if len(words) >= _MIN_WORDS else _FEW_WORDS
+    # Piece by piece (the words of line_words): a page-long line's word list would be tens
+    # of megabytes, its key a few.
+    keyed: list[str] = []
+    count = 0
+    for piece in pieces(link_text(line).lower()):
+        found = words(piece)
+        if found:
+            count += len(found)
+            keyed.append(" ".join(found))
+    return " ".join(keyed) if count >= _MIN_WORDS else _FEW_WORDS
