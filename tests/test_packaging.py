@@ -29,7 +29,7 @@ def _normalise(name: str) -> str:
 
 
 #: Extras that are part of what Spyglass itself imports (lazily, when a setting asks for
-#: them); the others (dev, bench) are for working on Spyglass.
+#: them); the other (dev) is for working on Spyglass.
 RUNTIME_EXTRAS = ("shared", "render")
 
 
