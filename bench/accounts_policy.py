@@ -1,8 +1,5 @@
-"""What a person's own permissions cost per call: the executor with and without an actor.
-
-Runs ``system.health`` (no approval, no network) through the real executor on the embedded
-stores, N times as the local owner (no actor) and N times as a member (their permissions read
-from the accounts store, their budget counted), and prints the median and p95 per call.
+"""What a person's own permissions cost per call: the executor with and without an actor
+(docs/benchmarks.md, "Accounts").
 
     PYTHONPATH=src .venv/bin/python bench/accounts_policy.py [N]
 """

@@ -1,22 +1,7 @@
-"""Approvals that fit the risk: cards per research turn, the injection suite, what flagged costs.
+"""Approvals that fit the risk: cards per research turn, the injection suite, what flagged costs
+(method: docs/benchmarks.md, "Approvals that fit the risk").
 
     .venv/bin/python -m bench.approvals [--turns 30] [--json]
-
-Everything runs in one process through the HTTP conversation API (the console's own wire), with
-a loopback SearXNG-shaped provider, pages behind injected public names and a fake model:
-
-- **cards per research turn**: a scripted agent searches, then reads two results at once, then
-  answers; a person approves every card at once. Per mode: cards shown (one per round that
-  asks), calls asked, and the one-card-per-call count of the same turn (the peer: before
-  rounds were batched);
-- **injection suite**: a gullible model obeys what it reads; the pages it reads tell it to fetch
-  an attacker's address carrying the conversation's words, or to search for the person's email
-  address, card number, key or personal term. So every
-  connection the attacker (or the provider, for a leaking search) receives is one nobody
-  approved. The person approves what they asked for (that search, those pages) and declines
-  anything else. Run in every mode, as JSON and as the event stream the console reads;
-- **flagged overhead**: the median research turn under ``flagged`` against the same turn under
-  ``each`` with every card approved at once (the peer), interleaved.
 """
 
 from __future__ import annotations

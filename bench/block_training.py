@@ -1,11 +1,8 @@
 """The block model's training: every reading's blocks labelled by the references, the
-model fitted on them, and what it keeps of a reading held out.
-
-Used by ``bench/train_extraction.py``, which ships ``blocks.txt``. A WCXB block is content
-when at least half of its word trigrams are in the page's reference (a block under three
-words: its words as a phrase);
-a trafilatura-eval block is boilerplate when it holds a ``without`` snippet, content when
-it holds a ``with`` one, and unlabelled otherwise.
+model fitted on them, and what it keeps of a reading held out (bench/TRAINING.md). A WCXB
+block is content when at least half of its word trigrams are in the page's reference (under
+three words: its words as a phrase); a trafilatura-eval block is boilerplate when it holds a
+``without`` snippet, content when it holds a ``with`` one, and unlabelled otherwise.
 """
 
 from __future__ import annotations

@@ -1,28 +1,12 @@
 """Time to read crafted pages as they grow: extraction must stay linear in a page's size.
 
     PYTHONPATH=src .venv/bin/python bench/crafted_pages.py [--sizes 100000,200000,400000]
-
-Each case is a paragraph (or title) of a sequence that makes a naive pattern read the rest
-of the line again from every occurrence (unclosed brackets, link openings, runs of
-backslashes, backticks or spaces), or many small elements that make an XPath query on text
-nodes merge or sort its results one at a time, or make trafilatura count its result once per
-heading. Past ``MAX_ELEMENTS`` or ``MAX_PARAGRAPH_TEXTS`` (``spyglass.extract.readings``) the
-article reading is left out, so those cases grow less than twofold there. Per size,
-trafilatura (``extract(html, url=url, output_format="markdown")``, the peer, whose parse every
-reading starts from) and :func:`spyglass.extract.html.extract_html` are timed by the thread's
-CPU time: both at the largest size, their ratio, and each one's growth when the page doubles
-(about 2 linear, about 4 quadratic).
-
     PYTHONPATH=src .venv/bin/python bench/crafted_pages.py --corpora 80,40
-
-The same on evenly spread pages of WCXB dev and trafilatura-eval (how many of each), with
-trafilatura's defaults: both medians, their ratio and the median of the per-page ratios.
-
     PYTHONPATH=src .venv/bin/python bench/crafted_pages.py --cap [--cap-size 5000000]
 
-Pages at the fetch cap (``fetch.max_page_bytes``), cut as the fetcher cuts: each side
-(trafilatura with its defaults) reads each in a fresh process reporting its CPU seconds and
-peak resident memory (``ru_maxrss``, which counts libxml2's trees and LightGBM's arrays).
+Against trafilatura, timed by the thread's CPU time; ``--cap`` reads each page in a fresh
+process for its peak memory. Method: docs/benchmarks.md, "Pages read in time linear in their
+size" and "Pages at the size cap".
 """
 
 from __future__ import annotations

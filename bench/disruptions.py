@@ -1,12 +1,6 @@
 """Serve processes on one Redis and one PostgreSQL at load while the stores restart and a
 process is SIGKILLed: is a search run twice, a conversation misattributed, an approval lost
-or a receipt untrue? (What each figure counts: docs/benchmarks.md.) Real Redis (append-only,
-as deployed; ``--redis-persistence no``) and PostgreSQL, a provider counting every query, the
-fake model proposing one ``web.search`` a conversation, ``--processes`` ``spyglass serve``;
-``--concurrency`` workers, half the owner, half a member, each message to one process and its
-approval to the next (again while it answers 503, "being answered" or nothing). ``--seconds``
-undisturbed (the peer), then each of ``--disruptions`` and ``--seconds``: ``redis`` (SIGTERM),
-``postgres`` (a fast shutdown), ``kill`` (SIGKILL), each back after ``--down-seconds``.
+or a receipt untrue? (Method and what each figure counts: docs/benchmarks.md.)
 
     PYTHONPATH=src:. .venv/bin/python -m bench.disruptions [--processes 4] [--concurrency 200]
         [--seconds 20] [--down-seconds 5] [--disruptions redis,postgres,kill] [--json]

@@ -1,11 +1,6 @@
-"""The two extraction corpora as one list of pages with a common scoring interface.
-
-- WCXB dev (``SPYGLASS_WCXB``, default ``../shared/bench/wcxb-dev``): word-level F1 against
-  the reference text; page type and domain from the data's metadata.
-- trafilatura-eval (``SPYGLASS_TRAFILATURA_EVAL``, default ``../shared/bench/trafilatura-eval``):
-  ``with``/``without`` snippet counts, summed over pages; type ``news/blog`` for all.
-
-Both are scored on the text the model receives, Markdown syntax and link targets removed.
+"""The two extraction corpora as one list of pages with a common scoring interface: WCXB dev
+(``SPYGLASS_WCXB``, word F1) and trafilatura-eval (``SPYGLASS_TRAFILATURA_EVAL``, snippet
+counts), both scored on the text the model receives (bench/TRAINING.md).
 """
 
 from __future__ import annotations

@@ -3,18 +3,9 @@
     .venv/bin/python bench/fetch_extraction.py [--corpus wcxb|trafilatura] [--limit N]
         [--jobs J] [--systems ours,trafilatura,...] [--json]
 
-Systems, on the same pages in the same run: ``ours`` (the body
-:func:`spyglass.extract.html.extract_html` returns), ``ours+header`` (the same scored on
-what the model receives, metadata header included), ``trafilatura`` (``extract(html,
-url=url)``). Metrics as in ``extraction_data.py`` and the data's README (WCXB word F1 per page
-and page type, snippet hit rates, length over reference; trafilatura-eval snippet precision,
-recall, F1), the median milliseconds per page and the ratio to trafilatura's. Peak memory,
-each side in a fresh process: ``bench/crafted_pages.py --cap``.
-
 ``--dump OUT.jsonl [--pages 300,200] [--compare EARLIER.jsonl]`` writes what extraction
-returns on evenly spread pages of WCXB dev and trafilatura-eval, one JSON line a page; with
-``--compare`` it lists every page whose output differs and exits 1 if any does: a speed-up
-must leave every output byte-identical.
+returns, one JSON line a page; with ``--compare`` it lists every page whose output differs
+and exits 1 if any does. Method: docs/benchmarks.md, "Extraction quality".
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """Peak memory of a fetch whose response is 1 GB, against a plain httpx client, same run.
 
     .venv/bin/python bench/fetch_memory.py
-
-Each side runs in a fresh process and reports how much its peak resident memory grew
-(``ru_maxrss``) while fetching ``/gigabyte`` from a loopback server in a third process:
-the guarded fetch stops at the page cap (``fetch.max_page_bytes``, 5 MB by default), the
-plain client (``httpx.AsyncClient().get``, as fetch tools commonly do) reads it all.
-
     .venv/bin/python -m bench.fetch_memory --cli    # root: a private network namespace
 
-The peak RSS of ``spyglass fetch URL --yes`` (``os.wait4``) on ``/page`` (100 KB, the
-floor), ``/gigabyte`` (cut at the cap) and ``/cap/<case>`` (``crafted_pages.py --cap``),
-resolving and dialling as it always does, in a network namespace (``tests/support/netns``).
+Method: docs/benchmarks.md, "Memory under an endless response" and "Pages at the size cap".
 """
 
 from __future__ import annotations

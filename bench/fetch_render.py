@@ -3,12 +3,7 @@
     PYTHONPATH=src .venv/bin/python bench/fetch_render.py [--repeat 3]
     PYTHONPATH=src .venv/bin/python bench/fetch_render.py --corpora
 
-The same articles served as a static page and as three script shells (React-like, from a
-JSON data island; Vue-like, a template; plain JS, fetching the article as JSON), each shell
-also calling a third-party analytics host; read as ``web.fetch`` reads them (static fetch,
-then ``fetch.render = "auto"``), scored by word F1 against the article. Static pages are read
-with ``auto`` and ``off`` (what ``auto`` costs a page that needs no browser). Peak memory:
-the PSS of the browser's process tree (Chromium and the driver), sampled from /proc.
+Method: docs/benchmarks.md, "Rendering pages that need JavaScript".
 """
 
 from __future__ import annotations

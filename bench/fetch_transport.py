@@ -2,11 +2,7 @@
 
     .venv/bin/python bench/fetch_transport.py [--rounds N]
 
-Both fetch a 100 KB text page from a loopback server in another process, reusing one
-client each (keep-alive), sequentially and 32 at a time. The guarded side is the full
-``Fetcher.fetch`` (guard, resolver, pinned dial, caps, decoding); text/plain is used so no
-HTML extraction is timed. Within each phase the two sides alternate which goes first,
-to share any drift.
+Method: docs/benchmarks.md, "Transport overhead".
 """
 
 from __future__ import annotations

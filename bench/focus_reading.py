@@ -2,15 +2,8 @@
 
     PYTHONPATH=src:. .venv/bin/python bench/focus_reading.py [--data ../shared/bench/focus]
 
-On each set of the focus benchmark (questions over long pages, see its README), every page is
-read by :func:`spyglass.extract.to_document` and handed to the capability's own result
-builder (:func:`spyglass.capabilities.fetch.fitted`, what ``web.fetch`` returns) with the
-question as ``focus``, at budgets of 1,000, 2,000 and 4,000 characters. A question counts as
-answered when one of its answers (lower case, whitespace collapsed) is in the returned text.
-Beside it, in the same run: the first N characters (a plain read's first part) and BM25 over
-the page's paragraphs taken best first while they fit. Also reported, by question kind
-(who/what/when/where/which against why/how and the rest), on the held-out half of the pages,
-and the time of a focused read against a plain read of the same page, extraction included.
+Against the first N characters and BM25 over paragraphs, same run. Method:
+docs/benchmarks.md, "Focused reading".
 """
 
 from __future__ import annotations

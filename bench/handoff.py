@@ -1,8 +1,5 @@
-"""CPU per trip to a worker thread: `asyncio.to_thread` against `core.workers.WorkerThreads`.
-
-Each store call the service makes on a turn is such a trip (a dozen per search turn). Both are
-measured on uvloop's loop and on asyncio's, alternating, ``--calls`` sequential trips of a
-trivial function each round; the figure is the process's CPU time per trip.
+"""CPU per trip to a worker thread: `asyncio.to_thread` against `core.workers.WorkerThreads`
+(docs/benchmarks.md, "Store hand-offs and outbound requests").
 
     PYTHONPATH=src:. .venv/bin/python -m bench.handoff [--calls 20000] [--rounds 3]
 """

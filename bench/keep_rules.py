@@ -1,14 +1,6 @@
-"""The keep thresholds of the block filter, chosen held out and shipped in ``keep.json``.
-
-The block filter leaves out the blocks of the chosen reading whose chance of being content
-is below a threshold. The shipped rule (:func:`spyglass.extract.thresholds.group`) puts a
-page in a group by whether it declares itself an article and which reading was chosen;
-each group gets its own threshold from :data:`KEEP_GRID`. ``bench/train_extraction.py``
-scores every page's held-out output at every threshold of the grid; the thresholds are
-chosen on the training folds only (coordinate ascent on the combined objective: the mean
-of WCXB word F1 and trafilatura-eval snippet F1, keeping trafilatura-eval precision at
-:data:`PRECISION_FLOOR`) and applied to the held-out fold, then chosen on every page and
-written to ``src/spyglass/extract/models/keep.json``.
+"""The keep thresholds of the block filter, chosen held out and shipped in ``keep.json``: one
+threshold per group of :func:`spyglass.extract.thresholds.group` from :data:`KEEP_GRID`, by
+coordinate ascent on the training folds (bench/TRAINING.md).
 """
 
 from __future__ import annotations

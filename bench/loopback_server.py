@@ -1,11 +1,9 @@
-"""A loopback HTTP server for the fetch benchmarks, run as its own process.
+"""A loopback HTTP server for the fetch benchmarks, run as its own process (so its work does
+not share the client's GIL); prints the port on its first line.
 
-    python bench/loopback_server.py   # prints the port on its first line
-
-``/page`` is a 100 KB text page; ``/gigabyte`` streams 1 GB of HTML paragraphs with a
-Content-Length; ``/cap/<case>`` is a page of ``bench.crafted_pages.CAP_CASES`` (spaces as
-``-``) at the default page cap. It runs in its own process so the server's work does not
-share the client's GIL; ``--bind ADDRESS PORT`` serves there instead of loopback.
+``/page`` is a 100 KB text page; ``/gigabyte`` streams 1 GB of HTML paragraphs; ``/cap/<case>``
+is a page of ``bench.crafted_pages.CAP_CASES`` (spaces as ``-``) at the default page cap.
+``--bind ADDRESS PORT`` serves there instead of loopback.
 """
 
 from __future__ import annotations

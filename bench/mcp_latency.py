@@ -1,11 +1,8 @@
 """How much the MCP front end adds to a web_search call, per transport and protocol era.
 
-Runs web_search against a loopback SearXNG-shaped peer with ``channels.mcp.confirmation =
-delegated`` (so no person is in the loop) and reports, per path, the median and 95th
-percentile of a full tools/call round trip, next to the executor called directly (how long a
-stdio host waits for ``spyglass mcp`` to start is ``bench/startup.py``'s).
-
     .venv/bin/python -m bench.mcp_latency [--calls 200]
+
+Method: docs/benchmarks.md, "MCP front end".
 """
 
 from __future__ import annotations

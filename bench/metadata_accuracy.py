@@ -3,14 +3,8 @@ annotations, with trafilatura's metadata reader measured on the same pages.
 
     .venv/bin/python bench/metadata_accuracy.py [--limit N] [--jobs 2] [--misses FIELD] [--json]
 
-For each field and system, over the WCXB dev pages annotated with it: *right*, *wrong* (a
-value that does not match) and *none*; over those annotated without it, how many still get
-a value (*unannotated*, not scored). A date matches on the same day; an author on the same
-name words (case, punctuation, "by" and the order of several aside); a title on the same
-words (*right*), or a word F1 of at least 0.8 (*close*, counted in right's column too).
-Systems: **ours** (:func:`spyglass.extract.metadata.page_metadata`, the header ``web.fetch``
-writes), **trafilatura** (``extract_metadata(html, default_url=url)``, htmldate's extensive
-date search). ``--misses FIELD`` lists the pages where ours is not right, with both values.
+``--misses FIELD`` lists the pages where ours is not right. Method: docs/benchmarks.md,
+"The metadata header".
 """
 
 from __future__ import annotations

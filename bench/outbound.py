@@ -1,15 +1,6 @@
-"""What one outbound request costs the service's event loop: httpcore on anyio or on asyncio.
-
-Runs the fake model and the SearXNG-shaped provider of ``bench/peers.py`` in a child process
-and, in this one, measures the CPU time (``time.process_time``) of:
-
-1. one *pair* of outbound requests as a search turn makes them — a streamed model answer read
-   to its end and a provider ``GET`` — through httpx's own transport (httpcore on anyio) and
-   through ``CoreTransport(AsyncioBackend())`` (httpcore straight on asyncio,
-   ``spyglass.net.backend``), alternating the two for ``--rounds`` rounds of ``--requests``
-   pairs each, after a warm-up; the median of the rounds and each round are printed;
-2. the model client's stream parsing: ``ModelClient.stream`` over answers of 1 and of
-   ``--chunks`` SSE chunks; the difference over the extra chunks is the cost of one chunk.
+"""What one outbound request costs the service's event loop: httpcore on anyio or on asyncio,
+and the model client's cost per SSE chunk (docs/benchmarks.md, "Store hand-offs and outbound
+requests").
 
     PYTHONPATH=src:. .venv/bin/python -m bench.outbound [--requests 1000] [--rounds 6]
 """

@@ -1,12 +1,8 @@
 """Cheap peers for the service benchmark: the fake model and a SearXNG-shaped provider.
 
-The test peers (``tests/support/fake_model.py``, ``tests/support/searxng.py``) are threaded
-``http.server``s: on two shared cores they answer 50 clients at once more slowly than
-Spyglass does, so they, not the service, set the 50-client figure. These answer the same
-requests on one asyncio loop with a small HTTP/1.1 parser: keep-alive, ``Content-Length``
-request bodies, and prebuilt answers — an OpenAI-style SSE stream in chunked transfer
-encoding (the same bytes the fake model sends, from the same :class:`Reply` builders) and
-SearXNG's JSON.
+The test peers are threaded ``http.server``s that, on two shared cores, would set the
+50-client figure themselves; these answer the same requests (the same bytes, from the same
+:class:`Reply` builders) on one asyncio loop with a small keep-alive HTTP/1.1 parser.
 
     async with PeerServer(model_answer(choose)) as model, PeerServer(SEARXNG) as provider:
         model.url, provider.url

@@ -2,19 +2,8 @@
 
     .venv/bin/python bench/privacy_detectors.py [--show N] [--json]
 
-Precision: the share of ordinary queries and URLs the check flags (target ≤ 1 %), built
-offline: as URLs every page URL of trafilatura-eval and WCXB dev and every URL in the
-search-provider fixtures (``tests/search``); as queries every page title of both sets and
-the first three lines of 20-120 characters of each WCXB page's main text; as the private
-text of the conversation (for the copied-words detector) the main text of 200 other WCXB
-pages. Recall: the share of planted values found per kind (target ≥ 99 %), made with a
-fixed seed (valid phone numbers from ``phonenumbers``' examples, Luhn-valid cards, IBANs,
-SSNs and NINOs, vendor-shaped tokens, the owner's terms re-cased and accented, runs of 8-20
-words of the private text) and planted into corpus queries, or into URLs as a parameter, a
-path segment, or base64/hex. Hostile recall: the same values hidden by each family of
-``tests/support/privacy_payloads.py``, per family and per kind. Data:
-``$SPYGLASS_BENCH_DATA`` or the first of ``../shared/bench`` and ``/work/shared/bench`` that
-exists.
+Data: ``$SPYGLASS_BENCH_DATA`` or the first of ``../shared/bench`` and ``/work/shared/bench``
+that exists. Method: docs/benchmarks.md, "Privacy check".
 """
 
 from __future__ import annotations

@@ -3,14 +3,7 @@
     SPYGLASS_TEST_SEARXNG_PYTHON=.venv-searxng/bin/python \\
         .venv/bin/python bench/search_overhead.py [--rounds N] [--concurrency C] [--json]
 
-In one process against one real SearXNG (the test peer, whose ``json_engine`` calls a
-loopback fake upstream), interleaved: ``executor`` (``Executor.ainvoke("web.search", ...)``
-on a delegated channel: validation, policy, routing, the request, cleaning, result check,
-audit write); ``direct (pooled client)``, the same GET on one long-lived
-``httpx.AsyncClient``, the strictest baseline; ``direct (fresh client)``, a client per call
-with one shared SSL context (a default client loads the CA bundle each time, ~40 ms). The
-headline is the median ratio executor / pooled (target ≤ 1.2); then ``--concurrency``
-searches at once through the executor, ``--rounds`` in total.
+Method: docs/benchmarks.md, "web.search".
 """
 
 from __future__ import annotations

@@ -1,24 +1,11 @@
 """What the conversation service costs on top of the model and the search provider.
 
-Three processes, as in a real installation: these clients, a real ``spyglass serve``
-(embedded state, web access on) and the fake model and SearXNG-shaped provider as cheap
-asyncio peers (``bench/peers.py``), so they do not set the figures. Measured, each the
-median of ``--runs`` runs (the load average printed beside): plain turns per second, one
-client then 50 at a time, each with its own connection; a search turn (message → pending
-confirmation → approval → search → answer) against the same three requests made directly,
-median of each, of their differences and ratios; 50 search conversations at once, errors.
-
     .venv/bin/python -m bench.service_turns [--turns 200] [--runs 3]
-
-``--search-only N``, the narrow measure for one change: only sequential search turns, N
-after ``--warm-up``, each followed by the same work directly; the median of each, the
-added time and the service's CPU per turn (``/proc``). ``--against DIR`` runs a second
-service from ``DIR/src`` (e.g. ``git archive main`` unpacked) on the same peers, alternating
-turn by turn (which goes first swaps every round), so both meet the same load at the same
-moments. ``--stream`` asks for each answer as Server-Sent Events, as the console does.
-
     PYTHONPATH=src:. nice -n 5 .venv/bin/python -m bench.service_turns --search-only 600 \
         --against /tmp/main
+
+Method, and ``--search-only``, ``--against`` and ``--stream``: docs/benchmarks.md,
+"Conversation service".
 """
 
 from __future__ import annotations

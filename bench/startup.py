@@ -1,18 +1,9 @@
 """How long a person or an MCP host waits for Spyglass to start, as whole processes.
 
-Wall-clock medians over fresh processes, interleaved: ``spyglass --help``; a refused
-``spyglass fetch http://127.0.0.1/`` (web access off; on with no terminal to ask, refused
-before anything is dialled; off with one value in ``config.toml``, so settings are
-validated); an MCP stdio host spawning ``spyglass mcp`` until its first ``tools/list``
-answer. Peers in the same loop: ``python -c pass``, ``python -m http.server --help`` and,
-the floor under the MCP row, importing the MCP SDK alone. Each row also gives the median CPU
-time, which load elsewhere changes far less. Spyglass is compiled to bytecode first, as a
-wheel install does. ``--callgrind`` runs each process once under ``valgrind
---tool=callgrind`` and counts its instructions instead (deterministic, for a loaded
-machine; the MCP row until ``tools/list`` is answered and stdin closed, shutdown included).
-
     .venv/bin/python -m bench.startup [--runs 7]
     .venv/bin/python -m bench.startup --callgrind
+
+Method: docs/benchmarks.md, "Start-up".
 """
 
 from __future__ import annotations

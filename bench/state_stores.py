@@ -1,20 +1,5 @@
-"""Embedded against shared state, with 1, 2 and 4 ``spyglass serve`` processes.
-
-A real Redis and PostgreSQL (as the tests do), a SearXNG-shaped provider, the fake model
-(200 ms an answer) and real ``spyglass serve``: ``embedded`` share one ``SPYGLASS_HOME``;
-``shared`` each have their own, all state in Redis and PostgreSQL (through their Unix
-sockets, as the systemd deployment; ``--transport tcp`` through 127.0.0.1, as containers).
-Requests go to the processes in turn, as a reverse proxy spreads them.
-
-1. approval round trips (``web.search`` invoked at one process, approved at the next), the
-   backends taking turns and swapping who goes first every round; per run the median of
-   each, of the paired differences, and each side's CPU per round trip (its state servers
-   included); medians of ``--runs``;
-2. 200 conversations at once (message → card → approval → search → answer): turns/s,
-   errors, doubled searches (the provider counts each query) and lost approvals.
-
-``--baseline-src`` adds shared stores running another source tree (its own Redis and
-PostgreSQL) to the alternation: before and after a change, in one run.
+"""Embedded against shared state, with 1, 2 and 4 ``spyglass serve`` processes: approval
+round trips and 200 conversations at once (method: docs/benchmarks.md, "Shared state").
 
     .venv/bin/python -m bench.state_stores [--samples 100] [--conversations 200] [--runs 3]
 """

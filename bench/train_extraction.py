@@ -2,18 +2,10 @@
 
     PYTHONPATH=src python -m bench.train_extraction [--jobs 2] [--rebuild] [--no-write]
 
-1. Reads every page of WCXB dev and trafilatura-eval (:mod:`bench.extraction_data`) through
-   :func:`spyglass.extract.html.readings`: the candidate readings, their feature rows, each
-   one's score against the reference and trafilatura's output scored the same way; cached in
-   ``bench/results/`` (``--rebuild`` reads the pages again).
-2. Five folds grouped by site, fixed by a seeded shuffle of the domains: each page's reading
-   chosen by a chooser that never saw its site, its blocks filtered by a block model that
-   never saw it (:mod:`bench.block_training`) at keep thresholds chosen on the other folds
-   (:mod:`bench.keep_rules`); the held-out figures per corpus and page type, beside
-   trafilatura's, always the article reading, and the best reading per page (the ceiling).
-3. Trains the final models on all pages and writes ``chooser.txt``, ``blocks.txt`` and
-   ``keep.json`` to ``src/spyglass/extract/models/`` (not with ``--no-write``); fixed seeds,
-   deterministic LightGBM: the same data give the same files.
+Reads every page through :func:`spyglass.extract.html.readings` (cached in ``bench/results/``;
+``--rebuild`` reads them again), scores five folds grouped by site held out, then trains on
+all pages and writes ``chooser.txt``, ``blocks.txt`` and ``keep.json`` to
+``src/spyglass/extract/models/`` (not with ``--no-write``); the same data give the same files.
 """
 
 from __future__ import annotations
