@@ -18,6 +18,9 @@ when not given, and held as an attribute:
   conversations runs without a card (the ``flagged`` rule, conversation grants), or why it
   asks.
 
+The execute stage (a handler run within its deadline, its result checked) is
+:mod:`spyglass.core.execution`.
+
 Front ends keep calling the executor itself: ``adeny``, ``refuse_confirmation``,
 ``give_back``, ``sweep_expired`` and ``sweep_due`` are thin methods here that hand the work to
 a part, so each entry point still sweeps and audits in one place. A caller that keeps waiting
@@ -27,7 +30,6 @@ calls with its own turns says so with one :class:`~spyglass.core.parked.Parked` 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections.abc import Callable, Coroutine
@@ -41,13 +43,13 @@ from spyglass.core.attempt import (
     audit_event,
     finding_kinds,
     stop,
-    unasked,
     unavailable,
 )
 from spyglass.core.audit import AuditSink
 from spyglass.core.capability import Capability
 from spyglass.core.confirmation import ConfirmationStore, Taken
 from spyglass.core.context import InvocationContext, Seams, Turn
+from spyglass.core.execution import execute, timeout_for
 from spyglass.core.expiry import ExpirySweep
 from spyglass.core.flagged import Unasked
 from spyglass.core.grants import GrantStore, InMemoryGrants
@@ -63,10 +65,6 @@ from spyglass.settings import Settings
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-#: Extra seconds the executor waits past a capability's own configured deadline, so the
-#: capability can report its own, more precise, timeout first.
-TIMEOUT_GRACE_SECONDS = 2.0
 
 
 class Executor:
@@ -486,85 +484,8 @@ class Executor:
     async def _execute(
         self, attempt: Attempt, capability: Capability, arguments: dict[str, Any], turn: Turn
     ) -> Outcome:
-        cname, cversion = capability.name, capability.version
         context = self._context(attempt, capability, arguments, turn)
-        timeout = self._timeout(capability)
-        try:
-            result = await asyncio.wait_for(capability.handler(context), timeout)
-        except CapabilityError as exc:
-            attempt.extra["provider"] = context.provider
-            return stop(
-                attempt,
-                "execute",
-                exc.status,
-                exc.code,
-                exc.message,
-                retryable=exc.retryable,
-                reason=exc.reason,
-            )
-        except TimeoutError:
-            attempt.extra["provider"] = context.provider
-            return stop(
-                attempt,
-                "execute",
-                "failed",
-                Code.TIMEOUT,
-                f"{cname} did not finish within {timeout:g} seconds; try again later",
-                retryable=True,
-            )
-        except Exception:
-            attempt.extra["provider"] = context.provider
-            logger.exception("capability %s v%s raised", cname, cversion)
-            return stop(
-                attempt,
-                "execute",
-                "failed",
-                Code.EXECUTION_FAILED,
-                f"{cname} failed unexpectedly; the details are in the Spyglass log",
-            )
-        attempt.extra["provider"] = context.provider
-
-        problem = validation_error(capability.result_schema, result)
-        if problem is not None:
-            logger.error(
-                "capability %s v%s returned an invalid result: %s", cname, cversion, problem
-            )
-            return stop(
-                attempt,
-                "execute",
-                "failed",
-                Code.INVALID_RESULT,
-                f"{cname} produced a result that breaks its schema",
-            )
-        size = len(json.dumps(result, ensure_ascii=False).encode("utf-8"))
-        attempt.extra["result_bytes"] = size
-        if size > capability.bounds.max_result_bytes:
-            return stop(
-                attempt,
-                "execute",
-                "failed",
-                Code.RESULT_TOO_LARGE,
-                f"{cname} result is {size} bytes, over the "
-                f"{capability.bounds.max_result_bytes}-byte bound",
-            )
-        return Outcome(
-            status="ok",
-            capability=cname,
-            version=cversion,
-            invocation_id=attempt.invocation_id,
-            stage="execute",
-            result=result,
-            provider=context.provider,
-            unasked=unasked(attempt),
-        )
-
-    def _timeout(self, capability: Capability) -> float:
-        if capability.timeout_setting is None:
-            return capability.bounds.timeout_seconds
-        value: Any = self.settings
-        for part in capability.timeout_setting.split("."):
-            value = getattr(value, part)
-        return float(value) + TIMEOUT_GRACE_SECONDS
+        return await execute(attempt, capability, context, timeout_for(capability, self.settings))
 
     def _turn_limit(self, attempt: Attempt, capability: Capability) -> Outcome:
         limit = capability.bounds.max_invocations_per_turn

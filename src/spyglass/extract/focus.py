@@ -5,8 +5,8 @@ terms) and a character budget, :func:`focused` returns a short outline of the pa
 headings with their character offsets), then the passages that answer best, in page order,
 each marked with its offset, with a visible mark wherever text was left out.
 
-Passages are cut so that Markdown survives: prose by sentences, tables by rows (a table's
-header goes with any run of its rows), lists by items, code by lines inside its fence. They
+Passages are cut so that Markdown survives (:mod:`spyglass.extract.passages`: prose by
+sentences, tables by rows with their header, lists by items, code inside its fence). They
 are ranked by BM25 (the ``bm25s`` library): the page's paragraphs first, then the passages of
 the best paragraphs, each with a share of its paragraph's score and, as a second and lighter
 field, its section heading's. What word matching misses is helped too: the passages next to a
@@ -24,9 +24,8 @@ import functools
 import re
 from dataclasses import dataclass
 
-#: The size a passage is cut to, in characters: about two sentences, so a budget of 2,000
-#: holds several places in the page rather than one long stretch.
-PASSAGE_CHARS = 320
+from spyglass.extract.passages import Heading, Passage, cut
+
 #: The outline takes at most this share of the budget.
 OUTLINE_SHARE = 0.15
 #: BM25's parameters (the usual ones), and the weight of a heading's words against the body's.
@@ -43,13 +42,6 @@ NEIGHBOUR_SHARE = 0.35
 LEAD_SHARE = 0.12
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
-# A sentence ends at the end of a match: the stop is matched, not looked behind for, which
-# lets the regex engine skip ahead to the next stop (four times faster on a long page).
-_SENTENCE = re.compile(r"[.!?;][\"'”)\]]*\s+(?=\S)")
 _LEAD_QUESTION = re.compile(
     r"^\W*(?:(?:who|whom|whose|when|where)\b|(?:what|which)\s+(?:is|are|was|were)(?:\W+\w+){1,4}\W*$)",
     re.IGNORECASE,
@@ -75,25 +67,6 @@ class FocusedRead:
     total_chars: int
 
 
-@dataclass(frozen=True)
-class _Passage:
-    start: int
-    end: int
-    #: Markdown put before and after the cut so it stays well formed (a table's header, a
-    #: code fence).
-    prefix: str
-    suffix: str
-    section: int  # index into the headings, -1 before the first
-    block: int  # the paragraph (or table, list, code block) it was cut from
-
-
-@dataclass(frozen=True)
-class _Heading:
-    offset: int
-    level: int
-    title: str
-
-
 def focused(text: str, focus: str, budget: int, base: int = 0) -> FocusedRead:
     """The read of ``text`` focused on ``focus``, at most ``budget`` characters long.
 
@@ -103,7 +76,7 @@ def focused(text: str, focus: str, budget: int, base: int = 0) -> FocusedRead:
     total = len(text)
     if total <= budget:
         return FocusedRead(text, 0, total)
-    headings, passages = _cut(text)
+    headings, passages = cut(text)
     outline = _outline(headings, base, int(budget * OUTLINE_SHARE))
     scores = _scores(text, passages, headings, _terms(focus))
     lead = _lead(passages, headings) if _wants_lead(focus) else []
@@ -150,153 +123,11 @@ def _wants_lead(focus: str) -> bool:
     return "?" not in focus and len(_WORD.findall(focus)) <= 4
 
 
-# --- cutting ---------------------------------------------------------------------------
-
-
-def _cut(text: str) -> tuple[list[_Heading], list[_Passage]]:
-    """The page's headings, and its passages in page order."""
-    headings: list[_Heading] = []
-    passages: list[_Passage] = []
-    for kind, start, lines in _blocks(text):
-        if kind == "heading":
-            match = _HEADING.match(lines[0])
-            level = len(match.group(1)) if match else 1
-            title = match.group(2) if match else lines[0]
-            headings.append(_Heading(start, level, title))
-            continue
-        section = len(headings) - 1
-        block = passages[-1].block + 1 if passages else 0
-        for a, b, prefix, suffix in _split(kind, start, lines):
-            passages.append(_Passage(a, b, prefix, suffix, section, block))
-    return headings, passages
-
-
-def _blocks(text: str) -> list[tuple[str, int, list[str]]]:
-    """Blocks of Markdown: (kind, offset, lines), the lines with their line breaks."""
-    blocks: list[tuple[str, int, list[str]]] = []
-    kind, start = "", 0
-    lines: list[str] = []
-    fence = ""
-    offset = 0
-
-    def close() -> None:
-        if lines:
-            blocks.append((kind, start, lines))
-
-    for line in text.splitlines(keepends=True):
-        here = offset
-        offset += len(line)
-        stripped = line.strip()
-        if fence:
-            lines.append(line)
-            if stripped.startswith(fence):
-                close()
-                kind, lines, fence = "", [], ""
-            continue
-        if not stripped:
-            close()
-            kind, lines = "", []
-            continue
-        fenced = _FENCE.match(line)
-        if fenced:
-            close()
-            kind, start, lines, fence = "code", here, [line], fenced.group(1)
-            continue
-        if _HEADING.match(line):
-            close()
-            blocks.append(("heading", here, [line]))
-            kind, lines = "", []
-            continue
-        line_kind = "table" if stripped.startswith("|") else "list" if _ITEM.match(line) else ""
-        if not lines:
-            kind, start, lines = line_kind or "prose", here, [line]
-        elif line_kind and line_kind != kind:
-            close()
-            kind, start, lines = line_kind, here, [line]
-        else:
-            lines.append(line)
-    close()
-    return blocks
-
-
-def _split(kind: str, start: int, lines: list[str]) -> list[tuple[int, int, str, str]]:
-    """A block cut into passages of about :data:`PASSAGE_CHARS`: (start, end, prefix, suffix)."""
-    size = sum(len(line) for line in lines)
-    if size <= PASSAGE_CHARS * 1.5:
-        return [(start, start + size, "", "")]
-    if kind == "prose":
-        units = _sentences("".join(lines), start)
-        return [(a, b, "", "") for a, b in _group(units)]
-    offsets = []
-    at = start
-    for line in lines:
-        offsets.append((at, at + len(line)))
-        at += len(line)
-    prefix = suffix = ""
-    if kind == "table":
-        rule = 2 if len(lines) > 2 and _TABLE_RULE.match(lines[1]) else 0
-        prefix = "".join(lines[:rule])
-        offsets = offsets[rule:] if rule else offsets
-        if rule:
-            offsets[0] = (start, offsets[0][1])  # the first rows come with their header
-    elif kind == "code":
-        prefix = lines[0]
-        suffix = lines[-1] if len(lines) > 1 and _FENCE.match(lines[-1]) else ""
-    elif kind == "list":
-        offsets = _items(lines, start)
-    groups = _group(offsets)
-    out = []
-    for i, (a, b) in enumerate(groups):
-        first, last = i == 0, i == len(groups) - 1
-        out.append(
-            (a, b, "" if first else prefix, "" if last or kind != "code" else _close(suffix))
-        )
-    return out
-
-
-def _close(fence: str) -> str:
-    return fence if fence.endswith("\n") else fence + "\n"
-
-
-def _items(lines: list[str], start: int) -> list[tuple[int, int]]:
-    """A list's items: an item's continuation lines go with it."""
-    items: list[tuple[int, int]] = []
-    at = start
-    for line in lines:
-        if _ITEM.match(line) or not items:
-            items.append((at, at + len(line)))
-        else:
-            items[-1] = (items[-1][0], at + len(line))
-        at += len(line)
-    return items
-
-
-def _sentences(block: str, start: int) -> list[tuple[int, int]]:
-    units = []
-    at = 0
-    for match in _SENTENCE.finditer(block):
-        units.append((start + at, start + match.end()))
-        at = match.end()
-    units.append((start + at, start + len(block)))
-    return units
-
-
-def _group(units: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Consecutive units joined while they fit in :data:`PASSAGE_CHARS`."""
-    groups: list[tuple[int, int]] = []
-    for a, b in units:
-        if groups and b - groups[-1][0] <= PASSAGE_CHARS:
-            groups[-1] = (groups[-1][0], b)
-        else:
-            groups.append((a, b))
-    return groups
-
-
 # --- ranking ---------------------------------------------------------------------------
 
 
 def _scores(
-    text: str, passages: list[_Passage], headings: list[_Heading], query: list[str]
+    text: str, passages: list[Passage], headings: list[Heading], query: list[str]
 ) -> list[float]:
     """Each passage's score: BM25 over the page's paragraphs first, then over the passages of
     the best :data:`CANDIDATE_BLOCKS` of them, plus a share of the paragraph's score (an
@@ -397,7 +228,7 @@ def _bm25(counts: list[dict[str, int]], lengths: list[int]) -> list[float]:
     return scores
 
 
-def _lead(passages: list[_Passage], headings: list[_Heading]) -> list[int]:
+def _lead(passages: list[Passage], headings: list[Heading]) -> list[int]:
     """The page's opening passages: before the second heading, at most two."""
     limit = headings[1].offset if len(headings) > 1 else None
     return [i for i, p in enumerate(passages[:2]) if limit is None or p.start < limit]
@@ -406,12 +237,12 @@ def _lead(passages: list[_Passage], headings: list[_Heading]) -> list[int]:
 # --- choosing and showing --------------------------------------------------------------
 
 
-def _cost(passage: _Passage, base: int) -> int:
+def _cost(passage: Passage, base: int) -> int:
     return passage.end - passage.start + len(passage.prefix) + len(_mark(passage.start + base))
 
 
 def _choose(
-    passages: list[_Passage],
+    passages: list[Passage],
     scores: list[float],
     lead: list[int],
     room: int,
@@ -463,7 +294,7 @@ def _footer(left_out: int, total: int) -> str:
 
 
 def _render(
-    text: str, passages: list[_Passage], chosen: list[int], base: int, total: int
+    text: str, passages: list[Passage], chosen: list[int], base: int, total: int
 ) -> tuple[str, int]:
     """The chosen passages in page order, adjacent ones joined, gaps marked; with how many
     of the page's characters they show."""
@@ -490,7 +321,7 @@ def _render(
     return "".join(pieces), shown
 
 
-def _outline(headings: list[_Heading], base: int, room: int) -> str:
+def _outline(headings: list[Heading], base: int, room: int) -> str:
     """The page's headings with their offsets, shallow levels first while they fit."""
     if len(headings) < 2:
         return ""
