@@ -3,6 +3,8 @@
 The capability downloads (:class:`~spyglass.fetch.fetcher.Fetcher`: the page's bytes and
 media type), then reads what it downloaded through :func:`spyglass.extract.to_document`
 (:func:`read`), and the rendered DOM too when the page is rendered (:func:`read_rendered`).
+What the approving person is told about a page read, and why one asks under the ``flagged``
+rule, is :mod:`spyglass.capabilities.fetch_notices`.
 """
 
 from __future__ import annotations
@@ -13,9 +15,15 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from spyglass.capabilities.fetch_notices import (
+    DIRECT,
+    recipient,
+    render_check,
+    unusual,
+)
 from spyglass.core.capability import JSON, Bounds, Capability, Network, SideEffect
 from spyglass.core.context import InvocationContext
-from spyglass.core.outcome import DIRECT_RECIPIENT, RECIPIENT, Notice
+from spyglass.core.outcome import Notice
 from spyglass.core.policy import WEB_ACCESS
 from spyglass.errors import StoreUnavailable
 from spyglass.net import MAX_URL_CHARS
@@ -32,7 +40,7 @@ if TYPE_CHECKING:
     from spyglass.fetch.robots import RobotsRules
     from spyglass.net.dialler import Dialler
     from spyglass.net.resolver import Resolver
-    from spyglass.settings import FetchSettings, Settings
+    from spyglass.settings import Settings
 
 MIN_CHARS = 500
 MAX_CHARS = 100_000
@@ -44,10 +52,6 @@ ROBOTS_KEY = "web.fetch/robots"
 #: Which provider delivered each cached page, by URL.
 PROVIDERS_KEY = "web.fetch/providers"
 NAME = "web.fetch"
-#: The fetch provider that is Spyglass itself (``spyglass.fetch.hosted.DIRECT``).
-DIRECT = "direct"
-#: The approval card's notice that the page may be rendered.
-RENDER_NOTICE = "fetch.render"
 
 ARGUMENTS: JSON = {
     "type": "object",
@@ -179,47 +183,6 @@ async def precheck(context: InvocationContext) -> Sequence[Notice]:
     return [recipient(order[0]), *notices]
 
 
-#: Why a page read asks under the ``flagged`` rule (:mod:`spyglass.core.flagged`).
-NOT_FROM_CONVERSATION = "this address did not come from this conversation"
-ON_OWN_NETWORK = "this address is on your own network"
-FALLBACK_READER = "a hosted reader may fetch this page for you if Spyglass cannot read it"
-#: The notice kind naming the hosted readers that may see the URL
-#: (:func:`spyglass.fetch.hosted.dispatch.announce`).
-HOSTED_NOTICE = "fetch.provider"
-
-
-def unusual(notices: Sequence[Notice]) -> list[str]:
-    """Why a page read with these precheck notices asks under the ``flagged`` rule: its
-    address did not come from the conversation (no ``provenance`` notice), is on the owner's
-    own network, or a hosted reader would (or, should Spyglass fail, might) fetch it. A read
-    with no recipient at all is a later part of a page read this turn: nothing is sent."""
-    from spyglass.net.private import NOTICE_KIND
-
-    to = next((n.message for n in notices if n.kind == RECIPIENT), None)
-    if to is None:
-        return []
-    kinds = {n.kind for n in notices}
-    found = []
-    if "provenance" not in kinds:
-        found.append(NOT_FROM_CONVERSATION)
-    if NOTICE_KIND in kinds:
-        found.append(ON_OWN_NETWORK)
-    if to != DIRECT_RECIPIENT:
-        found.append(f"{to} will fetch this page for you")
-    elif HOSTED_NOTICE in kinds:
-        found.append(FALLBACK_READER)
-    return found
-
-
-def recipient(name: str) -> Notice:
-    """The notice naming who receives the URL: ``direct`` (Spyglass) or the hosted reader."""
-    if name == DIRECT:
-        return Notice(RECIPIENT, DIRECT_RECIPIENT)
-    from spyglass.fetch.hosted import READERS
-
-    return Notice(RECIPIENT, READERS[name].display_name)
-
-
 def sent(context: InvocationContext) -> str:
     """The URL this call sends anywhere (:func:`spyglass.privacy.provenance.address`): the
     approved URL in its source's spelling and without its fragment. Everything downstream (the
@@ -243,43 +206,6 @@ def route(context: InvocationContext, url: str) -> tuple[list[str], list[Notice]
     from spyglass.fetch.hosted import dispatch as hosted
 
     return hosted.check(url, context.settings, capability=NAME, invocation_id=context.invocation_id)
-
-
-def render_check(settings: FetchSettings) -> list[Notice]:
-    """The card's rendering notice; a refusal when every page must be rendered and no
-    browser can be (nothing is fetched then)."""
-    if settings.render == "off":
-        return []
-    from spyglass.fetch.render.browser import available
-
-    if available(settings.browser_path):
-        return [render_notice(settings)]
-    if settings.render == "always":
-        from spyglass.fetch.render.renderer import unavailable
-
-        refusal = unavailable("no browser is available here")
-        refusal.status = "rejected"
-        raise refusal
-    # auto without a browser reads statically; the result says so if the page needed one.
-    return []
-
-
-def render_notice(settings: FetchSettings) -> Notice:
-    """What the approving person is told when the page may run in the contained browser."""
-    when = "will be" if settings.render == "always" else "may be"
-    why = "" if settings.render == "always" else " if it needs JavaScript to show its text"
-    reach = (
-        "only its own site"
-        if settings.render_hosts == "same-site"
-        else "other public sites too (fetch.render_hosts = any)"
-    )
-    return Notice(
-        RENDER_NOTICE,
-        f"The page {when} rendered in a headless browser{why}: its scripts run and may "
-        f"contact {reach}; every request is checked like the page itself, and the result "
-        "lists the other hosts contacted.",
-        argument="url",
-    )
 
 
 async def run(context: InvocationContext) -> JSON:
