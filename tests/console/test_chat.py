@@ -214,6 +214,27 @@ def test_on_a_phone_every_header_button_shows_a_word_beside_its_icon(
         context.close()
 
 
+@pytest.mark.parametrize("width", [360, 600])
+def test_on_a_narrow_screen_nothing_of_the_closed_drawer_shows_past_its_edge(
+    browser: Browser, server: ConsoleServer, width: int
+) -> None:
+    context = browser.new_context(viewport={"width": width, "height": 740})
+    try:
+        tab = context.new_page()
+        tab.goto(server.login_url())
+        tab.wait_for_selector("#composer-input:not([disabled])")
+        # The drawer's switches and approval modes are all off screen until it opens.
+        rights = tab.eval_on_selector_all(
+            ".sidebar-foot .web-switch, .sidebar-foot select, .sidebar-foot button",
+            "parts => parts.map((p) => p.getBoundingClientRect().right)",
+        )
+        assert rights and all(right <= 0 for right in rights), rights
+        tab.get_by_role("button", name="Show conversations").click()
+        expect(tab.locator("#fetch-approvals-drawer")).to_be_in_viewport()
+    finally:
+        context.close()
+
+
 def test_on_a_phone_the_capability_switches_and_sign_out_are_in_the_drawer(
     browser: Browser, server: ConsoleServer
 ) -> None:
