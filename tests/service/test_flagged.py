@@ -12,25 +12,23 @@ loopback peers), the privacy check, provenance, the executor, the HTTP app and i
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import pytest
 
-from spyglass.core.policy import WEB_ACCESS
 from spyglass.paths import Paths
-from spyglass.runtime import Runtime, build_runtime
-from spyglass.service.app import create_app
-from tests.search.replay import ReplayServer, Reply
-from tests.support.fake_model import FakeModel
-from tests.support.fetch_peers import Peer, page, serve_public
+from spyglass.runtime import Runtime
+from tests.search.replay import ReplayServer
+from tests.support.fetch_peers import Peer, page
 from tests.support.gullible import ANSWER, Gullible
-from tests.support.service import BASE_URL, PORT, Clock
+from tests.support.research import ATTACKER, research_service
+from tests.support.research import DOCS as DOCS_HOST
+from tests.support.service import Clock
 
-DOCS = "http://docs.example.org"
-ATTACKER = "attacker.example.com"
+DOCS = f"http://{DOCS_HOST}"
 CLEAN = (
     "<html><head><title>Tide tables</title></head><body><article><h1>Tide tables</h1>"
     "<p>High water at Brighton comes twice a day, about twelve hours and twenty-five minutes "
@@ -99,49 +97,23 @@ def _results() -> dict[str, Any]:
 
 
 @pytest.fixture
-def servers() -> Iterator[tuple[ReplayServer, Peer, Peer]]:
-    with (
-        ReplayServer() as search,
-        Peer({"/tides": page(CLEAN)}) as docs,
-        Peer({"/": page("thanks")}) as attacker,
-    ):
-        search.set("/search", Reply(body=_results()))
-        yield search, docs, attacker
-
-
-@pytest.fixture
-async def world(
-    paths: Paths, servers: tuple[ReplayServer, Peer, Peer], request: pytest.FixtureRequest
-) -> AsyncIterator[World]:
-    search, docs, attacker = servers
+async def world(paths: Paths, request: pytest.FixtureRequest) -> AsyncIterator[World]:
     model = Gullible()
     modes: dict[str, str] = getattr(request, "param", {"search": "flagged", "fetch": "flagged"})
     clock = Clock(1_000_000.0)
-    with FakeModel(default=model) as fake:
-        runtime = build_runtime(
-            paths,
-            overrides={
-                "llm.base_url": fake.base_url,
-                "llm.model": "fake",
-                "search.providers": "searxng",
-                "search.searxng.base_url": search.url,
-                "fetch.render": "off",
-                "privacy.personal_terms": ["Quillfeather"],
-            },
-            clock=clock,
+    docs = {"/tides": page(CLEAN)}
+    async with research_service(
+        paths, model, results=_results(), docs=docs, modes=modes, clock=clock
+    ) as service:
+        yield World(
+            service.http,
+            service.runtime,
+            model,
+            service.search,
+            service.docs,
+            service.attacker,
+            clock,
         )
-        runtime.policy.set(WEB_ACCESS, True)
-        for name, mode in modes.items():
-            runtime.policy.set_approval(name, mode)
-        serve_public(runtime.seams, {"docs.example.org": docs, ATTACKER: attacker})
-        app = create_app(runtime, port=PORT)
-        token = app.state.spyglass.auth.token
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(
-            transport=transport, base_url=BASE_URL, headers={"Authorization": f"Bearer {token}"}
-        ) as http:
-            yield World(http, runtime, model, search, docs, attacker, clock)
-        await app.state.spyglass.aclose()
 
 
 def _statuses(done: dict[str, Any]) -> list[tuple[str, str]]:
