@@ -13,7 +13,7 @@ from typing import Any
 
 from spyglass.core.actor import Actor
 from spyglass.core.capability import Capability
-from spyglass.core.outcome import UNASKED, Code, ErrorInfo, Outcome, Stage, Status
+from spyglass.core.outcome import UNASKED, Code, ErrorInfo, Notice, Outcome, Stage, Status
 from spyglass.core.policy import PolicySource
 from spyglass.errors import StoreUnavailable
 from spyglass.settings import Settings
@@ -25,6 +25,14 @@ FINDING_PREFIX = "privacy."
 #: Notices of this kind prefix warn that an argument hides or imitates something (invisible
 #: characters, a look-alike host: :mod:`spyglass.untrusted.shown`).
 WARNING_PREFIX = "shown."
+
+
+def warns(notice: Notice) -> bool:
+    """Whether a notice warns about the call (a privacy finding, a hidden character, a
+    look-alike host) rather than informs: what front ends show first and ``flagged`` asks for."""
+    return notice.kind.startswith((FINDING_PREFIX, WARNING_PREFIX))
+
+
 _KIND = re.compile(r"[a-z][a-z0-9_]{0,31}")
 MAX_FINDINGS = 10
 

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from spyglass.core.actor import Actor
-from spyglass.core.attempt import FINDING_PREFIX, WARNING_PREFIX, Attempt
+from spyglass.core.attempt import Attempt, warns
 from spyglass.core.capability import Capability
 from spyglass.core.context import Turn
 from spyglass.core.grants import LOCAL_OWNER, GrantStore
@@ -95,11 +95,7 @@ def reasons(capability: Capability, notices: Sequence[Notice]) -> tuple[str, ...
     """Why a call with ``notices`` is unusual: each privacy finding and each warning about
     what an argument hides or imitates, then the capability's own reasons; empty when nothing
     is."""
-    found = [
-        f"the {n.argument or 'call'} {n.message}"
-        for n in notices
-        if n.kind.startswith((FINDING_PREFIX, WARNING_PREFIX))
-    ]
+    found = [f"the {n.argument or 'call'} {n.message}" for n in notices if warns(n)]
     if capability.unusual is not None:
         found += capability.unusual(notices)
     return tuple(dict.fromkeys(found))

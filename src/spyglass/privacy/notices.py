@@ -11,17 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from spyglass.core.attempt import FINDING_PREFIX, warns
 from spyglass.core.outcome import Notice
 from spyglass.untrusted import shown
 
 #: Longest quoted excerpt of a flagged span.
 EXCERPT_CHARS = 60
-
-
-def warns(notice: Notice) -> bool:
-    """Whether a notice is a warning about the call (a privacy finding, a hidden character,
-    a look-alike host) rather than information."""
-    return notice.kind.startswith(("privacy.", shown.KIND_PREFIX))
 
 
 def lines(
@@ -45,7 +40,7 @@ def lines(
         line = f"! {notice.argument or 'call'} {message}"
         value = arguments.get(notice.argument or "")
         if (
-            notice.kind.startswith("privacy.")
+            notice.kind.startswith(FINDING_PREFIX)
             and isinstance(value, str)
             and notice.start is not None
             and notice.end is not None
