@@ -4,6 +4,7 @@ the owner adds a person under Settings → People."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
@@ -46,6 +47,27 @@ def signed_in(context: BrowserContext, url: str) -> Page:
 def link_for(server: ConsoleServer, name: str, role: Role) -> str:
     added = run_coroutine(manage.add(server.runtime.accounts, name, role))
     return f"{server.base_url}/login?code={added.login_code}"
+
+
+@contextmanager
+def kid_waits_for(
+    browser: Browser, phone: BrowserContext, server: ConsoleServer, model: FakeModel
+) -> Iterator[tuple[Page, Page]]:
+    """A child's search waiting for approval, and the parent's approvals queue open on a
+    phone: (the child's page, the parent's)."""
+    kid_context = browser.new_context(viewport=PHONE)
+    kid_context.set_default_timeout(10_000)
+    try:
+        kid = signed_in(kid_context, link_for(server, "kid", Role.CHILD))
+        parent = signed_in(phone, server.login_url())
+        model.script(tool_call("web_search", {"query": "sea otters"}))
+        kid.fill("#composer-input", "Tell me about sea otters")
+        kid.keyboard.press("Enter")
+        expect(kid.locator(".confirm-waiting")).to_be_visible()
+        parent.locator("#approvals-open").click()
+        yield kid, parent
+    finally:
+        kid_context.close()
 
 
 def test_a_parent_approves_a_childs_search_from_the_queue_on_a_phone(
@@ -99,21 +121,10 @@ def test_a_declined_childs_search_never_leaves(
     model: FakeModel,
     searxng: Peer,
 ) -> None:
-    kid_context = browser.new_context(viewport=PHONE)
-    kid_context.set_default_timeout(10_000)
-    try:
-        kid = signed_in(kid_context, link_for(server, "kid", Role.CHILD))
-        parent = signed_in(phone, server.login_url())
-        model.script(tool_call("web_search", {"query": "sea otters"}))
-        kid.fill("#composer-input", "Tell me about sea otters")
-        kid.keyboard.press("Enter")
-        expect(kid.locator(".confirm-waiting")).to_be_visible()
-        parent.locator("#approvals-open").click()
+    with kid_waits_for(browser, phone, server, model) as (kid, parent):
         parent.get_by_role("button", name="Decline kid: sea otters").click()
         expect(kid.locator(".answer")).to_contain_text("you declined", timeout=15_000)
         assert searxng.requests["/search"] == 0
-    finally:
-        kid_context.close()
 
 
 def test_the_owner_adds_a_person_and_gets_their_one_time_link(
@@ -191,16 +202,7 @@ def test_a_parent_allows_a_childs_searches_for_the_rest_of_the_conversation(
     model: FakeModel,
     searxng: Peer,
 ) -> None:
-    kid_context = browser.new_context(viewport=PHONE)
-    kid_context.set_default_timeout(10_000)
-    try:
-        kid = signed_in(kid_context, link_for(server, "kid", Role.CHILD))
-        parent = signed_in(phone, server.login_url())
-        model.script(tool_call("web_search", {"query": "sea otters"}))
-        kid.fill("#composer-input", "Tell me about sea otters")
-        kid.keyboard.press("Enter")
-        expect(kid.locator(".confirm-waiting")).to_be_visible()
-        parent.locator("#approvals-open").click()
+    with kid_waits_for(browser, phone, server, model) as (kid, parent):
         parent.get_by_role("button", name="Allow for this conversation, kid: sea otters").click()
         expect(kid.locator(".answer")).to_contain_text("From the search", timeout=15_000)
         assert searxng.requests["/search"] == 1
@@ -210,5 +212,3 @@ def test_a_parent_allows_a_childs_searches_for_the_rest_of_the_conversation(
         kid.keyboard.press("Enter")
         expect(kid.locator(".answer").last).to_contain_text("From the search", timeout=15_000)
         assert searxng.requests["/search"] == 2
-    finally:
-        kid_context.close()
